@@ -1,0 +1,35 @@
+/**
+ * Writes config/posthorn.example.toml from the schema's descriptions and defaults, so the
+ * documentation of every key is written once. A test fails when the committed file is stale.
+ */
+import { stringify } from 'smol-toml';
+import { configKeys, configSections, sectionDescription } from './shape.js';
+import { configSchema } from './schema.js';
+
+function tomlValue(value: unknown): string {
+  return stringify({ v: value }).replace(/^v = /, '').trim();
+}
+
+export function exampleToml(): string {
+  const defaults = configSchema.parse({}) as unknown as Record<string, Record<string, unknown>>;
+  const keys = configKeys();
+  const lines = [
+    '# Posthorn configuration: every key, with its default.',
+    '# Generated from the schema by `posthorn config example`; do not edit by hand.',
+    '# Any key may be overridden by an environment variable POSTHORN_<SECTION>_<KEY>,',
+    '# e.g. POSTHORN_SERVER_LISTEN=0.0.0.0:8080.',
+  ];
+  for (const section of configSections()) {
+    lines.push('', `# ${sectionDescription(section)}`, `[${section}]`);
+    for (const info of keys.filter((k) => k.section === section)) {
+      const value = defaults[section]?.[info.key];
+      lines.push(`# ${info.description}`);
+      if (section === 'delivery' && info.key === 'lanes') {
+        lines.push('# [[delivery.lanes]] name = "gmail", mx_suffixes = ["google.com"], max_connections = 8, ...');
+        continue;
+      }
+      lines.push(`# ${info.key} = ${tomlValue(value)}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,45 @@
+/**
+ * Opens the one SQLite file: WAL, foreign keys, a busy timeout, and a Kysely instance over it.
+ * The raw better-sqlite3 handle is exposed for the few hot paths that prepare statements once.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from './tables.js';
+
+export type Db = Kysely<Database>;
+
+export interface Store {
+  readonly db: Db;
+  readonly sqlite: SQLite.Database;
+  readonly file: string;
+  close(): Promise<void>;
+}
+
+export function databaseFile(dataDir: string): string {
+  return path.resolve(dataDir, 'posthorn.sqlite');
+}
+
+export function openStore(dataDir: string, options: { busyTimeoutMs?: number; synchronous?: 'full' | 'normal' } = {}): Store {
+  mkdirSync(dataDir, { recursive: true });
+  const file = databaseFile(dataDir);
+  const sqlite = new SQLite(file, { timeout: options.busyTimeoutMs ?? 5000 });
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('temp_store = MEMORY');
+  sqlite.pragma('cache_size = -32000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  let closed = false;
+  return {
+    db,
+    sqlite,
+    file,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,10 @@
+/**
+ * The ordered list of migrations. Each capability adds its own file here; names sort in the order
+ * they must run. Migrations are never edited once released: add a new one instead.
+ */
+import type { Migration } from 'kysely';
+import * as foundation from './0001-foundation.js';
+
+export const migrations: Record<string, Migration> = {
+  '0001-foundation': foundation,
+};

@@ -1,0 +1,95 @@
+/**
+ * The Koa application: request frame, routes from the capabilities' route lists, 404/405 as
+ * errors. It knows no business rules; capabilities hand it RouteSpecs.
+ */
+import Router from '@koa/router';
+import Koa, { type Context } from 'koa';
+import type { Logger } from '../log.js';
+import { readBody } from './body.js';
+import { AppError } from './errors.js';
+import { type RequestState, requestFrame } from './middleware.js';
+import type { Principal } from './principal.js';
+import type { AuthKind, RouteSpec } from './route.js';
+import { parseOrThrow } from './validate.js';
+
+export type Authenticator = (ctx: Context) => Promise<Principal> | Principal;
+
+export interface AppOptions {
+  readonly log: Logger;
+  readonly accessLog: boolean;
+  readonly maxBodyBytes: number;
+  readonly trustProxy: boolean;
+  readonly routes: readonly RouteSpec[];
+  readonly authenticators: Partial<Record<AuthKind, Authenticator>>;
+}
+
+const anonymous: Principal = { kind: 'none' };
+
+export function koaPath(openapiPath: string): string {
+  return openapiPath.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}
+
+export function hasScope(principal: Principal, scope: string): boolean {
+  if (principal.kind !== 'key') return true;
+  return principal.scopes.has(scope) || principal.scopes.has('full_access');
+}
+
+function handle(spec: RouteSpec, options: AppOptions) {
+  return async (ctx: Context): Promise<void> => {
+    const state = ctx.state as RequestState;
+    const authenticate = spec.auth === 'none' ? undefined : options.authenticators[spec.auth];
+    if (spec.auth !== 'none' && !authenticate) throw new Error(`no authenticator for ${spec.auth}`);
+    const principal = authenticate ? await authenticate(ctx) : anonymous;
+    if (spec.scope && !hasScope(principal, spec.scope)) {
+      throw new AppError('forbidden', `This API key lacks the \`${spec.scope}\` scope.`);
+    }
+    const params = spec.params ? parseOrThrow(spec.params, ctx.params, 'path') : ctx.params;
+    const query = spec.query ? parseOrThrow(spec.query, { ...ctx.query }, 'query') : ctx.query;
+    const parsed = await readBody(ctx, options.maxBodyBytes, spec.form === true);
+    let body: unknown;
+    if (spec.body) {
+      if (!parsed.present) throw new AppError('invalid_request', 'Request body is required.');
+      body = parseOrThrow(spec.body, parsed.value, 'body');
+    }
+    const result = await spec.handler({
+      body,
+      query,
+      params,
+      principal,
+      headers: ctx.headers,
+      requestId: state.requestId,
+      log: state.log,
+      ctx,
+    });
+    ctx.status = result.status;
+    for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+    if (result.raw) {
+      ctx.type = result.raw.contentType;
+      ctx.body = result.raw.data;
+    } else if (result.body !== undefined) {
+      ctx.body = result.body;
+    }
+  };
+}
+
+export function createApp(options: AppOptions): Koa {
+  const app = new Koa({ proxy: options.trustProxy });
+  app.silent = true;
+  const router = new Router();
+  for (const spec of options.routes) {
+    router[spec.method](koaPath(spec.path), handle(spec, options));
+  }
+  app.use(requestFrame(options.log, options.accessLog));
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.body != null) return;
+    // The router answers a wrong method with a bare 405 and an Allow header; give it a body.
+    if (ctx.status === 405 || ctx.status === 501) {
+      throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}.`);
+    }
+    if (ctx.status === 404) throw new AppError('not_found', `No route for ${ctx.method} ${ctx.path}.`);
+  });
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

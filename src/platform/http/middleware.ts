@@ -1,0 +1,72 @@
+/**
+ * The request frame: a request ID on every response, one access-log line per request, and the
+ * one place errors are rendered and logged.
+ */
+import type { Context, Next } from 'koa';
+import type { Logger } from '../log.js';
+import { newId } from '../ids.js';
+import { AppError } from './errors.js';
+
+const incomingId = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface RequestState {
+  requestId: string;
+  log: Logger;
+}
+
+export function requestFrame(log: Logger, accessLog: boolean) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const given = ctx.get('x-request-id');
+    const requestId = incomingId.test(given) ? given : newId('req');
+    const state = ctx.state as RequestState;
+    state.requestId = requestId;
+    state.log = log.child({ request_id: requestId });
+    ctx.set('X-Request-ID', requestId);
+    const started = performance.now();
+    try {
+      await next();
+    } catch (error) {
+      renderError(ctx, error, state.log);
+    } finally {
+      if (accessLog) {
+        state.log.info(
+          {
+            method: ctx.method,
+            route: (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? '(unmatched)',
+            status: ctx.status,
+            duration_ms: Math.round((performance.now() - started) * 10) / 10,
+            ip: ctx.ip,
+          },
+          'request',
+        );
+      }
+    }
+  };
+}
+
+interface HttpLikeError {
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
+  message?: string;
+}
+
+function renderError(ctx: Context, error: unknown, log: Logger): void {
+  if (error instanceof AppError) {
+    ctx.status = error.status;
+    for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+    ctx.body = error.details ? { error: error.message, details: error.details } : { error: error.message };
+    if (error.status >= 500) log.error({ err: error }, 'request failed');
+    return;
+  }
+  const http = (error ?? {}) as HttpLikeError;
+  const status = http.status ?? http.statusCode;
+  if (status && status >= 400 && status < 500 && http.expose) {
+    ctx.status = status;
+    ctx.body = { error: http.message ?? 'Bad request.' };
+    return;
+  }
+  log.error({ err: error }, 'unhandled error');
+  ctx.status = 500;
+  ctx.body = { error: `Internal error; quote request ID ${(ctx.state as RequestState).requestId} when reporting it.` };
+}

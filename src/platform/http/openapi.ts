@@ -1,0 +1,115 @@
+/**
+ * Builds the OpenAPI 3.1 document from the same RouteSpecs that serve requests. JSON Schemas come
+ * from the zod schemas that validate the requests.
+ */
+import { z } from 'zod';
+import type { RouteSpec } from './route.js';
+
+type Json = Record<string, unknown>;
+
+const errorSchema: Json = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: { type: 'string', description: 'One sentence a person can act on.' },
+    details: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['path', 'message'],
+        properties: { path: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+  },
+};
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
+  delete out.$schema;
+  return out;
+}
+
+function parameters(spec: RouteSpec): Json[] {
+  const params: Json[] = [];
+  const pathNames = [...spec.path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1] as string);
+  const pathShape = spec.params ? (jsonSchema(spec.params, 'input').properties as Json | undefined) : undefined;
+  for (const name of pathNames) {
+    params.push({ name, in: 'path', required: true, schema: pathShape?.[name] ?? { type: 'string' } });
+  }
+  if (spec.query) {
+    const query = jsonSchema(spec.query, 'input');
+    const required = new Set((query.required as string[] | undefined) ?? []);
+    for (const [name, schema] of Object.entries((query.properties as Json | undefined) ?? {})) {
+      params.push({ name, in: 'query', required: required.has(name), schema });
+    }
+  }
+  for (const [name, header] of Object.entries(spec.requestHeaders ?? {})) {
+    params.push({
+      name,
+      in: 'header',
+      required: header.required ?? false,
+      description: header.description,
+      schema: { type: 'string' },
+    });
+  }
+  return params;
+}
+
+function operation(spec: RouteSpec): Json {
+  const responses: Json = {};
+  for (const [status, response] of Object.entries(spec.responses)) {
+    const entry: Json = { description: response.description };
+    if (response.schema) {
+      entry.content = { [response.contentType ?? 'application/json']: { schema: jsonSchema(response.schema, 'output') } };
+    } else if (response.contentType) {
+      entry.content = { [response.contentType]: { schema: { type: 'string' } } };
+    }
+    responses[status] = entry;
+  }
+  const errorRef = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  if (spec.body || spec.query || spec.params) responses['400'] ??= { description: 'Invalid request.', ...errorRef };
+  if (spec.auth !== 'none') responses['401'] ??= { description: 'Missing or invalid credentials.', ...errorRef };
+  if (spec.scope) responses['403'] ??= { description: `Missing the \`${spec.scope}\` scope.`, ...errorRef };
+  const op: Json = {
+    operationId: `${spec.method}${spec.path.replace(/\{([^}]+)\}/g, 'By_$1').replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    summary: spec.summary,
+    tags: [spec.tag],
+    parameters: parameters(spec),
+    responses,
+  };
+  if (spec.body) {
+    const content: Json = { 'application/json': { schema: jsonSchema(spec.body, 'input') } };
+    if (spec.form) content['application/x-www-form-urlencoded'] = { schema: jsonSchema(spec.body, 'input') };
+    op.requestBody = { required: true, content };
+  }
+  if (spec.auth === 'key') op.security = [{ apiKey: [] }];
+  else if (spec.auth === 'session') op.security = [{ session: [] }];
+  else op.security = [];
+  if (spec.scope) op['x-posthorn-scope'] = spec.scope;
+  return op;
+}
+
+export function openApiDocument(routes: readonly RouteSpec[], version: string, serverUrl: string): Json {
+  const paths: Record<string, Json> = {};
+  for (const spec of routes) {
+    const item = (paths[spec.path] ??= {});
+    item[spec.method] = operation(spec);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Posthorn',
+      version,
+      description: 'Self-hosted transactional email: send API, domains, suppressions, templates and more.',
+    },
+    servers: [{ url: serverUrl }],
+    paths,
+    components: {
+      schemas: { Error: errorSchema },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'A project API key: ph_live_... or ph_test_...' },
+        session: { type: 'http', scheme: 'bearer', description: 'A dashboard session token: phs_...' },
+      },
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * A route is data: method, path, auth, scope, schemas and a handler. The same object registers the
+ * Koa route, validates the request and writes the route's OpenAPI operation, so the document can
+ * never drift from what the server accepts.
+ */
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import type { Logger } from '../log.js';
+import type { Principal } from './principal.js';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type AuthKind = 'key' | 'session' | 'none';
+
+export interface ResponseSpec {
+  readonly description: string;
+  readonly schema?: z.ZodType;
+  readonly contentType?: string;
+}
+
+export interface RouteRequest<B, Q, P> {
+  readonly body: B;
+  readonly query: Q;
+  readonly params: P;
+  /** Set for routes with auth 'key' or 'session'. */
+  readonly principal: Principal;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly requestId: string;
+  readonly log: Logger;
+  readonly ctx: Context;
+}
+
+export interface RouteResult {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** A non-JSON body (bytes, XML); `body` is ignored when set. */
+  readonly raw?: { readonly contentType: string; readonly data: Buffer | string };
+}
+
+export interface RouteSpec<
+  B extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  P extends z.ZodType = z.ZodType,
+> {
+  readonly method: Method;
+  /** OpenAPI style: `/v1/emails/{id}`. */
+  readonly path: string;
+  readonly summary: string;
+  readonly tag: string;
+  readonly auth: AuthKind;
+  /** Scope the API key needs; enforced before the handler runs. */
+  readonly scope?: string;
+  readonly body?: B;
+  /** Accept `application/x-www-form-urlencoded` bodies (OAuth token endpoints). */
+  readonly form?: boolean;
+  readonly query?: Q;
+  readonly params?: P;
+  /** Request headers worth documenting, name → description. */
+  readonly requestHeaders?: Readonly<Record<string, { description: string; required?: boolean }>>;
+  readonly responses: Readonly<Record<number, ResponseSpec>>;
+  readonly handler: (req: RouteRequest<z.output<B>, z.output<Q>, z.output<P>>) => Promise<RouteResult> | RouteResult;
+}
+
+/** Keeps the handler's argument types tied to the schemas. */
+export function defineRoute<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType>(
+  spec: RouteSpec<B, Q, P>,
+): RouteSpec {
+  return spec as unknown as RouteSpec;
+}
