@@ -85,6 +85,10 @@ const smtpIn = z
 
 const lane = z.strictObject({
   name: z.string().min(1).describe('Lane name, e.g. "gmail".'),
+  traffic: z
+    .enum(['transactional', 'marketing'])
+    .default('transactional')
+    .describe('Traffic class this lane carries; each class has its own lanes and budgets.'),
   mx_suffixes: z.array(z.string()).default([]).describe('MX host suffixes that select this lane.'),
   max_connections: z.int().positive().default(8).describe('Concurrent SMTP connections of this lane.'),
   messages_per_connection: z.int().positive().default(50).describe('Messages sent over one connection.'),

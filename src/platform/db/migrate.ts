@@ -1,5 +1,5 @@
 /** Runs pending migrations with Kysely's migrator; used at boot and by `posthorn migrate`. */
-import { type MigrationResultSet, Migrator } from 'kysely';
+import { type MigrationResultSet, Migrator } from 'kysely/migration';
 import type { Db } from './database.js';
 import { migrations } from './migrations/index.js';
 

@@ -2,7 +2,7 @@
  * The ordered list of migrations. Each capability adds its own file here; names sort in the order
  * they must run. Migrations are never edited once released: add a new one instead.
  */
-import type { Migration } from 'kysely';
+import type { Migration } from 'kysely/migration';
 import * as foundation from './0001-foundation.js';
 
 export const migrations: Record<string, Migration> = {

@@ -1,0 +1,148 @@
+/**
+ * API keys: issue (shown once), list, revoke, and authenticate a bearer token. Keys are stored as
+ * SHA-256 hashes; a lookup is by hash, so a guessed key costs one indexed read. Last-used times
+ * are kept in memory and written in batches, so authentication never writes on the hot path.
+ */
+import type { AuditService } from '../audit/service.js';
+import { sha256Hex } from '../platform/crypto.js';
+import type { KeyMode } from '../platform/db/tables.js';
+import { AppError, badRequest, notFound } from '../platform/http/errors.js';
+import type { KeyPrincipal } from '../platform/http/principal.js';
+import { newId } from '../platform/ids.js';
+import type { ProjectService } from '../projects/service.js';
+import { generateKey, keyHint, looksLikeKey } from './key-format.js';
+import { unknownScope } from './scopes.js';
+import type { ApiKeyRow, KeyStore } from './store.js';
+
+export interface CreateKeyInput {
+  readonly projectId: string;
+  readonly name?: string;
+  readonly scopes: readonly string[];
+  readonly mode: KeyMode;
+  readonly expiresInMs?: number;
+}
+
+export interface KeyView {
+  readonly id: string;
+  readonly project_id: string;
+  readonly name: string;
+  readonly mode: KeyMode;
+  readonly hint: string;
+  readonly scopes: string[];
+  readonly created_at: string;
+  readonly expires_at: string | null;
+  readonly revoked_at: string | null;
+  readonly last_used_at: string | null;
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export function keyView(row: ApiKeyRow): KeyView {
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    name: row.name,
+    mode: row.mode,
+    hint: row.key_hint,
+    scopes: JSON.parse(row.scopes) as string[],
+    created_at: new Date(row.created_at).toISOString(),
+    expires_at: iso(row.expires_at),
+    revoked_at: iso(row.revoked_at),
+    last_used_at: iso(row.last_used_at),
+  };
+}
+
+const unauthorized = (message: string) => new AppError('unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer' } });
+
+export function createKeyService(store: KeyStore, projects: ProjectService, audit: AuditService) {
+  const pendingLastUsed = new Map<string, number>();
+
+  return {
+    async create(input: CreateKeyInput, actor: string): Promise<{ key: string; view: KeyView }> {
+      if (input.scopes.length === 0) throw badRequest('At least one scope is required.');
+      const unknown = unknownScope(input.scopes);
+      if (unknown) throw badRequest(`Unknown scope "${unknown}".`);
+      const project = await projects.get(input.projectId);
+      if (!project) throw notFound(`Project ${input.projectId}`);
+      const now = Date.now();
+      const key = generateKey(input.mode);
+      const row: ApiKeyRow = {
+        id: newId('key', now),
+        project_id: project.id,
+        name: input.name ?? `${input.mode} key`,
+        mode: input.mode,
+        key_hash: sha256Hex(key),
+        key_hint: keyHint(key),
+        scopes: JSON.stringify([...new Set(input.scopes)]),
+        expires_at: input.expiresInMs === undefined ? null : now + input.expiresInMs,
+        revoked_at: null,
+        last_used_at: null,
+        created_at: now,
+      };
+      await store.insert(row);
+      await audit.record({
+        actor,
+        action: 'api_key.create',
+        organizationId: project.organizationId,
+        projectId: project.id,
+        target: row.id,
+        details: { scopes: input.scopes, mode: input.mode },
+      });
+      return { key, view: keyView(row) };
+    },
+
+    async list(projectId: string): Promise<KeyView[]> {
+      const rows = await store.listByProject(projectId);
+      return rows.map((row) => keyView({ ...row, last_used_at: pendingLastUsed.get(row.id) ?? row.last_used_at }));
+    },
+
+    async revoke(id: string, actor: string): Promise<KeyView> {
+      const row = await store.findById(id);
+      if (!row) throw notFound(`API key ${id}`);
+      const now = Date.now();
+      if (row.revoked_at === null) {
+        await store.revoke(id, now);
+        await audit.record({ actor, action: 'api_key.revoke', projectId: row.project_id, target: id });
+      }
+      return keyView({ ...row, revoked_at: row.revoked_at ?? now });
+    },
+
+    /** Turns an `Authorization` header into a key principal, or a 401 that says why. */
+    async authenticate(header: string | undefined): Promise<KeyPrincipal> {
+      if (!header) throw unauthorized('Missing API key: send `Authorization: Bearer <key>`.');
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!match) throw unauthorized('Malformed Authorization header: expected `Bearer <key>`.');
+      const token = match[1] as string;
+      if (!looksLikeKey(token)) throw unauthorized('Invalid API key.');
+      const row = await store.findByHash(sha256Hex(token));
+      if (!row) throw unauthorized('Invalid API key.');
+      const now = Date.now();
+      if (row.revoked_at !== null) throw unauthorized('This API key has been revoked.');
+      if (row.expires_at !== null && row.expires_at <= now) {
+        throw unauthorized(`This API key expired at ${new Date(row.expires_at).toISOString()}.`);
+      }
+      const project = await projects.get(row.project_id);
+      if (!project) throw unauthorized('Invalid API key.');
+      pendingLastUsed.set(row.id, now);
+      return {
+        kind: 'key',
+        keyId: row.id,
+        projectId: project.id,
+        organizationId: project.organizationId,
+        projectStatus: project.status,
+        mode: row.mode,
+        scopes: new Set(JSON.parse(row.scopes) as string[]),
+      };
+    },
+
+    /** Writes the buffered last-used times; called on a timer and at shutdown. */
+    async flushLastUsed(): Promise<void> {
+      if (pendingLastUsed.size === 0) return;
+      const batch = new Map(pendingLastUsed);
+      pendingLastUsed.clear();
+      await store.touchMany(batch);
+    },
+  };
+}
+
+export type KeyService = ReturnType<typeof createKeyService>;

@@ -1,0 +1,54 @@
+/**
+ * What CLI commands share: resolving and loading the config (a ConfigError becomes exit 2 in
+ * main), and opening the store with every service for the `admin` commands.
+ */
+import { type LoadedConfig, loadConfig, resolveConfigPath } from '../platform/config/load.js';
+import type { Kernel } from '../kernel.js';
+import { openStore } from '../platform/db/database.js';
+import { migrateToLatest } from '../platform/db/migrate.js';
+import { createLogger } from '../platform/log.js';
+import { ensureMasterKey, masterKeyPath } from '../platform/master-key.js';
+import { buildServices, type Services } from '../services.js';
+import { stringOption, type Values } from './command.js';
+
+export function loadFor(values: Values): LoadedConfig & { path: string } {
+  const path = resolveConfigPath(stringOption(values, 'config'), process.env);
+  return { ...loadConfig(path, process.env), path };
+}
+
+export interface AdminContext {
+  readonly kernel: Kernel;
+  readonly services: Services;
+  close(): Promise<void>;
+}
+
+/** Opens the store (migrating it first) for a one-shot command. Logs only warnings, to stderr. */
+export async function openAdmin(values: Values): Promise<AdminContext> {
+  const { config } = loadFor(values);
+  const log = createLogger(config.log.level === 'silent' ? 'silent' : 'warn', process.stderr);
+  const master = ensureMasterKey(masterKeyPath(config.storage.data_dir, config.security.master_key_file));
+  const store = openStore(config.storage.data_dir, {
+    busyTimeoutMs: config.storage.busy_timeout_ms,
+    synchronous: config.storage.synchronous,
+  });
+  await migrateToLatest(store.db);
+  const kernel: Kernel = { config, log, store, db: store.db, masterKey: master.key };
+  const services = buildServices(kernel);
+  return {
+    kernel,
+    services,
+    async close() {
+      await services.keys.flushLastUsed();
+      await store.close();
+    },
+  };
+}
+
+export async function withAdmin<T>(values: Values, body: (ctx: AdminContext) => Promise<T>): Promise<T> {
+  const ctx = await openAdmin(values);
+  try {
+    return await body(ctx);
+  } finally {
+    await ctx.close();
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * `posthorn serve`: writes config/config.toml on the very first start (when the default path has
+ * no file), boots, and stops gracefully on SIGTERM/SIGINT with exit code 0.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { exampleToml } from '../platform/config/example.js';
+import { DEFAULT_CONFIG_PATH, loadConfig, resolveConfigPath } from '../platform/config/load.js';
+import { createLogger } from '../platform/log.js';
+import { startServer } from '../server.js';
+import { type Command, stringOption, UsageError } from './command.js';
+
+function ensureConfigFile(file: string, explicit: boolean, io: { err(line: string): void }): void {
+  if (existsSync(file)) return;
+  if (explicit) throw new UsageError(`Config file ${file} does not exist. Run \`posthorn init --config ${file}\` to write one.`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, exampleToml(), { flag: 'wx' });
+  io.err(`posthorn: first start: wrote the default configuration to ${file}`);
+}
+
+export const serveCommand: Command = {
+  kind: 'command',
+  name: 'serve',
+  summary: 'Run the HTTP API, delivery engine, inbound SMTP and scheduler in this process.',
+  async run(values, _positionals, io) {
+    const explicit = stringOption(values, 'config') ?? process.env.POSTHORN_CONFIG;
+    const file = resolveConfigPath(explicit, process.env);
+    ensureConfigFile(file, explicit !== undefined && path.resolve(explicit) !== path.resolve(DEFAULT_CONFIG_PATH), io);
+    const { config } = loadConfig(file, process.env);
+    const log = createLogger(config.log.level);
+    log.info({ config: file, data_dir: path.resolve(config.storage.data_dir) }, `configuration from ${file}`);
+    const server = await startServer(config, log);
+    await new Promise<void>((resolve) => {
+      const onSignal = (signal: NodeJS.Signals) => {
+        log.info({ signal }, 'stopping');
+        resolve();
+      };
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
+    });
+    await server.stop();
+    return 0;
+  },
+};

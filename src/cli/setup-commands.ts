@@ -1,0 +1,102 @@
+/** `posthorn init`, `posthorn migrate` and `posthorn config check|print|example`. */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { stringify } from 'smol-toml';
+import { exampleToml } from '../platform/config/example.js';
+import { resolveConfigPath } from '../platform/config/load.js';
+import type { Config } from '../platform/config/schema.js';
+import { configKeys } from '../platform/config/shape.js';
+import { openStore } from '../platform/db/database.js';
+import { migrateToLatest } from '../platform/db/migrate.js';
+import { ensureMasterKey, masterKeyPath } from '../platform/master-key.js';
+import { type Command, type Group, stringOption } from './command.js';
+import { loadFor } from './context.js';
+
+export const initCommand: Command = {
+  kind: 'command',
+  name: 'init',
+  summary: 'Write a config file with every default and create the master key.',
+  options: { force: { type: 'boolean' } },
+  help: { force: 'Overwrite an existing config file (the master key is never overwritten).' },
+  async run(values, _positionals, io) {
+    const file = resolveConfigPath(stringOption(values, 'config'), process.env);
+    if (existsSync(file) && !values.force) {
+      io.out(`${file} already exists; left unchanged (use --force to overwrite).`);
+    } else {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, exampleToml());
+      io.out(`Wrote ${file}.`);
+    }
+    const { config } = loadFor(values);
+    const keyFile = masterKeyPath(config.storage.data_dir, config.security.master_key_file);
+    const { created } = ensureMasterKey(keyFile);
+    io.out(created ? `Wrote the master key to ${keyFile} (mode 0600). Back it up.` : `Master key: ${keyFile} (kept).`);
+    return 0;
+  },
+};
+
+export const migrateCommand: Command = {
+  kind: 'command',
+  name: 'migrate',
+  summary: 'Apply pending database migrations and exit.',
+  async run(values, _positionals, io) {
+    const { config } = loadFor(values);
+    const store = openStore(config.storage.data_dir, { busyTimeoutMs: config.storage.busy_timeout_ms });
+    try {
+      const applied = await migrateToLatest(store.db);
+      io.out(applied.length ? `Applied: ${applied.join(', ')}.` : 'The database is up to date.');
+    } finally {
+      await store.close();
+    }
+    return 0;
+  },
+};
+
+/** The resolved config with every secret key replaced. */
+export function redactedConfig(config: Config): Record<string, Record<string, unknown>> {
+  const copy = structuredClone(config) as unknown as Record<string, Record<string, unknown>>;
+  for (const key of configKeys()) {
+    const section = copy[key.section];
+    if (key.secret && section && section[key.key] !== '') section[key.key] = '[redacted]';
+  }
+  return copy;
+}
+
+const checkCommand: Command = {
+  kind: 'command',
+  name: 'check',
+  summary: 'Validate the configuration without starting; exit 2 with each bad key when invalid.',
+  async run(values, _positionals, io) {
+    const { file, path: resolved } = loadFor(values);
+    io.out(`Configuration is valid (${file ?? `embedded defaults; ${resolved} does not exist`}).`);
+    return 0;
+  },
+};
+
+const printCommand: Command = {
+  kind: 'command',
+  name: 'print',
+  summary: 'Print the resolved configuration (file + environment + defaults), secrets redacted.',
+  async run(values, _positionals, io) {
+    const { config } = loadFor(values);
+    io.out(stringify(redactedConfig(config)));
+    return 0;
+  },
+};
+
+const exampleCommand: Command = {
+  kind: 'command',
+  name: 'example',
+  summary: 'Print the documented example configuration generated from the schema.',
+  async run(_values, _positionals, io) {
+    io.out(exampleToml().trimEnd());
+    return 0;
+  },
+};
+
+export const configGroup: Group = {
+  kind: 'group',
+  name: 'config',
+  summary: 'Inspect and validate the configuration.',
+  children: [checkCommand, printCommand, exampleCommand],
+};

@@ -1,0 +1,46 @@
+/**
+ * The `posthorn` command. Exit codes: 0 success, 1 a failed operation, 2 a usage or configuration
+ * error (the message names the bad key or option).
+ */
+import { adminGroup } from './cli/admin.js';
+import { dispatch, type Group, type Io } from './cli/command.js';
+import { serveCommand } from './cli/serve.js';
+import { configGroup, initCommand, migrateCommand } from './cli/setup-commands.js';
+import { ConfigError } from './platform/config/load.js';
+import { AppError } from './platform/http/errors.js';
+import { VERSION } from './version.js';
+
+const root: Group = {
+  kind: 'group',
+  name: 'posthorn',
+  summary: `Posthorn ${VERSION}: self-hosted transactional email.`,
+  children: [serveCommand, initCommand, migrateCommand, configGroup, adminGroup],
+};
+
+const io: Io = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+};
+
+async function main(argv: string[]): Promise<number> {
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    io.out(VERSION);
+    return 0;
+  }
+  try {
+    return await dispatch(root, argv, io);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.err(`posthorn: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof AppError && error.expose) {
+      io.err(`posthorn: ${error.message}`);
+      return 1;
+    }
+    io.err(`posthorn: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,120 @@
+/**
+ * Organizations, their members and projects. A project starts in `sandbox`, becomes `active` when
+ * its first domain is verified or an operator activates it, and a `suspended` project may not send.
+ */
+import type { AuditService } from '../audit/service.js';
+import { notFound } from '../platform/http/errors.js';
+import { newId } from '../platform/ids.js';
+import type { ProjectStatus, Role } from '../platform/db/tables.js';
+import type { ProjectRow, ProjectStore } from './store.js';
+
+export interface BootstrapInput {
+  readonly email: string;
+  readonly organization: string;
+  readonly project: string;
+  readonly role?: Role;
+}
+
+export interface Bootstrapped {
+  readonly organizationId: string;
+  readonly projectId: string;
+  readonly userId: string;
+}
+
+export interface ProjectView {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly status: ProjectStatus;
+}
+
+const view = (row: ProjectRow): ProjectView => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  name: row.name,
+  status: row.status,
+});
+
+export function createProjectService(store: ProjectStore, audit: AuditService) {
+  return {
+    /** One organization with one owner and one sandbox project; the user is reused if known. */
+    async bootstrap(input: BootstrapInput, actor: string): Promise<Bootstrapped> {
+      const now = Date.now();
+      const email = input.email.trim().toLowerCase();
+      const organizationId = newId('org', now);
+      const projectId = newId('prj', now);
+      const existing = await store.findUserByEmail(email);
+      const userId = existing?.id ?? newId('usr', now);
+      await store.insertOrganization({ id: organizationId, name: input.organization, created_at: now });
+      if (!existing) {
+        await store.insertUser({
+          id: userId,
+          email,
+          name: null,
+          password_hash: null,
+          totp_secret_sealed: null,
+          created_at: now,
+        });
+      }
+      await store.insertMember({
+        id: newId('mem', now),
+        organization_id: organizationId,
+        user_id: userId,
+        role: input.role ?? 'owner',
+        created_at: now,
+      });
+      await store.insertProject({
+        id: projectId,
+        organization_id: organizationId,
+        name: input.project,
+        status: 'sandbox',
+        created_at: now,
+        updated_at: now,
+      });
+      await audit.record({ actor, action: 'organization.bootstrap', organizationId, projectId, target: userId });
+      return { organizationId, projectId, userId };
+    },
+
+    async get(id: string): Promise<ProjectView | undefined> {
+      const row = await store.findProject(id);
+      return row ? view(row) : undefined;
+    },
+
+    async list(): Promise<Array<ProjectView & { organizationName: string }>> {
+      const rows = await store.listProjects();
+      return rows.map((row) => ({ ...view(row), organizationName: row.organization_name }));
+    },
+
+    async setStatus(id: string, status: ProjectStatus, actor: string): Promise<ProjectView> {
+      const row = await store.findProject(id);
+      if (!row) throw notFound(`Project ${id}`);
+      if (row.status !== status) {
+        await store.setStatus(id, status, Date.now());
+        await audit.record({
+          actor,
+          action: `project.${status === 'active' ? 'activate' : status === 'suspended' ? 'suspend' : 'sandbox'}`,
+          organizationId: row.organization_id,
+          projectId: id,
+          target: id,
+          details: { from: row.status, to: status },
+        });
+      }
+      return { ...view(row), status };
+    },
+
+    /** Moves a sandbox project to active (the first verified domain does this); others unchanged. */
+    async activateFromSandbox(id: string, actor: string): Promise<boolean> {
+      const row = await store.findProject(id);
+      if (!row || row.status !== 'sandbox') return false;
+      await this.setStatus(id, 'active', actor);
+      return true;
+    },
+
+    /** Addresses the shared sandbox sender may reach: the organization's members. */
+    async memberEmails(organizationId: string): Promise<string[]> {
+      return store.memberEmails(organizationId);
+    },
+  };
+}
+
+export type ProjectService = ReturnType<typeof createProjectService>;

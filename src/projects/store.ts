@@ -1,0 +1,62 @@
+/** The only file that queries organizations, users, organization members and projects. */
+import type { Db } from '../platform/db/database.js';
+import type {
+  OrganizationMembersTable,
+  OrganizationsTable,
+  ProjectStatus,
+  ProjectsTable,
+  UsersTable,
+} from '../platform/db/tables.js';
+
+export type ProjectRow = ProjectsTable;
+
+export function createProjectStore(db: Db) {
+  return {
+    async insertOrganization(row: OrganizationsTable): Promise<void> {
+      await db.insertInto('organizations').values(row).execute();
+    },
+    async insertUser(row: UsersTable): Promise<void> {
+      await db.insertInto('users').values(row).execute();
+    },
+    async insertMember(row: OrganizationMembersTable): Promise<void> {
+      await db.insertInto('organization_members').values(row).execute();
+    },
+    async insertProject(row: ProjectsTable): Promise<void> {
+      await db.insertInto('projects').values(row).execute();
+    },
+    async findUserByEmail(email: string): Promise<UsersTable | undefined> {
+      return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+    },
+    async findProject(id: string): Promise<ProjectRow | undefined> {
+      return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    async listProjects(): Promise<Array<ProjectRow & { organization_name: string }>> {
+      return db
+        .selectFrom('projects')
+        .innerJoin('organizations', 'organizations.id', 'projects.organization_id')
+        .selectAll('projects')
+        .select('organizations.name as organization_name')
+        .orderBy('projects.id')
+        .execute();
+    },
+    async setStatus(id: string, status: ProjectStatus, at: number): Promise<boolean> {
+      const result = await db
+        .updateTable('projects')
+        .set({ status, updated_at: at })
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+    async memberEmails(organizationId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('organization_members')
+        .innerJoin('users', 'users.id', 'organization_members.user_id')
+        .select('users.email')
+        .where('organization_members.organization_id', '=', organizationId)
+        .execute();
+      return rows.map((row) => row.email);
+    },
+  };
+}
+
+export type ProjectStore = ReturnType<typeof createProjectStore>;

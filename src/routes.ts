@@ -1,0 +1,27 @@
+/** Every HTTP route of the process, gathered from the capabilities, plus the OpenAPI document. */
+import { healthRoutes } from './health/routes.js';
+import type { Kernel } from './kernel.js';
+import { openApiDocument } from './platform/http/openapi.js';
+import { defineRoute, type RouteSpec } from './platform/http/route.js';
+import type { Services } from './services.js';
+import { VERSION } from './version.js';
+
+export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
+  const routes: RouteSpec[] = [...healthRoutes(services.health, VERSION)];
+  let document: unknown;
+  routes.push(
+    defineRoute({
+      method: 'get',
+      path: '/openapi.json',
+      summary: 'This OpenAPI 3.1 description',
+      tag: 'Meta',
+      auth: 'none',
+      responses: { 200: { description: 'The OpenAPI document.' } },
+      handler: () => {
+        document ??= openApiDocument(routes, VERSION, kernel.config.server.public_url);
+        return { status: 200, body: document };
+      },
+    }),
+  );
+  return routes;
+}

@@ -1,0 +1,89 @@
+/**
+ * The boot sequence of `posthorn serve` and its graceful stop. Order: master key, store,
+ * migrations, services, HTTP, background engines. Stop runs it backwards: stop accepting, let
+ * in-flight requests finish (up to `server.shutdown_timeout`), stop engines, flush, close the store.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Kernel } from './kernel.js';
+import type { Config } from './platform/config/schema.js';
+import { parseDuration } from './platform/config/duration.js';
+import { openStore } from './platform/db/database.js';
+import { migrateToLatest } from './platform/db/migrate.js';
+import { parseHostPort, urlHost } from './platform/host-port.js';
+import { createApp } from './platform/http/app.js';
+import type { Logger } from './platform/log.js';
+import { ensureMasterKey, masterKeyPath } from './platform/master-key.js';
+import { allRoutes } from './routes.js';
+import { buildServices, type Services } from './services.js';
+import { startBackground } from './background.js';
+import { createAuthenticators } from './auth/authenticators.js';
+
+export interface RunningServer {
+  readonly url: string;
+  readonly kernel: Kernel;
+  readonly services: Services;
+  stop(): Promise<void>;
+}
+
+export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+  const keyFile = masterKeyPath(config.storage.data_dir, config.security.master_key_file);
+  const master = ensureMasterKey(keyFile);
+  if (master.created) log.info({ file: keyFile }, `wrote a new master key to ${keyFile} (mode 0600); back it up`);
+  const store = openStore(config.storage.data_dir, {
+    busyTimeoutMs: config.storage.busy_timeout_ms,
+    synchronous: config.storage.synchronous,
+  });
+  const applied = await migrateToLatest(store.db);
+  if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
+  const kernel: Kernel = { config, log, store, db: store.db, masterKey: master.key };
+  const services = buildServices(kernel);
+  registerCoreProbes(kernel, services);
+  const app = createApp({
+    log,
+    accessLog: config.log.access_log,
+    maxBodyBytes: config.limits.max_body_bytes,
+    trustProxy: config.server.trust_proxy,
+    routes: allRoutes(kernel, services),
+    authenticators: createAuthenticators(services),
+  });
+  const { host, port } = parseHostPort(config.server.listen);
+  const server = app.listen({ host, port });
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${urlHost(address.address)}:${address.port}`;
+  const background = await startBackground(kernel, services);
+  log.info({ url }, `posthorn listening on ${url}`);
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await closeHttp(server, parseDuration(config.server.shutdown_timeout));
+      await background.stop();
+      await services.keys.flushLastUsed();
+      await store.close();
+      log.info('posthorn stopped');
+    })();
+    return stopping;
+  };
+  return { url, kernel, services, stop };
+}
+
+function registerCoreProbes(kernel: Kernel, services: Services): void {
+  services.health.register('api', () => ({ status: 'operational' }));
+  services.health.register('database', () => {
+    kernel.store.sqlite.prepare('select 1').get();
+    return { status: 'operational' };
+  });
+}
+
+async function closeHttp(server: Server, timeoutMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
+  await closed;
+  clearTimeout(timer);
+}

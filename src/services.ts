@@ -1,0 +1,22 @@
+/**
+ * The composition root: every capability's service, built in dependency order from the kernel.
+ * A capability reaches another only through the service object built here.
+ */
+import { createAuditService } from './audit/service.js';
+import { createKeyService } from './auth/service.js';
+import { createKeyStore } from './auth/store.js';
+import { createHealthRegistry } from './health/registry.js';
+import type { Kernel } from './kernel.js';
+import { createProjectService } from './projects/service.js';
+import { createProjectStore } from './projects/store.js';
+
+export function buildServices(kernel: Kernel) {
+  const { db } = kernel;
+  const health = createHealthRegistry();
+  const audit = createAuditService(db);
+  const projects = createProjectService(createProjectStore(db), audit);
+  const keys = createKeyService(createKeyStore(db), projects, audit);
+  return { health, audit, projects, keys };
+}
+
+export type Services = ReturnType<typeof buildServices>;
