@@ -5,6 +5,7 @@
 import { createAuditService } from './audit/service.js';
 import { createKeyService } from './auth/service.js';
 import { createKeyStore } from './auth/store.js';
+import { createEventService } from './events/service.js';
 import { createHealthRegistry } from './health/registry.js';
 import type { Kernel } from './kernel.js';
 import { createProjectService } from './projects/service.js';
@@ -16,7 +17,8 @@ export function buildServices(kernel: Kernel) {
   const audit = createAuditService(db);
   const projects = createProjectService(createProjectStore(db), audit);
   const keys = createKeyService(createKeyStore(db), projects, audit);
-  return { health, audit, projects, keys };
+  const events = createEventService(db);
+  return { health, audit, projects, keys, events };
 }
 
 export type Services = ReturnType<typeof buildServices>;

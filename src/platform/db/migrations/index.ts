@@ -4,7 +4,9 @@
  */
 import type { Migration } from 'kysely/migration';
 import * as foundation from './0001-foundation.js';
+import * as messages from './0002-messages.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
+  '0002-messages': messages,
 };

@@ -1,0 +1,83 @@
+/**
+ * The event log: every outcome appends one record of one shape, in the SAME transaction as the
+ * state change that causes it (pass the transaction as `executor`). Webhooks and analytics only
+ * read it. Listeners are told after the caller commits, via `notify()`, so a dispatcher can wake
+ * up without polling hard; a missed notification only delays, it never loses an event.
+ */
+import { EventEmitter } from 'node:events';
+import type { Db } from '../platform/db/database.js';
+import { newId } from '../platform/ids.js';
+import type { EventPayload, EventType } from './types.js';
+
+export interface NewEvent {
+  readonly projectId: string;
+  readonly type: EventType;
+  readonly messageId?: string | null;
+  readonly recipient?: string | null;
+  /** The payload's `data`: `email_id`, `from`, `to`, `subject`, `tags` and the event's own object. */
+  readonly data: Record<string, unknown>;
+  readonly at?: number;
+}
+
+export function createEventService(db: Db) {
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(50);
+  return {
+    /** Appends one event with `executor` (a transaction); returns the payload as webhooks see it. */
+    async append(executor: Db, event: NewEvent): Promise<EventPayload> {
+      const at = event.at ?? Date.now();
+      const id = newId('evt', at);
+      await executor
+        .insertInto('events')
+        .values({
+          id,
+          project_id: event.projectId,
+          type: event.type,
+          message_id: event.messageId ?? null,
+          recipient: event.recipient ?? null,
+          data: JSON.stringify(event.data),
+          created_at: at,
+        })
+        .execute();
+      return { id, type: event.type, created_at: new Date(at).toISOString(), data: event.data };
+    },
+
+    /** Tells listeners (the webhook dispatcher) that events were committed. */
+    notify(): void {
+      emitter.emit('appended');
+    },
+
+    onAppended(listener: () => void): () => void {
+      emitter.on('appended', listener);
+      return () => emitter.off('appended', listener);
+    },
+
+    /** Events of a project after an event ID, oldest first (outbox readers page with this). */
+    async listAfter(afterId: string, limit: number): Promise<EventPayload[]> {
+      const rows = await db
+        .selectFrom('events')
+        .selectAll()
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map(toPayload);
+    },
+
+    async forMessage(messageId: string): Promise<EventPayload[]> {
+      const rows = await db.selectFrom('events').selectAll().where('message_id', '=', messageId).orderBy('id').execute();
+      return rows.map(toPayload);
+    },
+  };
+}
+
+export function toPayload(row: { id: string; type: string; created_at: number; data: string }): EventPayload {
+  return {
+    id: row.id,
+    type: row.type as EventType,
+    created_at: new Date(row.created_at).toISOString(),
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  };
+}
+
+export type EventService = ReturnType<typeof createEventService>;

@@ -1,0 +1,134 @@
+/**
+ * The attachment scanner: hands bytes to ClamAV's clamd (TCP, or the Unix socket when configured)
+ * and answers with a closed set of outcomes: `clean`, `infected` (with the signature's name) or
+ * `error` (clamd unreachable, too slow, or refusing the stream).
+ *
+ * It never throws and never waits longer than `clamav.timeout_ms` for a scan. A failed call drops
+ * the connection state, so the next call reconnects: the inbound capability keeps an attachment
+ * `pending` after an `error` and scans it again once clamd is back. It never spawns a ClamAV
+ * binary and never decides what happens to an infected attachment.
+ *
+ * @example
+ * const scanner = createScanner(config.clamav);
+ * const outcome = await scanner.scan(attachmentBytes);
+ * if (outcome.state === 'infected') reject(outcome.signature);
+ */
+import { Readable } from 'node:stream';
+import NodeClam from 'clamscan';
+import type { Config } from '../platform/config/schema.js';
+
+export type ClamavConfig = Config['clamav'];
+
+export type ScanOutcome =
+  | { readonly state: 'clean' }
+  | { readonly state: 'infected'; readonly signature: string }
+  | { readonly state: 'error'; readonly reason: string };
+
+export interface Scanner {
+  /** Scans one attachment's decoded bytes. Resolves within `timeout_ms`; never rejects. */
+  scan(bytes: Buffer): Promise<ScanOutcome>;
+  /** True when clamd answers PING within a couple of seconds; never rejects. */
+  ping(): Promise<boolean>;
+}
+
+export type ScannerHealth = 'ok' | 'degraded';
+
+/** A health check must answer fast even when a scan may take much longer. */
+const PING_TIMEOUT_MS = 2_000;
+
+const CLEAN: ScanOutcome = { state: 'clean' };
+
+export function createScanner(config: Readonly<ClamavConfig>): Scanner {
+  const target = config.socket ? `unix:${config.socket}` : `${config.host}:${config.port}`;
+  let ready: Promise<NodeClam> | undefined;
+
+  // clamscan's init() pings clamd and rejects when it is down; it is retried on the next call.
+  const connect = (): Promise<NodeClam> => {
+    ready ??= new NodeClam().init(clamscanOptions(config));
+    return ready;
+  };
+  const forget = (failed: Promise<NodeClam>): void => {
+    if (ready === failed) ready = undefined;
+  };
+
+  const scanWith = async (attempt: Promise<NodeClam>, bytes: Buffer): Promise<ScanOutcome> => {
+    try {
+      const clam = await attempt;
+      return toOutcome(await clam.scanStream(Readable.from([bytes])));
+    } catch (error) {
+      forget(attempt);
+      return { state: 'error', reason: `clamd at ${target}: ${describe(error)}` };
+    }
+  };
+
+  const pingWith = async (attempt: Promise<NodeClam>): Promise<boolean> => {
+    try {
+      const socket = await (await attempt).ping();
+      socket.end();
+      return true;
+    } catch {
+      forget(attempt);
+      return false;
+    }
+  };
+
+  return {
+    scan(bytes) {
+      // clamscan sends nothing but a terminator for zero bytes, which clamd rejects; no signature
+      // can match an empty attachment anyway.
+      if (bytes.length === 0) return Promise.resolve(CLEAN);
+      const attempt = connect();
+      // A clamd that accepts and then stays silent can leave clamscan waiting forever: give up on
+      // that connection state as well, so that the next call starts afresh.
+      return withDeadline(scanWith(attempt, bytes), config.timeout_ms, () => {
+        forget(attempt);
+        return { state: 'error', reason: `clamd at ${target} did not answer within ${config.timeout_ms} ms` };
+      });
+    },
+    ping() {
+      const attempt = connect();
+      return withDeadline(pingWith(attempt), Math.min(PING_TIMEOUT_MS, config.timeout_ms), () => {
+        forget(attempt);
+        return false;
+      });
+    },
+  };
+}
+
+/** The ClamAV line of `/health`: `degraded` while clamd does not answer (mail is still accepted). */
+export async function clamavHealth(scanner: Pick<Scanner, 'ping'>): Promise<ScannerHealth> {
+  return (await scanner.ping()) ? 'ok' : 'degraded';
+}
+
+function clamscanOptions(config: Readonly<ClamavConfig>): NodeClam.Options {
+  const where = config.socket ? { socket: config.socket } : { host: config.host, port: config.port };
+  return {
+    preference: 'clamdscan',
+    clamscan: { active: false },
+    // An empty binary path makes clamscan skip probing a local clamdscan with execFile; with
+    // localFallback off every scan goes over the socket.
+    clamdscan: { ...where, timeout: config.timeout_ms, localFallback: false, path: '' },
+  };
+}
+
+function toOutcome(result: NodeClam.ScanResult): ScanOutcome {
+  if (result.isInfected === true) return { state: 'infected', signature: result.viruses[0] ?? 'unknown' };
+  if (result.isInfected === false) return CLEAN;
+  return {
+    state: 'error',
+    reason: result.timeout ? 'clamd timed out reading the stream' : `unexpected reply "${result.resultString}"`,
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Resolves with `work`, or with `onTimeout()` after `ms`; `work` may go on in the background. */
+function withDeadline<T>(work: Promise<T>, ms: number, onTimeout: () => T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expiry = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(onTimeout()), ms);
+  });
+  return Promise.race([work, expiry]).finally(() => clearTimeout(timer));
+}
