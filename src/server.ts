@@ -78,6 +78,11 @@ function registerCoreProbes(kernel: Kernel, services: Services): void {
     kernel.store.sqlite.prepare('select 1').get();
     return { status: 'operational' };
   });
+  // The delivery engine replaces this with its own probe once it runs.
+  services.health.register('queue', () => {
+    kernel.store.sqlite.prepare('select 1 from delivery_jobs limit 1').get();
+    return { status: 'operational' };
+  });
 }
 
 async function closeHttp(server: Server, timeoutMs: number): Promise<void> {

@@ -116,7 +116,9 @@ function toOutcome(result: NodeClam.ScanResult): ScanOutcome {
   if (result.isInfected === false) return CLEAN;
   return {
     state: 'error',
-    reason: result.timeout ? 'clamd timed out reading the stream' : `unexpected reply "${result.resultString}"`,
+    reason: result.timeout
+      ? 'clamd timed out reading the stream'
+      : `unexpected reply "${result.resultString}"`,
   };
 }
 
