@@ -95,7 +95,7 @@ export function createScanner(config: Readonly<ClamavConfig>): Scanner {
   };
 }
 
-/** The ClamAV line of `/health`: `degraded` while clamd does not answer (mail is still accepted). */
+/** The ClamAV line of `/health`: `ok` while clamd answers PING, `degraded` while it does not. */
 export async function clamavHealth(scanner: Pick<Scanner, 'ping'>): Promise<ScannerHealth> {
   return (await scanner.ping()) ? 'ok' : 'degraded';
 }
@@ -123,7 +123,13 @@ function toOutcome(result: NodeClam.ScanResult): ScanOutcome {
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (!(error instanceof Error)) return String(error);
+  const code = 'code' in error ? error.code : undefined;
+  // clamd answers "INSTREAM size limit exceeded" and hangs up while the rest is still being written.
+  if (code === 'EPIPE' || code === 'ECONNRESET') {
+    return `${error.message} (clamd hung up mid-stream, as it does past its StreamMaxLength)`;
+  }
+  return error.message;
 }
 
 /** Resolves with `work`, or with `onTimeout()` after `ms`; `work` may go on in the background. */
