@@ -3,6 +3,5 @@
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ -x "$root/.node/bin/node" ]; then
   export PATH="$root/.node/bin:$PATH"
-  export npm_config_nodedir="$root/.node"
 fi
 node_major() { node -e 'process.stdout.write(process.versions.node.split(".")[0])' 2>/dev/null || echo 0; }

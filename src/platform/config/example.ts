@@ -4,7 +4,7 @@
  */
 import { stringify } from 'smol-toml';
 import { configKeys, configSections, sectionDescription } from './shape.js';
-import { configSchema } from './schema.js';
+import { configSchema, laneSchema } from './schema.js';
 
 function tomlValue(value: unknown): string {
   return stringify({ v: value }).replace(/^v = /, '').trim();
@@ -24,12 +24,21 @@ export function exampleToml(): string {
     for (const info of keys.filter((k) => k.section === section)) {
       const value = defaults[section]?.[info.key];
       lines.push(`# ${info.description}`);
-      if (section === 'delivery' && info.key === 'lanes') {
-        lines.push('# [[delivery.lanes]] name = "gmail", mx_suffixes = ["google.com"], max_connections = 8, ...');
-        continue;
-      }
       lines.push(`# ${info.key} = ${tomlValue(value)}`);
+      if (section === 'delivery' && info.key === 'lanes') lines.push(...laneExample());
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** A commented `[[delivery.lanes]]` block documenting each lane key (indented so it stays a comment). */
+function laneExample(): string[] {
+  const lines = ['# To add or replace a lane, append a block like this one at the end of the file:', '#   [[delivery.lanes]]'];
+  const sample: Record<string, unknown> = { name: 'gmail', mx_suffixes: ['google.com', 'googlemail.com'] };
+  const defaults = laneSchema.parse({ name: 'gmail' }) as Record<string, unknown>;
+  for (const [key, field] of Object.entries(laneSchema.shape)) {
+    const description = (field as { description?: string }).description ?? '';
+    lines.push(`#   ${key} = ${tomlValue(sample[key] ?? defaults[key])}   # ${description}`);
+  }
+  return lines;
 }

@@ -9,6 +9,12 @@ import { z } from 'zod';
 const hostPort = z
   .string()
   .regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:8080 or [::1]:8080');
+const ipPort = z
+  .string()
+  .regex(
+    /^(\[[0-9a-fA-F:.]+\]|\d{1,3}(\.\d{1,3}){3}):\d{1,5}$/,
+    'must be an IP address and port, e.g. 127.0.0.1:53 or [::1]:53 (resolvers are addressed by IP)',
+  );
 const duration = z
   .string()
   .regex(/^\d+(ms|s|m|h|d)$/, 'must be a duration like "500ms", "30s", "5m", "4h" or "4d"');
@@ -83,7 +89,7 @@ const smtpIn = z
   })
   .describe('The inbound SMTP listener.');
 
-const lane = z.strictObject({
+export const laneSchema = z.strictObject({
   name: z.string().min(1).describe('Lane name, e.g. "gmail".'),
   traffic: z
     .enum(['transactional', 'marketing'])
@@ -128,7 +134,7 @@ const delivery = z
       .default(5)
       .describe('Soft bounces in a row that put an address on the suppression list.'),
     lease: duration.default('5m').describe('How long a claimed job stays locked before it is due again.'),
-    lanes: z.array(lane).default([]).describe('Provider lanes; empty uses the built-in defaults.'),
+    lanes: z.array(laneSchema).default([]).describe('Provider lanes; empty uses the built-in defaults.'),
   })
   .describe('The direct-to-MX delivery engine.');
 
@@ -143,7 +149,7 @@ const dkim = z
 
 const dns = z
   .strictObject({
-    servers: z.array(hostPort).default([]).describe('Resolvers as ip:port; empty uses the system resolver.'),
+    servers: z.array(ipPort).default([]).describe('Resolvers as ip:port; empty uses the system resolver.'),
     timeout_ms: z.int().positive().default(5000).describe('Timeout of one DNS query.'),
   })
   .describe('DNS resolution for MX lookups and domain verification.');
@@ -244,4 +250,4 @@ export const configSchema = z.strictObject({
 });
 
 export type Config = z.infer<typeof configSchema>;
-export type LaneConfig = z.infer<typeof lane>;
+export type LaneConfig = z.infer<typeof laneSchema>;

@@ -1,0 +1,85 @@
+import test from 'ava';
+import { workdir } from '../helpers/cli.js';
+
+test('admin bootstrap creates an organization, a sandbox project, an owner and a full-access key', (t) => {
+  const w = workdir(t);
+  const out = w.json(['admin', 'bootstrap', '--email', 'Ada@Example.test', '--org', 'Acme', '--project', 'Web', '--json']);
+  t.regex(out.organization_id, /^org_/);
+  t.regex(out.project_id, /^prj_/);
+  t.regex(out.user_id, /^usr_/);
+  t.regex(out.api_key, /^ph_live_[0-9A-Za-z]{32}$/);
+  const projects = w.json(['admin', 'projects', 'list', '--json']);
+  t.is(projects.data.length, 1);
+  t.like(projects.data[0], { id: out.project_id, name: 'Web', status: 'sandbox', organizationName: 'Acme' });
+  const human = w.run(['admin', 'bootstrap', '--email', 'bob@example.test', '--org', 'Other']);
+  t.is(human.code, 0);
+  t.regex(human.stdout, /shown once/);
+});
+
+test('admin keys create, list and revoke manage a project key', (t) => {
+  const w = workdir(t);
+  const { project_id: project } = w.json(['admin', 'bootstrap', '--email', 'a@example.test', '--org', 'Acme', '--json']);
+  const created = w.json([
+    'admin', 'keys', 'create', '--project', project, '--scopes', 'emails:send,emails:read', '--test', '--expires-in', '30d', '--json',
+  ]);
+  t.regex(created.api_key, /^ph_test_/);
+  t.deepEqual(created.scopes, ['emails:send', 'emails:read']);
+  const days = (Date.parse(created.expires_at) - Date.now()) / 86_400_000;
+  t.true(days > 29.9 && days <= 30);
+  const listed = w.json(['admin', 'keys', 'list', '--project', project, '--json']);
+  t.is(listed.data.length, 2);
+  t.false(JSON.stringify(listed).includes(created.api_key), 'the list never shows keys');
+  const table = w.run(['admin', 'keys', 'list', '--project', project]);
+  t.regex(table.stdout, new RegExp(created.id));
+  const revoked = w.json(['admin', 'keys', 'revoke', created.id, '--json']);
+  t.truthy(revoked.revoked_at);
+  const after = w.json(['admin', 'keys', 'list', '--project', project, '--json']);
+  t.truthy(after.data.find((k: { id: string }) => k.id === created.id).revoked_at);
+});
+
+test('admin keys create refuses an unknown scope, a bad lifetime and an unknown project', (t) => {
+  const w = workdir(t);
+  const { project_id: project } = w.json(['admin', 'bootstrap', '--email', 'a@example.test', '--org', 'Acme', '--json']);
+  const scope = w.run(['admin', 'keys', 'create', '--project', project, '--scopes', 'emails:fly']);
+  t.is(scope.code, 1);
+  t.regex(scope.stderr, /Unknown scope "emails:fly"/);
+  const lifetime = w.run(['admin', 'keys', 'create', '--project', project, '--expires-in', 'soon']);
+  t.is(lifetime.code, 2);
+  t.regex(lifetime.stderr, /--expires-in/);
+  const missing = w.run(['admin', 'keys', 'create', '--project', 'prj_nope']);
+  t.is(missing.code, 1);
+  t.regex(missing.stderr, /prj_nope was not found/);
+  const noProject = w.run(['admin', 'keys', 'create']);
+  t.is(noProject.code, 2);
+  t.regex(noProject.stderr, /--project is required/);
+});
+
+test('admin projects activate and suspend change the status', (t) => {
+  const w = workdir(t);
+  const { project_id: project } = w.json(['admin', 'bootstrap', '--email', 'a@example.test', '--org', 'Acme', '--json']);
+  t.is(w.json(['admin', 'projects', 'activate', project, '--json']).status, 'active');
+  t.is(w.json(['admin', 'projects', 'suspend', project, '--json']).status, 'suspended');
+  const listed = w.json(['admin', 'projects', 'list', '--json']);
+  t.is(listed.data[0].status, 'suspended');
+  const unknown = w.run(['admin', 'projects', 'activate', 'prj_missing']);
+  t.is(unknown.code, 1);
+  t.regex(unknown.stderr, /not found/);
+});
+
+test('every command and group answers --help', (t) => {
+  const w = workdir(t);
+  const commands = [
+    [], ['serve'], ['init'], ['migrate'], ['config'], ['config', 'check'], ['config', 'print'], ['admin'],
+    ['admin', 'bootstrap'], ['admin', 'keys'], ['admin', 'keys', 'create'], ['admin', 'keys', 'list'],
+    ['admin', 'keys', 'revoke'], ['admin', 'projects'], ['admin', 'projects', 'list'],
+    ['admin', 'projects', 'activate'], ['admin', 'projects', 'suspend'],
+  ];
+  for (const command of commands) {
+    const result = w.run([...command, '--help']);
+    t.is(result.code, 0, `posthorn ${command.join(' ')} --help`);
+    t.regex(result.stdout, /Usage: posthorn/, command.join(' '));
+  }
+  const unknown = w.run(['frobnicate']);
+  t.is(unknown.code, 2);
+  t.regex(unknown.stderr, /Unknown command "frobnicate"/);
+});

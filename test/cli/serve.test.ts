@@ -1,0 +1,67 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import test from 'ava';
+import { workdir } from '../helpers/cli.js';
+
+async function waitForHealth(url: string, deadline = Date.now() + 15_000): Promise<Response> {
+  for (;;) {
+    try {
+      return await fetch(`${url}/health`);
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+test('the first start writes config/config.toml and a 0600 master key, says where, serves, and stops on SIGTERM with exit 0', async (t) => {
+  const w = workdir(t);
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const child = w.spawn(['serve'], {
+    POSTHORN_SERVER_LISTEN: `127.0.0.1:${port}`,
+    POSTHORN_SMTP_IN_LISTEN: '127.0.0.1:0',
+    POSTHORN_LOG_LEVEL: 'info',
+  });
+  let stderr = '';
+  let stdout = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  child.stdout?.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const res = await waitForHealth(`http://127.0.0.1:${port}`);
+  t.is(res.status, 200);
+  const config = path.join(w.dir, 'config/config.toml');
+  t.true(existsSync(config));
+  t.regex(stderr, new RegExp(`wrote the default configuration to ${config}`));
+  const key = path.join(w.dir, 'data/master.key');
+  t.is(statSync(key).mode & 0o777, 0o600);
+  t.regex(stdout, /master key/);
+  t.regex(readFileSync(config, 'utf8'), /\[server\]/);
+  child.kill('SIGTERM');
+  t.is(await exited, 0);
+  t.regex(stdout, /posthorn stopped/);
+});
+
+test('serve with an invalid config exits 2 naming the key and the reason', async (t) => {
+  const w = workdir(t);
+  const result = w.run(['serve'], { POSTHORN_SERVER_LISTEN: 'nowhere' });
+  t.is(result.code, 2);
+  t.regex(result.stderr, /server\.listen: must be host:port/);
+});
+
+test('a request in flight when SIGTERM arrives still gets its answer', async (t) => {
+  const w = workdir(t);
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const child = w.spawn(['serve'], { POSTHORN_SERVER_LISTEN: `127.0.0.1:${port}`, POSTHORN_SMTP_IN_LISTEN: '127.0.0.1:0' });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await waitForHealth(`http://127.0.0.1:${port}`);
+  const pending = fetch(`http://127.0.0.1:${port}/openapi.json`);
+  child.kill('SIGTERM');
+  const res = await pending.catch(() => undefined);
+  // Either the request was answered before the listener closed, or it never reached it; never a reset mid-answer.
+  if (res) t.is(res.status, 200);
+  t.is(await exited, 0);
+});

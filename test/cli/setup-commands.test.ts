@@ -1,0 +1,62 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import test from 'ava';
+import { workdir } from '../helpers/cli.js';
+
+test('init writes the config and the master key; a second init keeps both', (t) => {
+  const w = workdir(t);
+  const first = w.run(['init']);
+  t.is(first.code, 0, first.stderr);
+  t.regex(first.stdout, /Wrote .*config\/config\.toml/);
+  const key = path.join(w.dir, 'data/master.key');
+  const keyText = readFileSync(key, 'utf8');
+  t.is(statSync(key).mode & 0o777, 0o600);
+  const second = w.run(['init']);
+  t.regex(second.stdout, /already exists/);
+  t.is(readFileSync(key, 'utf8'), keyText, 'the master key is never rewritten');
+});
+
+test('migrate applies the migrations once', (t) => {
+  const w = workdir(t);
+  const first = w.run(['migrate']);
+  t.is(first.code, 0, first.stderr);
+  t.regex(first.stdout, /Applied: 0001-foundation/);
+  t.regex(w.run(['migrate']).stdout, /up to date/);
+});
+
+test('config check validates without starting and exits 2 with every bad key path', (t) => {
+  const w = workdir(t);
+  t.is(w.run(['config', 'check']).code, 0);
+  const file = path.join(w.dir, 'bad.toml');
+  writeFileSync(file, '[server]\nlisten = 8080\n[limits]\nmax_body_bytes = -1\n[nonsense]\nx = 1\n');
+  const result = w.run(['config', 'check', '--config', file]);
+  t.is(result.code, 2);
+  t.regex(result.stderr, /server\.listen/);
+  t.regex(result.stderr, /limits\.max_body_bytes/);
+  t.regex(result.stderr, /nonsense: unknown key/);
+  writeFileSync(file, '[server\nlisten=');
+  const broken = w.run(['config', 'check', '--config', file]);
+  t.is(broken.code, 2);
+  t.regex(broken.stderr, /not valid TOML/);
+});
+
+test('environment variables override single keys, and config print shows the result with secrets redacted', (t) => {
+  const w = workdir(t);
+  const file = path.join(w.dir, 'c.toml');
+  writeFileSync(file, '[smtp_in]\ntls_key_file = "/etc/secret/key.pem"\n[dns]\nservers = ["127.0.0.1:5353"]\n');
+  const printed = w.run(['config', 'print', '--config', file], {
+    POSTHORN_SERVER_LISTEN: '127.0.0.1:9999',
+    POSTHORN_LIMITS_MAX_BODY_BYTES: '1000',
+    POSTHORN_SMTP_IN_ENABLED: 'false',
+  });
+  t.is(printed.code, 0, printed.stderr);
+  t.regex(printed.stdout, /listen = "127\.0\.0\.1:9999"/);
+  t.regex(printed.stdout, /max_body_bytes = 1000/);
+  t.regex(printed.stdout, /enabled = false/);
+  t.regex(printed.stdout, /servers = \[ "127\.0\.0\.1:5353" \]/);
+  t.regex(printed.stdout, /tls_key_file = "\[redacted\]"/);
+  t.false(printed.stdout.includes('/etc/secret/key.pem'));
+  const bad = w.run(['config', 'check', '--config', file], { POSTHORN_LIMITS_MAX_BODY_BYTES: 'lots' });
+  t.is(bad.code, 2);
+  t.regex(bad.stderr, /limits\.max_body_bytes/);
+});

@@ -1,0 +1,46 @@
+/** Runs the real `bin/posthorn` command in a temporary working directory. */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ExecutionContext } from 'ava';
+
+export const BIN = path.resolve(import.meta.dirname, '../../../bin/posthorn');
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface Workdir {
+  readonly dir: string;
+  run(args: readonly string[], env?: Record<string, string>): CliResult;
+  /** Runs and parses stdout as JSON, failing the test with stderr when the command fails. */
+  json<T = any>(args: readonly string[], env?: Record<string, string>): T;
+  spawn(args: readonly string[], env?: Record<string, string>): ReturnType<typeof spawn>;
+}
+
+export function workdir(t: ExecutionContext): Workdir {
+  const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-cli-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const baseEnv = (env: Record<string, string> = {}) => {
+    const clean = { ...process.env };
+    for (const key of Object.keys(clean)) if (key.startsWith('POSTHORN_')) delete clean[key];
+    return { ...clean, POSTHORN_LOG_LEVEL: 'warn', ...env };
+  };
+  const run = (args: readonly string[], env?: Record<string, string>): CliResult => {
+    const result = spawnSync(BIN, args, { cwd: dir, env: baseEnv(env), encoding: 'utf8', timeout: 30_000 });
+    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  };
+  return {
+    dir,
+    run,
+    json(args, env) {
+      const result = run(args, env);
+      if (result.code !== 0) throw new Error(`posthorn ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+      return JSON.parse(result.stdout);
+    },
+    spawn: (args, env) => spawn(BIN, args, { cwd: dir, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }),
+  };
+}

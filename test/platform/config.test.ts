@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import test from 'ava';
+import { exampleToml } from '../../src/platform/config/example.js';
+import { applyEnvOverrides, ConfigError, validateConfig } from '../../src/platform/config/load.js';
+import { configKeys } from '../../src/platform/config/shape.js';
+
+const root = path.resolve(import.meta.dirname, '../../..');
+
+test('the embedded defaults are a valid configuration with the documented listen addresses', (t) => {
+  const config = validateConfig({}, 'defaults');
+  t.is(config.server.listen, '127.0.0.1:8080');
+  t.is(config.smtp_in.listen, '127.0.0.1:2525');
+  t.is(config.storage.data_dir, './data');
+  t.deepEqual(config.dns.servers, []);
+});
+
+test('config/posthorn.example.toml is generated from the schema and is up to date', (t) => {
+  const committed = readFileSync(path.join(root, 'config/posthorn.example.toml'), 'utf8');
+  t.is(committed, exampleToml(), 'regenerate with: bin/posthorn config example > config/posthorn.example.toml');
+});
+
+test('every key has a description, and the example documents every key', (t) => {
+  const example = exampleToml();
+  for (const key of configKeys()) {
+    t.true(key.description.length > 10, `${key.section}.${key.key} needs a description`);
+    t.true(example.includes(`${key.key} =`), `${key.section}.${key.key} missing from the example`);
+  }
+});
+
+test('the example file parses back to the defaults', async (t) => {
+  const { parse } = await import('smol-toml');
+  const uncommented = exampleToml()
+    .split('\n')
+    .map((line) => line.replace(/^# ?(\[|[a-z_]+ = )/, '$1'))
+    .join('\n');
+  t.deepEqual(validateConfig(parse(uncommented), 'example'), validateConfig({}, 'defaults'));
+});
+
+test('environment overrides coerce numbers, booleans and lists', (t) => {
+  const raw = applyEnvOverrides(
+    {},
+    {
+      POSTHORN_SERVER_LISTEN: '127.0.0.1:0',
+      POSTHORN_LIMITS_MAX_BODY_BYTES: '2048',
+      POSTHORN_WEBHOOKS_ALLOW_HTTP: 'true',
+      POSTHORN_DNS_SERVERS: '127.0.0.1:53,127.0.0.1:5353',
+      POSTHORN_SMTP_IN_MAX_MESSAGE_BYTES: '1000',
+    },
+  );
+  const config = validateConfig(raw, 'env');
+  t.is(config.server.listen, '127.0.0.1:0');
+  t.is(config.limits.max_body_bytes, 2048);
+  t.true(config.webhooks.allow_http);
+  t.deepEqual(config.dns.servers, ['127.0.0.1:53', '127.0.0.1:5353']);
+  t.is(config.smtp_in.max_message_bytes, 1000, 'a two-word section (smtp_in) is matched');
+});
+
+test('invalid values are reported with their key path and reason, all at once', (t) => {
+  const error = t.throws(
+    () => validateConfig({ server: { listen: 'x' }, log: { level: 'loud' }, extra: {} }, 'test.toml'),
+    { instanceOf: ConfigError },
+  );
+  const problems = error.problems.join('\n');
+  t.regex(problems, /server\.listen: must be host:port/);
+  t.regex(problems, /log\.level/);
+  t.regex(problems, /extra: unknown key/);
+  t.regex(error.message, /test\.toml/);
+});
