@@ -166,14 +166,35 @@ export const replyCodeRules: ReadonlyMap<number, ReplyCodeRule> = new Map<number
 
 /**
  * Phrases from real replies (Gmail, Outlook, Yahoo, iCloud, Postfix, Exim, Exchange), in order:
- * the first row whose pattern matches names the category, so narrower rows come first.
+ * the first row whose pattern matches names the category, so narrower rows come first. A `weak`
+ * row ("rejected", "not allowed") names a cause only when nothing else does: it never overrides
+ * an enhanced code.
  */
-export const textRules: readonly { readonly pattern: RegExp; readonly category: BounceCategory }[] = [
-  // Outlook's directory-based edge blocking answers unknown recipients like this (5.4.1).
+export interface TextRule {
+  readonly pattern: RegExp;
+  readonly category: BounceCategory;
+  readonly weak?: true;
+}
+
+export const textRules: readonly TextRule[] = [
+  // Outlook's directory-based edge blocking answers unknown recipients like this (5.4.1, 5.7.1).
   { pattern: /recipient address rejected: access denied/i, category: 'mailbox_unknown' },
+  { pattern: /gr[ea]ylist/i, category: 'policy' },
   {
     pattern:
-      /user unknown|unknown (user|recipient|local.?part)|no such (user|recipient|mailbox|person)|(does not|doesn't|did not|not) exist|(invalid|unknown|bad) (recipient|mailbox|destination mailbox|address)|(mailbox|user|recipient|address) (not found|unknown|unavailable)|not a valid (mailbox|recipient|user)|no mailbox|(doesn't|does not) have an? [\w.-]* ?account|address rejected|not our customer|undeliverable address|unrouteable address.*user/i,
+      /\b(spf|dkim|dmarc|arc)\b|unauthenticated|not authenticated|sender (is )?not authori[sz]ed|reverse (dns|hostname|lookup)|\brdns\b|\bptr\b/i,
+    category: 'auth_failure',
+  },
+  // A rejected sender is about us, never about the recipient's address.
+  { pattern: /sender (address )?(rejected|denied|verify failed)|sender domain/i, category: 'policy' },
+  {
+    pattern:
+      /(host|domain)( name)? not found|no such domain|domain (does not exist|not exist|is not valid|unknown)|unrouteable|unroutable|no (valid )?mx|null mx|nxdomain|(domain|host) does not accept mail/i,
+    category: 'domain_unknown',
+  },
+  {
+    pattern:
+      /user unknown|unknown (user|recipient|local.?part)|no such (user|recipient|mailbox|person)|\bnot exist|n't exist|(invalid|unknown|bad) (recipient|mailbox|destination mailbox|address)|(mailbox|user|recipient|address) (not found|unknown|unavailable)|not a valid (mailbox|recipient|user)|no mailbox|(doesn't|does not) have an? [\w.-]* ?account|not our customer|undeliverable address/i,
     category: 'mailbox_unknown',
   },
   {
@@ -188,13 +209,8 @@ export const textRules: readonly { readonly pattern: RegExp; readonly category: 
   },
   {
     pattern:
-      /(account|mailbox|user) (is |has been )?(disabled|inactive|deactivated|suspended|closed|locked|expired|blocked)|inactive (account|user|mailbox)|no longer (active|available|in use|valid)|account (that you tried to reach )?is disabled/i,
+      /(account|mailbox|user) (is |has been )?(disabled|inactive|deactivated|suspended|closed|locked|expired)|inactive (account|user|mailbox)|no longer (active|available|in use|valid)|account (that you tried to reach )?is disabled/i,
     category: 'mailbox_disabled',
-  },
-  {
-    pattern:
-      /(host|domain)( name)? not found|no such domain|domain (does not exist|not exist|is not valid|unknown)|unrouteable|unroutable|no (valid )?mx|null mx|nxdomain|does not accept mail/i,
-    category: 'domain_unknown',
   },
   {
     pattern:
@@ -202,10 +218,9 @@ export const textRules: readonly { readonly pattern: RegExp; readonly category: 
     category: 'message_too_large',
   },
   {
-    pattern: /\b(spf|dkim|dmarc|arc)\b|unauthenticated|not authenticated|sender (is )?not authori[sz]ed|reverse dns|\brdns\b|\bptr\b/i,
-    category: 'auth_failure',
+    pattern: /virus|malware|infected|attachment.*(not allowed|prohibited|blocked)|phishing/i,
+    category: 'content',
   },
-  { pattern: /virus|malware|infected|attachment.*(not allowed|prohibited|blocked)|phishing/i, category: 'content' },
   {
     pattern:
       /spam|junk|unsolicited|bulk mail|block ?list|black ?list|deny ?list|blocked|\brbl\b|dnsbl|spamhaus|spamcop|barracuda|reputation|listed (at|on|in)|banned/i,
@@ -214,12 +229,14 @@ export const textRules: readonly { readonly pattern: RegExp; readonly category: 
   { pattern: /starttls|\btls\b|\bssl\b|certificate|encryption (required|needed)/i, category: 'tls' },
   { pattern: /\bdns\b|lookup failure|name service error|servfail|resolver/i, category: 'dns_failure' },
   {
-    pattern: /time(d)? ?out|connection (refused|reset|lost|dropped|closed)|lost connection|no route to host|network/i,
+    pattern:
+      /time(d)? ?out|connection (refused|reset|lost|dropped|closed)|lost connection|no route to host|network/i,
     category: 'network',
   },
   {
     pattern:
-      /greylist|graylist|relay(ing)? (access )?(denied|not permitted|prohibited)|not permitted|not allowed|access denied|administrative prohibition|prohibited|policy|refused|rejected/i,
+      /relay(ing)? (access )?(denied|not permitted|prohibited)|not permitted|not allowed|access denied|administrative prohibition|prohibited|policy|refused|rejected/i,
     category: 'policy',
+    weak: true,
   },
 ];
