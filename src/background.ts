@@ -14,13 +14,18 @@ const LAST_USED_FLUSH_MS = 5000;
 
 function lastUsedFlusher(kernel: Kernel, services: Services): Engine {
   const timer = setInterval(() => {
-    services.keys.flushLastUsed().catch((error: unknown) => kernel.log.error({ err: error }, 'last-used flush failed'));
+    services.keys
+      .flushLastUsed()
+      .catch((error: unknown) => kernel.log.error({ err: error }, 'last-used flush failed'));
   }, LAST_USED_FLUSH_MS);
   timer.unref();
   return { name: 'api-key-last-used', stop: () => clearInterval(timer) };
 }
 
-export async function startBackground(kernel: Kernel, services: Services): Promise<{ stop(): Promise<void> }> {
+export async function startBackground(
+  kernel: Kernel,
+  services: Services,
+): Promise<{ stop(): Promise<void> }> {
   const engines: Engine[] = [lastUsedFlusher(kernel, services)];
   return {
     async stop() {

@@ -29,7 +29,8 @@ export interface RunningServer {
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const keyFile = masterKeyPath(config.storage.data_dir, config.security.master_key_file);
   const master = ensureMasterKey(keyFile);
-  if (master.created) log.info({ file: keyFile }, `wrote a new master key to ${keyFile} (mode 0600); back it up`);
+  if (master.created)
+    log.info({ file: keyFile }, `wrote a new master key to ${keyFile} (mode 0600); back it up`);
   const store = openStore(config.storage.data_dir, {
     busyTimeoutMs: config.storage.busy_timeout_ms,
     synchronous: config.storage.synchronous,

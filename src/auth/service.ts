@@ -52,7 +52,8 @@ export function keyView(row: ApiKeyRow): KeyView {
   };
 }
 
-const unauthorized = (message: string) => new AppError('unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer' } });
+const unauthorized = (message: string) =>
+  new AppError('unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer' } });
 
 export function createKeyService(store: KeyStore, projects: ProjectService, audit: AuditService) {
   const pendingLastUsed = new Map<string, number>();
@@ -93,7 +94,9 @@ export function createKeyService(store: KeyStore, projects: ProjectService, audi
 
     async list(projectId: string): Promise<KeyView[]> {
       const rows = await store.listByProject(projectId);
-      return rows.map((row) => keyView({ ...row, last_used_at: pendingLastUsed.get(row.id) ?? row.last_used_at }));
+      return rows.map((row) =>
+        keyView({ ...row, last_used_at: pendingLastUsed.get(row.id) ?? row.last_used_at }),
+      );
     },
 
     async revoke(id: string, actor: string): Promise<KeyView> {

@@ -16,7 +16,12 @@ export function createKeyStore(db: Db) {
       return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
     },
     async listByProject(projectId: string): Promise<ApiKeyRow[]> {
-      return db.selectFrom('api_keys').selectAll().where('project_id', '=', projectId).orderBy('id').execute();
+      return db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .orderBy('id')
+        .execute();
     },
     async revoke(id: string, at: number): Promise<boolean> {
       const result = await db

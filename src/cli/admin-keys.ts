@@ -26,7 +26,10 @@ const createCommand: Command = {
   },
   async run(values, _positionals, io) {
     const projectId = requireOption(values, 'project');
-    const scopes = (stringOption(values, 'scopes') ?? 'full_access').split(',').map((s) => s.trim()).filter(Boolean);
+    const scopes = (stringOption(values, 'scopes') ?? 'full_access')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const expires = stringOption(values, 'expires-in');
     let expiresInMs: number | undefined;
     if (expires !== undefined) {
@@ -36,7 +39,13 @@ const createCommand: Command = {
     const name = stringOption(values, 'name');
     const created = await withAdmin(values, ({ services }) =>
       services.keys.create(
-        { projectId, scopes, mode: values.test ? 'test' : 'live', ...(name ? { name } : {}), ...(expiresInMs ? { expiresInMs } : {}) },
+        {
+          projectId,
+          scopes,
+          mode: values.test ? 'test' : 'live',
+          ...(name ? { name } : {}),
+          ...(expiresInMs ? { expiresInMs } : {}),
+        },
         'cli',
       ),
     );
@@ -63,7 +72,15 @@ const listCommand: Command = {
       printTable(
         io,
         ['ID', 'MODE', 'HINT', 'SCOPES', 'EXPIRES', 'REVOKED', 'LAST USED'],
-        keys.map((k) => [k.id, k.mode, `…${k.hint}`, k.scopes.join(','), k.expires_at ?? '-', k.revoked_at ?? '-', k.last_used_at ?? '-']),
+        keys.map((k) => [
+          k.id,
+          k.mode,
+          `…${k.hint}`,
+          k.scopes.join(','),
+          k.expires_at ?? '-',
+          k.revoked_at ?? '-',
+          k.last_used_at ?? '-',
+        ]),
       );
     return 0;
   },

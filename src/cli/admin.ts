@@ -23,14 +23,18 @@ const bootstrapCommand: Command = {
   },
   async run(values, _positionals, io) {
     const email = requireOption(values, 'email');
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) throw new UsageError(`--email "${email}" is not an email address.`);
+    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))
+      throw new UsageError(`--email "${email}" is not an email address.`);
     const organization = requireOption(values, 'org');
     const project = typeof values.project === 'string' && values.project ? values.project : 'Default';
     const result = await withAdmin(values, ({ kernel }) =>
       kernel.db.transaction().execute(async (trx) => {
         const services = buildServices({ ...kernel, db: trx });
         const ids = await services.projects.bootstrap({ email, organization, project }, 'cli');
-        const key = await services.keys.create({ projectId: ids.projectId, scopes: ['full_access'], mode: 'live', name: 'bootstrap' }, 'cli');
+        const key = await services.keys.create(
+          { projectId: ids.projectId, scopes: ['full_access'], mode: 'live', name: 'bootstrap' },
+          'cli',
+        );
         return { ...ids, apiKey: key.key, keyId: key.view.id };
       }),
     );
@@ -49,7 +53,9 @@ const bootstrapCommand: Command = {
         ),
       );
     } else {
-      io.out(`Organization ${result.organizationId}, project ${result.projectId} (sandbox), owner ${result.userId}.`);
+      io.out(
+        `Organization ${result.organizationId}, project ${result.projectId} (sandbox), owner ${result.userId}.`,
+      );
       io.out(`Full-access API key (shown once, store it now): ${result.apiKey}`);
     }
     return 0;
@@ -65,12 +71,21 @@ const projectsList: Command = {
   async run(values, _positionals, io) {
     const projects = await withAdmin(values, ({ services }) => services.projects.list());
     if (values.json) io.out(JSON.stringify({ data: projects }, null, 2));
-    else printTable(io, ['ID', 'NAME', 'STATUS', 'ORGANIZATION'], projects.map((p) => [p.id, p.name, p.status, p.organizationName]));
+    else
+      printTable(
+        io,
+        ['ID', 'NAME', 'STATUS', 'ORGANIZATION'],
+        projects.map((p) => [p.id, p.name, p.status, p.organizationName]),
+      );
     return 0;
   },
 };
 
-function statusCommand(name: 'activate' | 'suspend', status: 'active' | 'suspended', summary: string): Command {
+function statusCommand(
+  name: 'activate' | 'suspend',
+  status: 'active' | 'suspended',
+  summary: string,
+): Command {
   return {
     kind: 'command',
     name,
@@ -81,8 +96,12 @@ function statusCommand(name: 'activate' | 'suspend', status: 'active' | 'suspend
     async run(values, positionals, io) {
       const id = positionals[0];
       if (!id) throw new UsageError('The project ID is required.');
-      const project = await withAdmin(values, ({ services }) => services.projects.setStatus(id, status, 'cli'));
-      io.out(values.json ? JSON.stringify(project, null, 2) : `Project ${project.id} is now ${project.status}.`);
+      const project = await withAdmin(values, ({ services }) =>
+        services.projects.setStatus(id, status, 'cli'),
+      );
+      io.out(
+        values.json ? JSON.stringify(project, null, 2) : `Project ${project.id} is now ${project.status}.`,
+      );
       return 0;
     },
   };
@@ -95,7 +114,7 @@ const projectsGroup: Group = {
   children: [
     projectsList,
     statusCommand('activate', 'active', 'Activate a project: it may send from its verified domains.'),
-    statusCommand('suspend', 'suspended', "Suspend a project: its sends are refused with 403."),
+    statusCommand('suspend', 'suspended', 'Suspend a project: its sends are refused with 403.'),
   ],
 };
 

@@ -45,7 +45,8 @@ function groupHelp(group: Group, trail: string): string {
 
 function commandHelp(command: Command, trail: string): string {
   const entries = Object.entries(command.options ?? {}).map(([name, option]) => {
-    const flag = option.type === 'string' ? `--${name} ${name.toUpperCase().replace(/-/g, '_')}` : `--${name}`;
+    const flag =
+      option.type === 'string' ? `--${name} ${name.toUpperCase().replace(/-/g, '_')}` : `--${name}`;
     return [flag, command.help?.[name] ?? ''] as const;
   });
   entries.push(['--config PATH', 'Config file (default: $POSTHORN_CONFIG or config/config.toml).']);

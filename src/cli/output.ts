@@ -7,7 +7,11 @@ export function printTable(io: Io, header: readonly string[], rows: readonly (re
     return;
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   io.out(line(header));
   for (const row of rows) io.out(line(row));
 }

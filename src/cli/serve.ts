@@ -12,7 +12,10 @@ import { type Command, stringOption, UsageError } from './command.js';
 
 function ensureConfigFile(file: string, explicit: boolean, io: { err(line: string): void }): void {
   if (existsSync(file)) return;
-  if (explicit) throw new UsageError(`Config file ${file} does not exist. Run \`posthorn init --config ${file}\` to write one.`);
+  if (explicit)
+    throw new UsageError(
+      `Config file ${file} does not exist. Run \`posthorn init --config ${file}\` to write one.`,
+    );
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, exampleToml(), { flag: 'wx' });
   io.err(`posthorn: first start: wrote the default configuration to ${file}`);
@@ -25,7 +28,11 @@ export const serveCommand: Command = {
   async run(values, _positionals, io) {
     const explicit = stringOption(values, 'config') ?? process.env.POSTHORN_CONFIG;
     const file = resolveConfigPath(explicit, process.env);
-    ensureConfigFile(file, explicit !== undefined && path.resolve(explicit) !== path.resolve(DEFAULT_CONFIG_PATH), io);
+    ensureConfigFile(
+      file,
+      explicit !== undefined && path.resolve(explicit) !== path.resolve(DEFAULT_CONFIG_PATH),
+      io,
+    );
     const { config } = loadConfig(file, process.env);
     const log = createLogger(config.log.level);
     log.info({ config: file, data_dir: path.resolve(config.storage.data_dir) }, `configuration from ${file}`);

@@ -30,7 +30,11 @@ export const initCommand: Command = {
     const { config } = loadFor(values);
     const keyFile = masterKeyPath(config.storage.data_dir, config.security.master_key_file);
     const { created } = ensureMasterKey(keyFile);
-    io.out(created ? `Wrote the master key to ${keyFile} (mode 0600). Back it up.` : `Master key: ${keyFile} (kept).`);
+    io.out(
+      created
+        ? `Wrote the master key to ${keyFile} (mode 0600). Back it up.`
+        : `Master key: ${keyFile} (kept).`,
+    );
     return 0;
   },
 };

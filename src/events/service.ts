@@ -65,7 +65,12 @@ export function createEventService(db: Db) {
     },
 
     async forMessage(messageId: string): Promise<EventPayload[]> {
-      const rows = await db.selectFrom('events').selectAll().where('message_id', '=', messageId).orderBy('id').execute();
+      const rows = await db
+        .selectFrom('events')
+        .selectAll()
+        .where('message_id', '=', messageId)
+        .orderBy('id')
+        .execute();
       return rows.map(toPayload);
     },
   };

@@ -27,12 +27,15 @@ export function seal(masterKey: Buffer, plaintext: string, aad = ''): string {
   const cipher = createCipheriv('aes-256-gcm', masterKey, iv);
   cipher.setAAD(Buffer.from(aad));
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return [VERSION, iv, cipher.getAuthTag(), body].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+  return [VERSION, iv, cipher.getAuthTag(), body]
+    .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+    .join('.');
 }
 
 export function unseal(masterKey: Buffer, sealed: string, aad = ''): string {
   const [version, iv, tag, body] = sealed.split('.');
-  if (version !== VERSION || !iv || !tag || body === undefined) throw new Error('sealed value has an unknown format');
+  if (version !== VERSION || !iv || !tag || body === undefined)
+    throw new Error('sealed value has an unknown format');
   const decipher = createDecipheriv('aes-256-gcm', masterKey, Buffer.from(iv, 'base64url'));
   decipher.setAAD(Buffer.from(aad));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));

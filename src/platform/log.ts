@@ -13,7 +13,14 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       base: { service: 'posthorn' },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: {
-        paths: ['authorization', 'headers.authorization', 'req.headers.authorization', 'api_key', 'secret', 'password'],
+        paths: [
+          'authorization',
+          'headers.authorization',
+          'req.headers.authorization',
+          'api_key',
+          'secret',
+          'password',
+        ],
         censor: '[redacted]',
       },
     },

@@ -71,7 +71,13 @@ export function createProjectService(store: ProjectStore, audit: AuditService) {
         created_at: now,
         updated_at: now,
       });
-      await audit.record({ actor, action: 'organization.bootstrap', organizationId, projectId, target: userId });
+      await audit.record({
+        actor,
+        action: 'organization.bootstrap',
+        organizationId,
+        projectId,
+        target: userId,
+      });
       return { organizationId, projectId, userId };
     },
 
@@ -105,7 +111,7 @@ export function createProjectService(store: ProjectStore, audit: AuditService) {
     /** Moves a sandbox project to active (the first verified domain does this); others unchanged. */
     async activateFromSandbox(id: string, actor: string): Promise<boolean> {
       const row = await store.findProject(id);
-      if (!row || row.status !== 'sandbox') return false;
+      if (row?.status !== 'sandbox') return false;
       await this.setStatus(id, 'active', actor);
       return true;
     },

@@ -26,7 +26,10 @@ test('unknown, malformed, revoked and expired keys are refused with 401', async 
     t.regex(error.message, reason);
     t.is((error as { status?: number }).status, 401);
   }
-  const revoked = await keys.create({ projectId: ph.owner.projectId, scopes: ['emails:send'], mode: 'live' }, 'test');
+  const revoked = await keys.create(
+    { projectId: ph.owner.projectId, scopes: ['emails:send'], mode: 'live' },
+    'test',
+  );
   await keys.revoke(revoked.view.id, 'test');
   const revokedError = await t.throwsAsync(keys.authenticate(`Bearer ${revoked.key}`));
   t.regex(revokedError.message, /revoked/);
@@ -73,7 +76,10 @@ test('last use is recorded in memory and flushed in a batch', async (t) => {
 test('creating a key with an unknown scope is refused', async (t) => {
   const ph = await startPosthorn(t);
   const error = await t.throwsAsync(
-    ph.server.services.keys.create({ projectId: ph.owner.projectId, scopes: ['emails:fly'], mode: 'live' }, 'test'),
+    ph.server.services.keys.create(
+      { projectId: ph.owner.projectId, scopes: ['emails:fly'], mode: 'live' },
+      'test',
+    ),
   );
   t.regex(error.message, /emails:fly/);
 });

@@ -3,7 +3,17 @@ import { workdir } from '../helpers/cli.js';
 
 test('admin bootstrap creates an organization, a sandbox project, an owner and a full-access key', (t) => {
   const w = workdir(t);
-  const out = w.json(['admin', 'bootstrap', '--email', 'Ada@Example.test', '--org', 'Acme', '--project', 'Web', '--json']);
+  const out = w.json([
+    'admin',
+    'bootstrap',
+    '--email',
+    'Ada@Example.test',
+    '--org',
+    'Acme',
+    '--project',
+    'Web',
+    '--json',
+  ]);
   t.regex(out.organization_id, /^org_/);
   t.regex(out.project_id, /^prj_/);
   t.regex(out.user_id, /^usr_/);
@@ -18,9 +28,27 @@ test('admin bootstrap creates an organization, a sandbox project, an owner and a
 
 test('admin keys create, list and revoke manage a project key', (t) => {
   const w = workdir(t);
-  const { project_id: project } = w.json(['admin', 'bootstrap', '--email', 'a@example.test', '--org', 'Acme', '--json']);
+  const { project_id: project } = w.json([
+    'admin',
+    'bootstrap',
+    '--email',
+    'a@example.test',
+    '--org',
+    'Acme',
+    '--json',
+  ]);
   const created = w.json([
-    'admin', 'keys', 'create', '--project', project, '--scopes', 'emails:send,emails:read', '--test', '--expires-in', '30d', '--json',
+    'admin',
+    'keys',
+    'create',
+    '--project',
+    project,
+    '--scopes',
+    'emails:send,emails:read',
+    '--test',
+    '--expires-in',
+    '30d',
+    '--json',
   ]);
   t.regex(created.api_key, /^ph_test_/);
   t.deepEqual(created.scopes, ['emails:send', 'emails:read']);
@@ -39,7 +67,15 @@ test('admin keys create, list and revoke manage a project key', (t) => {
 
 test('admin keys create refuses an unknown scope, a bad lifetime and an unknown project', (t) => {
   const w = workdir(t);
-  const { project_id: project } = w.json(['admin', 'bootstrap', '--email', 'a@example.test', '--org', 'Acme', '--json']);
+  const { project_id: project } = w.json([
+    'admin',
+    'bootstrap',
+    '--email',
+    'a@example.test',
+    '--org',
+    'Acme',
+    '--json',
+  ]);
   const scope = w.run(['admin', 'keys', 'create', '--project', project, '--scopes', 'emails:fly']);
   t.is(scope.code, 1);
   t.regex(scope.stderr, /Unknown scope "emails:fly"/);
@@ -56,7 +92,15 @@ test('admin keys create refuses an unknown scope, a bad lifetime and an unknown 
 
 test('admin projects activate and suspend change the status', (t) => {
   const w = workdir(t);
-  const { project_id: project } = w.json(['admin', 'bootstrap', '--email', 'a@example.test', '--org', 'Acme', '--json']);
+  const { project_id: project } = w.json([
+    'admin',
+    'bootstrap',
+    '--email',
+    'a@example.test',
+    '--org',
+    'Acme',
+    '--json',
+  ]);
   t.is(w.json(['admin', 'projects', 'activate', project, '--json']).status, 'active');
   t.is(w.json(['admin', 'projects', 'suspend', project, '--json']).status, 'suspended');
   const listed = w.json(['admin', 'projects', 'list', '--json']);
@@ -69,10 +113,23 @@ test('admin projects activate and suspend change the status', (t) => {
 test('every command and group answers --help', (t) => {
   const w = workdir(t);
   const commands = [
-    [], ['serve'], ['init'], ['migrate'], ['config'], ['config', 'check'], ['config', 'print'], ['admin'],
-    ['admin', 'bootstrap'], ['admin', 'keys'], ['admin', 'keys', 'create'], ['admin', 'keys', 'list'],
-    ['admin', 'keys', 'revoke'], ['admin', 'projects'], ['admin', 'projects', 'list'],
-    ['admin', 'projects', 'activate'], ['admin', 'projects', 'suspend'],
+    [],
+    ['serve'],
+    ['init'],
+    ['migrate'],
+    ['config'],
+    ['config', 'check'],
+    ['config', 'print'],
+    ['admin'],
+    ['admin', 'bootstrap'],
+    ['admin', 'keys'],
+    ['admin', 'keys', 'create'],
+    ['admin', 'keys', 'list'],
+    ['admin', 'keys', 'revoke'],
+    ['admin', 'projects'],
+    ['admin', 'projects', 'list'],
+    ['admin', 'projects', 'activate'],
+    ['admin', 'projects', 'suspend'],
   ];
   for (const command of commands) {
     const result = w.run([...command, '--help']);

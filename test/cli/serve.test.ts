@@ -55,7 +55,10 @@ test('serve with an invalid config exits 2 naming the key and the reason', async
 test('a request in flight when SIGTERM arrives still gets its answer', async (t) => {
   const w = workdir(t);
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const child = w.spawn(['serve'], { POSTHORN_SERVER_LISTEN: `127.0.0.1:${port}`, POSTHORN_SMTP_IN_LISTEN: '127.0.0.1:0' });
+  const child = w.spawn(['serve'], {
+    POSTHORN_SERVER_LISTEN: `127.0.0.1:${port}`,
+    POSTHORN_SMTP_IN_LISTEN: '127.0.0.1:0',
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await waitForHealth(`http://127.0.0.1:${port}`);
   const pending = fetch(`http://127.0.0.1:${port}/openapi.json`);

@@ -43,7 +43,10 @@ test('config check validates without starting and exits 2 with every bad key pat
 test('environment variables override single keys, and config print shows the result with secrets redacted', (t) => {
   const w = workdir(t);
   const file = path.join(w.dir, 'c.toml');
-  writeFileSync(file, '[smtp_in]\ntls_key_file = "/etc/secret/key.pem"\n[dns]\nservers = ["127.0.0.1:5353"]\n');
+  writeFileSync(
+    file,
+    '[smtp_in]\ntls_key_file = "/etc/secret/key.pem"\n[dns]\nservers = ["127.0.0.1:5353"]\n',
+  );
   const printed = w.run(['config', 'print', '--config', file], {
     POSTHORN_SERVER_LISTEN: '127.0.0.1:9999',
     POSTHORN_LIMITS_MAX_BODY_BYTES: '1000',

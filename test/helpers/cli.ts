@@ -38,9 +38,11 @@ export function workdir(t: ExecutionContext): Workdir {
     run,
     json(args, env) {
       const result = run(args, env);
-      if (result.code !== 0) throw new Error(`posthorn ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+      if (result.code !== 0)
+        throw new Error(`posthorn ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
       return JSON.parse(result.stdout);
     },
-    spawn: (args, env) => spawn(BIN, args, { cwd: dir, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }),
+    spawn: (args, env) =>
+      spawn(BIN, args, { cwd: dir, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }),
   };
 }

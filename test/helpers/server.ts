@@ -64,7 +64,10 @@ export function testConfig(dataDir: string, overrides: ConfigOverrides = {}): Co
   return validateConfig(raw, 'test config');
 }
 
-export async function startPosthorn(t: ExecutionContext | null, overrides: ConfigOverrides = {}): Promise<Posthorn> {
+export async function startPosthorn(
+  t: ExecutionContext | null,
+  overrides: ConfigOverrides = {},
+): Promise<Posthorn> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'posthorn-test-'));
   const config = testConfig(dataDir, overrides);
   const log = createLogger(config.log.level);
@@ -79,13 +82,23 @@ export async function startPosthorn(t: ExecutionContext | null, overrides: Confi
   t?.teardown(stop);
 
   const bootstrap = async (email = `owner-${Math.random().toString(36).slice(2, 8)}@example.test`) => {
-    const ids = await server.services.projects.bootstrap({ email, organization: 'Test Org', project: 'Test' }, 'test');
-    const key = await server.services.keys.create({ projectId: ids.projectId, scopes: ['full_access'], mode: 'live' }, 'test');
+    const ids = await server.services.projects.bootstrap(
+      { email, organization: 'Test Org', project: 'Test' },
+      'test',
+    );
+    const key = await server.services.keys.create(
+      { projectId: ids.projectId, scopes: ['full_access'], mode: 'live' },
+      'test',
+    );
     return { ...ids, apiKey: key.key };
   };
   const owner = await bootstrap('owner@example.test');
 
-  const request = async <T>(method: string, pathname: string, options: RequestOptions = {}): Promise<Response<T>> => {
+  const request = async <T>(
+    method: string,
+    pathname: string,
+    options: RequestOptions = {},
+  ): Promise<Response<T>> => {
     const headers: Record<string, string> = { ...options.headers };
     const key = options.key === undefined ? owner.apiKey : options.key;
     if (key !== null) headers.authorization ??= `Bearer ${key}`;

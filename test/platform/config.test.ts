@@ -17,7 +17,11 @@ test('the embedded defaults are a valid configuration with the documented listen
 
 test('config/posthorn.example.toml is generated from the schema and is up to date', (t) => {
   const committed = readFileSync(path.join(root, 'config/posthorn.example.toml'), 'utf8');
-  t.is(committed, exampleToml(), 'regenerate with: bin/posthorn config example > config/posthorn.example.toml');
+  t.is(
+    committed,
+    exampleToml(),
+    'regenerate with: bin/posthorn config example > config/posthorn.example.toml',
+  );
 });
 
 test('every key has a description, and the example documents every key', (t) => {

@@ -44,7 +44,11 @@ async function startCore(t: ExecutionContext, maxBodyBytes = 1024) {
   await new Promise((resolve) => server.once('listening', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const call = async (method: string, path: string, init: { body?: string; key?: string | null; type?: string } = {}) => {
+  const call = async (
+    method: string,
+    path: string,
+    init: { body?: string; key?: string | null; type?: string } = {},
+  ) => {
     const headers: Record<string, string> = {};
     const key = init.key === undefined ? ph.owner.apiKey : init.key;
     if (key) headers.authorization = `Bearer ${key}`;
@@ -132,7 +136,10 @@ test('over HTTP a missing, invalid or revoked key is a 401 JSON error with WWW-A
   const invalid = await call('GET', '/v1/things/1', { key: `ph_live_${'B'.repeat(32)}` });
   t.is(invalid.status, 401);
   t.deepEqual(invalid.body, { error: 'Invalid API key.' });
-  const key = await ph.server.services.keys.create({ projectId: ph.owner.projectId, scopes: ['emails:read'], mode: 'live' }, 't');
+  const key = await ph.server.services.keys.create(
+    { projectId: ph.owner.projectId, scopes: ['emails:read'], mode: 'live' },
+    't',
+  );
   t.is((await call('GET', '/v1/things/1', { key: key.key })).status, 200);
   await ph.server.services.keys.revoke(key.view.id, 't');
   const revoked = await call('GET', '/v1/things/1', { key: key.key });

@@ -33,7 +33,10 @@ export function exampleToml(): string {
 
 /** A commented `[[delivery.lanes]]` block documenting each lane key (indented so it stays a comment). */
 function laneExample(): string[] {
-  const lines = ['# To add or replace a lane, append a block like this one at the end of the file:', '#   [[delivery.lanes]]'];
+  const lines = [
+    '# To add or replace a lane, append a block like this one at the end of the file:',
+    '#   [[delivery.lanes]]',
+  ];
   const sample: Record<string, unknown> = { name: 'gmail', mx_suffixes: ['google.com', 'googlemail.com'] };
   const defaults = laneSchema.parse({ name: 'gmail' }) as Record<string, unknown>;
   for (const [key, field] of Object.entries(laneSchema.shape)) {

@@ -42,7 +42,10 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
     }
   }
   const overridden = applyEnvOverrides(raw, env);
-  return { config: validateConfig(overridden, exists ? file : 'the embedded defaults'), file: exists ? file : null };
+  return {
+    config: validateConfig(overridden, exists ? file : 'the embedded defaults'),
+    file: exists ? file : null,
+  };
 }
 
 export function validateConfig(raw: unknown, source: string): Config {
@@ -61,7 +64,10 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 /** Environment overrides: POSTHORN_SMTP_IN_LISTEN sets [smtp_in] listen. */
-export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown> {
+export function applyEnvOverrides(
+  raw: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): Record<string, unknown> {
   const out: Record<string, unknown> = structuredClone(raw);
   const sections = configSections().sort((a, b) => b.length - a.length);
   const keys = configKeys();
@@ -69,10 +75,13 @@ export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.Proc
     if (!name.startsWith('POSTHORN_') || name === 'POSTHORN_CONFIG' || value === undefined) continue;
     const rest = name.slice('POSTHORN_'.length).toLowerCase();
     const section = sections.find((s) => rest.startsWith(`${s}_`));
-    const info = section && keys.find((k) => k.section === section && k.key === rest.slice(section.length + 1));
+    const info =
+      section && keys.find((k) => k.section === section && k.key === rest.slice(section.length + 1));
     if (!section || !info) throw new ConfigError('the environment', [`${name}: no such configuration key`]);
-    const target = (out[section] ??= {}) as Record<string, unknown>;
-    target[info.key] = coerce(value, info.kind);
+    out[section] = {
+      ...(out[section] as Record<string, unknown> | undefined),
+      [info.key]: coerce(value, info.kind),
+    };
   }
   return out;
 }

@@ -80,7 +80,10 @@ const smtpIn = z
       .describe('Largest message accepted (advertised with SIZE).'),
     max_recipients: z.int().positive().default(100).describe('Recipients accepted per message.'),
     max_connections_per_ip: z.int().positive().default(10).describe('Concurrent connections per client IP.'),
-    tls_cert_file: z.string().default('').describe('PEM certificate for STARTTLS; empty generates a self-signed one.'),
+    tls_cert_file: z
+      .string()
+      .default('')
+      .describe('PEM certificate for STARTTLS; empty generates a self-signed one.'),
     tls_key_file: z.string().default('').meta(secret).describe('PEM private key for STARTTLS.'),
     complaint_address: z
       .string()
@@ -118,7 +121,10 @@ const delivery = z
       .enum(['opportunistic', 'require'])
       .default('opportunistic')
       .describe('STARTTLS policy: use when offered, or refuse to deliver without it.'),
-    source_ips: z.array(z.string()).default([]).describe('Local addresses to send from; empty uses the default.'),
+    source_ips: z
+      .array(z.string())
+      .default([])
+      .describe('Local addresses to send from; empty uses the default.'),
     sending_ips: z
       .array(z.string())
       .default([])
@@ -127,20 +133,31 @@ const delivery = z
       .string()
       .default('')
       .describe('An SPF include: domain that authorizes this appliance, as an alternative to sending_ips.'),
-    bounce_subdomain: z.string().default('bounces').describe('Subdomain of each sending domain used for VERP.'),
+    bounce_subdomain: z
+      .string()
+      .default('bounces')
+      .describe('Subdomain of each sending domain used for VERP.'),
     soft_bounce_limit: z
       .int()
       .positive()
       .default(5)
       .describe('Soft bounces in a row that put an address on the suppression list.'),
     lease: duration.default('5m').describe('How long a claimed job stays locked before it is due again.'),
-    lanes: z.array(laneSchema).default([]).describe('Provider lanes; empty uses the built-in defaults.'),
+    lanes: z
+      .array(laneSchema)
+      .default([])
+      .describe(
+        'Provider lanes, merged with the built-in ones (gmail, outlook, yahoo, icloud, default); a lane with the name and traffic of a built-in one replaces it.',
+      ),
   })
   .describe('The direct-to-MX delivery engine.');
 
 const dkim = z
   .strictObject({
-    rsa_bits: z.union([z.literal(1024), z.literal(2048), z.literal(4096)]).default(2048).describe('RSA key size.'),
+    rsa_bits: z
+      .union([z.literal(1024), z.literal(2048), z.literal(4096)])
+      .default(2048)
+      .describe('RSA key size.'),
     ed25519: z.boolean().default(false).describe('Also sign with an ed25519 key (RFC 8463).'),
     selector_prefix: z.string().default('ph').describe('Prefix of generated DKIM selectors.'),
     workers: z.int().min(0).max(64).default(0).describe('Signing worker threads; 0 picks one per CPU.'),
@@ -185,7 +202,11 @@ const sandbox = z
 const limits = z
   .strictObject({
     max_body_bytes: z.int().positive().default(5_242_880).describe('Largest accepted HTTP request body.'),
-    sends_per_minute_per_key: z.int().min(0).default(6000).describe('Send requests per minute per API key; 0 is unlimited.'),
+    sends_per_minute_per_key: z
+      .int()
+      .min(0)
+      .default(6000)
+      .describe('Send requests per minute per API key; 0 is unlimited.'),
     sends_per_hour_per_recipient: z
       .int()
       .min(0)

@@ -25,7 +25,10 @@ interface Walkable {
 
 function unwrap(schema: Walkable): Walkable {
   let current = schema;
-  while (current.def.innerType && ['default', 'optional', 'nullable', 'prefault'].includes(current.def.type)) {
+  while (
+    current.def.innerType &&
+    ['default', 'optional', 'nullable', 'prefault'].includes(current.def.type)
+  ) {
     current = current.def.innerType;
   }
   return current;

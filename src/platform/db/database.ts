@@ -21,7 +21,10 @@ export function databaseFile(dataDir: string): string {
   return path.resolve(dataDir, 'posthorn.sqlite');
 }
 
-export function openStore(dataDir: string, options: { busyTimeoutMs?: number; synchronous?: 'full' | 'normal' } = {}): Store {
+export function openStore(
+  dataDir: string,
+  options: { busyTimeoutMs?: number; synchronous?: 'full' | 'normal' } = {},
+): Store {
   mkdirSync(dataDir, { recursive: true });
   const file = databaseFile(dataDir);
   const sqlite = new SQLite(file, { timeout: options.busyTimeoutMs ?? 5000 });

@@ -87,7 +87,14 @@ export type MessageStatus =
   | 'rejected'
   | 'suppressed';
 
-export type RecipientStatus = 'queued' | 'deferred' | 'delivered' | 'bounced' | 'complained' | 'suppressed' | 'failed';
+export type RecipientStatus =
+  | 'queued'
+  | 'deferred'
+  | 'delivered'
+  | 'bounced'
+  | 'complained'
+  | 'suppressed'
+  | 'failed';
 export type RecipientKind = 'to' | 'cc' | 'bcc';
 export type JobState = 'scheduled' | 'queued' | 'done' | 'cancelled';
 

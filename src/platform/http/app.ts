@@ -85,7 +85,10 @@ export function createApp(options: AppOptions): Koa {
     if (ctx.body != null) return;
     // The router answers a wrong method with a bare 405 and an Allow header; give it a body.
     if (ctx.status === 405 || ctx.status === 501) {
-      throw new AppError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}.`);
+      throw new AppError(
+        'method_not_allowed',
+        `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}.`,
+      );
     }
     if (ctx.status === 404) throw new AppError('not_found', `No route for ${ctx.method} ${ctx.path}.`);
   });

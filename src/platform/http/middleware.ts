@@ -68,5 +68,7 @@ function renderError(ctx: Context, error: unknown, log: Logger): void {
   }
   log.error({ err: error }, 'unhandled error');
   ctx.status = 500;
-  ctx.body = { error: `Internal error; quote request ID ${(ctx.state as RequestState).requestId} when reporting it.` };
+  ctx.body = {
+    error: `Internal error; quote request ID ${(ctx.state as RequestState).requestId} when reporting it.`,
+  };
 }

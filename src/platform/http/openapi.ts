@@ -32,7 +32,9 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
 function parameters(spec: RouteSpec): Json[] {
   const params: Json[] = [];
   const pathNames = [...spec.path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1] as string);
-  const pathShape = spec.params ? (jsonSchema(spec.params, 'input').properties as Json | undefined) : undefined;
+  const pathShape = spec.params
+    ? (jsonSchema(spec.params, 'input').properties as Json | undefined)
+    : undefined;
   for (const name of pathNames) {
     params.push({ name, in: 'path', required: true, schema: pathShape?.[name] ?? { type: 'string' } });
   }
@@ -60,15 +62,19 @@ function operation(spec: RouteSpec): Json {
   for (const [status, response] of Object.entries(spec.responses)) {
     const entry: Json = { description: response.description };
     if (response.schema) {
-      entry.content = { [response.contentType ?? 'application/json']: { schema: jsonSchema(response.schema, 'output') } };
+      entry.content = {
+        [response.contentType ?? 'application/json']: { schema: jsonSchema(response.schema, 'output') },
+      };
     } else if (response.contentType) {
       entry.content = { [response.contentType]: { schema: { type: 'string' } } };
     }
     responses[status] = entry;
   }
   const errorRef = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
-  if (spec.body || spec.query || spec.params) responses['400'] ??= { description: 'Invalid request.', ...errorRef };
-  if (spec.auth !== 'none') responses['401'] ??= { description: 'Missing or invalid credentials.', ...errorRef };
+  if (spec.body || spec.query || spec.params)
+    responses['400'] ??= { description: 'Invalid request.', ...errorRef };
+  if (spec.auth !== 'none')
+    responses['401'] ??= { description: 'Missing or invalid credentials.', ...errorRef };
   if (spec.scope) responses['403'] ??= { description: `Missing the \`${spec.scope}\` scope.`, ...errorRef };
   const op: Json = {
     operationId: `${spec.method}${spec.path.replace(/\{([^}]+)\}/g, 'By_$1').replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
@@ -92,8 +98,7 @@ function operation(spec: RouteSpec): Json {
 export function openApiDocument(routes: readonly RouteSpec[], version: string, serverUrl: string): Json {
   const paths: Record<string, Json> = {};
   for (const spec of routes) {
-    const item = (paths[spec.path] ??= {});
-    item[spec.method] = operation(spec);
+    paths[spec.path] = { ...paths[spec.path], [spec.method]: operation(spec) };
   }
   return {
     openapi: '3.1.0',
@@ -107,7 +112,11 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string, s
     components: {
       schemas: { Error: errorSchema },
       securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: 'A project API key: ph_live_... or ph_test_...' },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A project API key: ph_live_... or ph_test_...',
+        },
         session: { type: 'http', scheme: 'bearer', description: 'A dashboard session token: phs_...' },
       },
     },

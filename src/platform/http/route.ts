@@ -58,7 +58,9 @@ export interface RouteSpec<
   /** Request headers worth documenting, name → description. */
   readonly requestHeaders?: Readonly<Record<string, { description: string; required?: boolean }>>;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
-  readonly handler: (req: RouteRequest<z.output<B>, z.output<Q>, z.output<P>>) => Promise<RouteResult> | RouteResult;
+  readonly handler: (
+    req: RouteRequest<z.output<B>, z.output<Q>, z.output<P>>,
+  ) => Promise<RouteResult> | RouteResult;
 }
 
 /** Keeps the handler's argument types tied to the schemas. */

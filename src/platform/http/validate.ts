@@ -31,7 +31,8 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, whe
   if (result.success) return result.data;
   const details = detailsOf(result.error);
   const first = details[0];
-  const sentence = first ? `${first.path}: ${first.message}` : "the request is invalid";
-  const more = details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? 's' : ''})` : '';
+  const sentence = first ? `${first.path}: ${first.message}` : 'the request is invalid';
+  const more =
+    details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? 's' : ''})` : '';
   throw new AppError('invalid_request', `Invalid ${where}: ${sentence}${more}.`, { details });
 }

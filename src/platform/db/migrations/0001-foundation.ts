@@ -20,7 +20,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('organization_members')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .addColumn('organization_id', 'text', (c) =>
+      c.notNull().references('organizations.id').onDelete('cascade'),
+    )
     .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('role', 'text', (c) =>
       c.notNull().check(sql`role in ('owner', 'admin', 'developer', 'analyst', 'billing')`),
@@ -31,7 +33,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('projects')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .addColumn('organization_id', 'text', (c) =>
+      c.notNull().references('organizations.id').onDelete('cascade'),
+    )
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('sandbox', 'active', 'suspended')`))
     .addColumn('created_at', 'integer', (c) => c.notNull())
@@ -72,7 +76,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['audit_log', 'api_keys', 'projects', 'organization_members', 'users', 'organizations']) {
+  for (const table of [
+    'audit_log',
+    'api_keys',
+    'projects',
+    'organization_members',
+    'users',
+    'organizations',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

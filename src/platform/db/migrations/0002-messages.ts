@@ -54,7 +54,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('delivered_at', 'integer')
     .addColumn('updated_at', 'integer', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('message_recipients_message').on('message_recipients').column('message_id').execute();
+  await db.schema
+    .createIndex('message_recipients_message')
+    .on('message_recipients')
+    .column('message_id')
+    .execute();
   await db.schema
     .createIndex('message_recipients_project_email')
     .on('message_recipients')
@@ -99,7 +103,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('data', 'text', (c) => c.notNull())
     .addColumn('created_at', 'integer', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('events_project_created').on('events').columns(['project_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('events_project_created')
+    .on('events')
+    .columns(['project_id', 'created_at'])
+    .execute();
   await db.schema.createIndex('events_message').on('events').column('message_id').execute();
 }
 

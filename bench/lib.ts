@@ -1,0 +1,62 @@
+/**
+ * Shared by the benchmarks: medians, ratios, free ports, and a spawned process's readiness.
+ * Benchmarks alternate the measured subject with its reference in one run (the host is noisy).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `url` until it answers 200; returns ms since `start`. */
+export async function waitReady(url: string, start: number, timeoutMs = 20_000): Promise<number> {
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.status === 200) return performance.now() - start;
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() - start > timeoutMs) throw new Error(`${url} not ready after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+export function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+export function spawnQuiet(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cwd?: string,
+): ChildProcess {
+  return spawn(command, args, { env, cwd, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+export function fmt(ms: number): string {
+  return `${ms.toFixed(0)} ms`;
+}
