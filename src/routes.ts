@@ -4,10 +4,12 @@ import type { Kernel } from './kernel.js';
 import { openApiDocument } from './platform/http/openapi.js';
 import { defineRoute, type RouteSpec } from './platform/http/route.js';
 import type { Services } from './services.js';
+import { suppressionRoutes } from './suppressions/routes.js';
 import { VERSION } from './version.js';
 
 export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   const routes: RouteSpec[] = [...healthRoutes(services.health, VERSION)];
+  routes.push(...suppressionRoutes(services.suppressions));
   let document: unknown;
   routes.push(
     defineRoute({

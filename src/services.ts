@@ -10,6 +10,8 @@ import { createHealthRegistry } from './health/registry.js';
 import type { Kernel } from './kernel.js';
 import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
+import { createSuppressionService } from './suppressions/service.js';
+import { createSuppressionStore } from './suppressions/store.js';
 
 export function buildServices(kernel: Kernel) {
   const { db } = kernel;
@@ -18,7 +20,8 @@ export function buildServices(kernel: Kernel) {
   const projects = createProjectService(createProjectStore(db), audit);
   const keys = createKeyService(createKeyStore(db), projects, audit);
   const events = createEventService(db);
-  return { health, audit, projects, keys, events };
+  const suppressions = createSuppressionService(createSuppressionStore(db));
+  return { health, audit, projects, keys, events, suppressions };
 }
 
 export type Services = ReturnType<typeof buildServices>;

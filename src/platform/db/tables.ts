@@ -176,6 +176,193 @@ export interface EventsTable {
   created_at: number;
 }
 
+export type DomainStatus = 'pending' | 'verified' | 'failed';
+
+/** A sending domain; `checks` holds the last DNS verification result per record (JSON). */
+export interface DomainsTable {
+  id: string;
+  project_id: string;
+  /** Lower case A-labels, no trailing dot. */
+  name: string;
+  region: string;
+  status: DomainStatus;
+  checks: JsonText;
+  created_at: number;
+  updated_at: number;
+  verified_at: number | null;
+  last_checked_at: number | null;
+}
+
+/** A domain's DKIM key per algorithm; the private key only ever sealed (src/dkim/key-seal.ts). */
+export interface DomainDkimKeysTable {
+  domain_id: string;
+  algorithm: 'rsa-sha256' | 'ed25519-sha256';
+  selector: string;
+  /** Base64, as published in `p=`. */
+  public_key: string;
+  private_key_sealed: string;
+  created_at: number;
+}
+
+export type SuppressionReason =
+  | 'hard_bounce'
+  | 'spam_complaint'
+  | 'unsubscribe'
+  | 'manual_block'
+  | 'repeated_soft_bounce'
+  | 'abuse_decision'
+  | 'invalid_address';
+
+export interface SuppressionsTable {
+  id: string;
+  project_id: string;
+  /** normalizeEmail() of the address: what every lookup matches. */
+  email: string;
+  reason: SuppressionReason;
+  /** Who put it there: api, bounce, complaint, unsubscribe, operator, validation. */
+  source: string;
+  message_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TemplatesTable {
+  id: string;
+  project_id: string;
+  slug: string | null;
+  /** The newest version: the current draft (or the published one when it was published). */
+  latest_version: number;
+  published_version: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Immutable: a version is written once and never updated except for `published_at`. */
+export interface TemplateVersionsTable {
+  id: string;
+  template_id: string;
+  version: number;
+  name: string;
+  subject: string;
+  html_body: string | null;
+  text_body: string | null;
+  /** JSON list of declared variable names. */
+  variables: JsonText;
+  created_at: number;
+  /** When this version last became the published one. */
+  published_at: number | null;
+}
+
+/** Send API idempotency records (migration 0004): one per project and key, kept 24 hours. */
+export interface IdempotencyKeysTable {
+  project_id: string;
+  key: string;
+  message_id: string;
+  created_at: number;
+}
+
+/** Consumers of the event log keep their position here (the webhook dispatcher, analytics). */
+export interface EventCursorsTable {
+  consumer: string;
+  last_event_id: string;
+  updated_at: number;
+}
+
+export type WebhookEndpointStatus = 'enabled' | 'disabled';
+
+/** A webhook endpoint; its signing secret is sealed with the master key (signing needs it back). */
+export interface WebhookEndpointsTable {
+  id: string;
+  project_id: string;
+  url: string;
+  description: string | null;
+  /** JSON list of event types, or `["*"]`. */
+  events: JsonText;
+  status: WebhookEndpointStatus;
+  /** `gone` (410), `failing` (failed for webhooks.disable_after), `manual`. */
+  disabled_reason: string | null;
+  secret_sealed: string;
+  /** During a rotation the previous secret also signs until it expires. */
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: number | null;
+  /** Start of the current run of failed attempts; null after a success. */
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One event to one endpoint: the body exactly as signed, and the stable `webhook-id` (its id). */
+export interface WebhookMessagesTable {
+  id: string;
+  endpoint_id: string;
+  project_id: string;
+  event_id: string;
+  event_type: string;
+  body: string;
+  created_at: number;
+}
+
+export type WebhookAttemptState = 'pending' | 'succeeded' | 'failed';
+
+/** One delivery attempt (`whd_`): pending until the dispatcher has sent it, then its outcome. */
+export interface WebhookAttemptsTable {
+  id: string;
+  message_id: string;
+  endpoint_id: string;
+  attempt: number;
+  trigger: 'event' | 'retry' | 'replay';
+  replay_of: string | null;
+  previous_attempt_id: string | null;
+  state: WebhookAttemptState;
+  due_at: number;
+  locked_until: number | null;
+  url: string | null;
+  requested_at: number | null;
+  duration_ms: number | null;
+  response_status: number | null;
+  /** JSON object of the allowlisted response headers. */
+  response_headers: JsonText | null;
+  response_body: string | null;
+  error: string | null;
+  created_at: number;
+}
+
+/** The analytics projection of one recipient of one message (its current outcome). */
+export interface AnalyticsRecipientsTable {
+  message_id: string;
+  recipient: string;
+  project_id: string;
+  /** UTC day number (ms / 86 400 000) the message was accepted. */
+  day: number;
+  /** Provider lane, '' until the delivery engine reports one. */
+  lane: string;
+  status: string;
+  queued_at: number | null;
+  delivered_at: number | null;
+  latency_ms: number | null;
+  opened: number;
+  clicked: number;
+  updated_at: number;
+}
+
+/** Counters per project, acceptance day and lane; `latency` is a JSON histogram (analytics). */
+export interface AnalyticsDailyTable {
+  project_id: string;
+  day: number;
+  lane: string;
+  accepted: number;
+  queued: number;
+  deferred: number;
+  delivered: number;
+  bounced: number;
+  complained: number;
+  failed: number;
+  suppressed: number;
+  unique_opens: number;
+  unique_clicks: number;
+  latency: JsonText;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -187,6 +374,11 @@ export interface Database {
   message_recipients: MessageRecipientsTable;
   delivery_jobs: DeliveryJobsTable;
   events: EventsTable;
+  domains: DomainsTable;
+  domain_dkim_keys: DomainDkimKeysTable;
+  suppressions: SuppressionsTable;
+  templates: TemplatesTable;
+  template_versions: TemplateVersionsTable;
 }
 
 /** A column with a database default, optional on insert. */

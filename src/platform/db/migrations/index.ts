@@ -5,8 +5,10 @@
 import type { Migration } from 'kysely/migration';
 import * as foundation from './0001-foundation.js';
 import * as messages from './0002-messages.js';
+import * as domainsSuppressionsTemplates from './0003-domains-suppressions-templates.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-messages': messages,
+  '0003-domains-suppressions-templates': domainsSuppressionsTemplates,
 };

@@ -1,0 +1,157 @@
+/**
+ * The suppression list: addresses a project may not send to, and why. The send path asks
+ * `findSuppressed` once per request (one indexed query); delivery and inbound add addresses
+ * with `addWithin` inside their own transaction, so a bounce and its suppression commit together.
+ */
+import type { Db } from '../platform/db/database.js';
+import type { SuppressionReason } from '../platform/db/tables.js';
+import { badRequest } from '../platform/http/errors.js';
+import { newId } from '../platform/ids.js';
+import { normalizeEmail } from './normalize.js';
+import type { SUPPRESSION_SOURCES, SuppressionRecord } from './schemas.js';
+import { LOOKUP_CHUNK, type SuppressionRow, type SuppressionStore } from './store.js';
+
+export type SuppressionSource = (typeof SUPPRESSION_SOURCES)[number];
+
+export interface SuppressionInput {
+  readonly projectId: string;
+  /** Any spelling of the address; it is normalized with `normalizeEmail`. */
+  readonly email: string;
+  readonly reason: SuppressionReason;
+  /** Defaults from the reason: bounces → `bounce`, `spam_complaint` → `complaint`, ... else `api`. */
+  readonly source?: SuppressionSource;
+  /** The message whose outcome caused this, for the record. */
+  readonly messageId?: string | null;
+  readonly at?: number;
+}
+
+const DEFAULT_SOURCE: Record<SuppressionReason, SuppressionSource> = {
+  hard_bounce: 'bounce',
+  repeated_soft_bounce: 'bounce',
+  spam_complaint: 'complaint',
+  unsubscribe: 'unsubscribe',
+  manual_block: 'api',
+  abuse_decision: 'operator',
+  invalid_address: 'validation',
+};
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function suppressionRecord(row: SuppressionRow): SuppressionRecord {
+  return {
+    id: row.id,
+    email: row.email,
+    reason: row.reason,
+    source: row.source as SuppressionSource,
+    message_id: row.message_id,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+function normalizedOrThrow(email: string, field = 'email'): string {
+  const normalized = normalizeEmail(email);
+  if (normalized === undefined) {
+    throw badRequest(`${field}: "${email}" is not an email address.`, [
+      { path: field, message: 'is not an email address' },
+    ]);
+  }
+  return normalized;
+}
+
+export function createSuppressionService(store: SuppressionStore) {
+  const upsert = async (executor: Db | undefined, input: SuppressionInput): Promise<SuppressionRecord> => {
+    const at = input.at ?? Date.now();
+    const row = await store.upsert(
+      {
+        id: newId('sup', at),
+        project_id: input.projectId,
+        email: normalizedOrThrow(input.email),
+        reason: input.reason,
+        source: input.source ?? DEFAULT_SOURCE[input.reason],
+        message_id: input.messageId ?? null,
+        created_at: at,
+        updated_at: at,
+      },
+      executor,
+    );
+    return suppressionRecord(row);
+  };
+
+  return {
+    /** Adds the address, or updates the reason of an address already listed. 400 for a non-address. */
+    add(input: SuppressionInput): Promise<SuppressionRecord> {
+      return upsert(undefined, input);
+    },
+
+    /**
+     * `add` inside the caller's transaction (delivery: hard_bounce, repeated_soft_bounce; inbound:
+     * spam_complaint, unsubscribe), so the outcome and the suppression commit together.
+     *
+     * @example
+     * await db.transaction().execute(async (trx) => {
+     *   await services.suppressions.addWithin(trx, { projectId, email, reason: 'hard_bounce', messageId });
+     * });
+     */
+    addWithin(trx: Db, input: SuppressionInput): Promise<SuppressionRecord> {
+      return upsert(trx, input);
+    },
+
+    /** The record for one address, or undefined when it is not suppressed (or is no address). */
+    async get(projectId: string, email: string): Promise<SuppressionRecord | undefined> {
+      const normalized = normalizeEmail(email);
+      if (normalized === undefined) return undefined;
+      const row = await store.find(projectId, normalized);
+      return row ? suppressionRecord(row) : undefined;
+    },
+
+    /** True when the address was listed and is now removed. */
+    async remove(projectId: string, email: string, executor?: Db): Promise<boolean> {
+      const normalized = normalizeEmail(email);
+      if (normalized === undefined) return false;
+      return store.remove(projectId, normalized, executor);
+    },
+
+    async list(
+      projectId: string,
+      options: { limit: number; after?: string | undefined; reason?: SuppressionReason | undefined },
+    ): Promise<{ data: SuppressionRecord[]; has_more: boolean }> {
+      const rows = await store.list(projectId, { ...options, limit: options.limit + 1 });
+      return {
+        data: rows.slice(0, options.limit).map(suppressionRecord),
+        has_more: rows.length > options.limit,
+      };
+    },
+
+    /**
+     * Which of `emails` are suppressed in the project: a map from `normalizeEmail(address)` to its
+     * record; addresses absent from the map may be sent to. Up to 1,000 addresses (a send has at
+     * most 300) are answered by ONE query over the unique (project_id, email) index. Strings that
+     * are not addresses are never suppressed; the caller's validation refuses them.
+     *
+     * @example
+     * const hits = await services.suppressions.findSuppressed(projectId, ['A@x.com', 'b@y.org']);
+     * if (hits.size > 0) throw new AppError('suppressed', `${[...hits.keys()][0]} is on the suppression list.`);
+     */
+    async findSuppressed(
+      projectId: string,
+      emails: readonly string[],
+      executor?: Db,
+    ): Promise<Map<string, SuppressionRecord>> {
+      const wanted = new Set<string>();
+      for (const email of emails) {
+        const normalized = normalizeEmail(email);
+        if (normalized !== undefined) wanted.add(normalized);
+      }
+      const list = [...wanted];
+      const found = new Map<string, SuppressionRecord>();
+      for (let i = 0; i < list.length; i += LOOKUP_CHUNK) {
+        const rows = await store.findMany(projectId, list.slice(i, i + LOOKUP_CHUNK), executor);
+        for (const row of rows) found.set(row.email, suppressionRecord(row));
+      }
+      return found;
+    },
+  };
+}
+
+export type SuppressionService = ReturnType<typeof createSuppressionService>;
