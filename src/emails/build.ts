@@ -1,0 +1,39 @@
+/**
+ * Builds the send API from the kernel and the services it depends on: its store, its limits and
+ * the ports to domains, suppressions, templates and projects. The composition root calls this.
+ */
+import type { EventService } from '../events/service.js';
+import type { Kernel } from '../kernel.js';
+import type { ProjectService } from '../projects/service.js';
+import type { SuppressionService } from '../suppressions/service.js';
+import { createSendLimits } from './limits.js';
+import { sendPorts, type TemplateRenderer, type VerifiedDomainLookup } from './ports.js';
+import { createEmailService } from './service.js';
+import { createEmailStore } from './store.js';
+
+export function buildEmails(
+  kernel: Kernel,
+  services: {
+    events: EventService;
+    projects: ProjectService;
+    suppressions: SuppressionService;
+    domains: VerifiedDomainLookup;
+    templates: TemplateRenderer;
+  },
+) {
+  const store = createEmailStore(kernel.db, kernel.store.sqlite);
+  const limits = createSendLimits(kernel.config.limits, (projectId, dayStart) =>
+    store.countSince(projectId, dayStart),
+  );
+  const service = createEmailService({
+    db: kernel.db,
+    config: kernel.config,
+    store,
+    events: services.events,
+    limits,
+    ports: sendPorts(services),
+  });
+  return { ...service, store };
+}
+
+export type Emails = ReturnType<typeof buildEmails>;

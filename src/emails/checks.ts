@@ -1,0 +1,85 @@
+/**
+ * The checks an accepted send passes, in the order the spec sets (§1, §4.1 rules 4–5), each a
+ * small step that returns or throws the refusal a caller sees:
+ *   suspended project (403) → sender (403) → suppression (422) → quotas and rate limits (429).
+ * Scope (403) is enforced by the route before any of these. Steps read other capabilities only
+ * through the ports below (their services), never their tables.
+ */
+import type { Config } from '../platform/config/schema.js';
+import { AppError, forbidden } from '../platform/http/errors.js';
+import type { KeyPrincipal } from '../platform/http/principal.js';
+import { normalizeEmail } from '../suppressions/normalize.js';
+import { type Mailbox, parseMailbox } from './address.js';
+import type { Draft } from './model.js';
+
+/** What the send path needs from the domains, suppressions, templates and projects services. */
+export interface SendPorts {
+  isVerifiedDomain(projectId: string, domain: string): Promise<boolean>;
+  /** Suppressed addresses among `emails`, keyed by normalized address, with the reason. */
+  findSuppressed(
+    projectId: string,
+    emails: readonly string[],
+  ): Promise<ReadonlyMap<string, { reason: string }>>;
+  memberEmails(organizationId: string): Promise<readonly string[]>;
+  renderTemplate(
+    projectId: string,
+    idOrSlug: string,
+    variables: Record<string, string>,
+  ): Promise<{
+    subject: string;
+    html: string | null;
+    text: string | null;
+    templateId: string;
+    version: number;
+  }>;
+}
+
+export function checkNotSuspended(principal: KeyPrincipal): void {
+  if (principal.projectStatus === 'suspended') {
+    throw forbidden('This project is suspended: sending is disabled until an operator reactivates it.');
+  }
+}
+
+export function createSenderCheck(sandbox: Config['sandbox'], ports: SendPorts) {
+  const parsed = parseMailbox(sandbox.from);
+  const sandboxSender: Mailbox | undefined = parsed.ok ? parsed.value : undefined;
+  const sandboxEmail = sandboxSender && normalizeEmail(sandboxSender.email);
+
+  return async function checkSender(principal: KeyPrincipal, draft: Draft): Promise<void> {
+    if (sandboxSender && normalizeEmail(draft.from.email) === sandboxEmail) {
+      const members = new Set(
+        (await ports.memberEmails(principal.organizationId)).map((email) => normalizeEmail(email) ?? email),
+      );
+      const outsider = draft.recipients.find((recipient) => !members.has(recipient.email));
+      if (outsider) {
+        throw forbidden(
+          `The shared sandbox sender ${sandboxSender.email} may send only to members of your organization; ` +
+            `${outsider.mailbox.email} is not one. Verify a domain to send to anyone.`,
+        );
+      }
+      return;
+    }
+    if (!(await ports.isVerifiedDomain(principal.projectId, draft.from.domain))) {
+      throw forbidden(
+        `The sender domain ${draft.from.domain} is not a verified domain of this project. ` +
+          `Add and verify it under /v1/domains, or send from the sandbox sender ${sandboxSender?.email ?? ''} to members of your organization.`,
+      );
+    }
+  };
+}
+
+export async function checkSuppression(ports: SendPorts, draft: Draft): Promise<void> {
+  const hits = await ports.findSuppressed(
+    draft.projectId,
+    draft.recipients.map((recipient) => recipient.email),
+  );
+  if (hits.size === 0) return;
+  const recipient = draft.recipients.find((r) => hits.has(r.email));
+  const email = recipient?.mailbox.email ?? [...hits.keys()][0];
+  const reason = hits.get(recipient?.email ?? '')?.reason;
+  // Spec §7: the body is exactly {"error": "..."} stating that the recipient is suppressed.
+  throw new AppError(
+    'suppressed',
+    `The recipient ${email} is on the suppression list${reason ? ` (${reason.replaceAll('_', ' ')})` : ''}; nothing was sent.`,
+  );
+}

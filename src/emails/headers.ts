@@ -1,0 +1,73 @@
+/**
+ * The only custom headers a send may carry: threading (RFC 5322 §3.6.4 In-Reply-To, References)
+ * and one-click unsubscribe (RFC 2369 List-Unsubscribe, RFC 8058 List-Unsubscribe-Post). Names are
+ * matched case-insensitively and stored in their canonical spelling. Anything else could forge
+ * what the delivery engine owns (From, Message-ID, DKIM-Signature), so it is refused.
+ */
+
+const canonical: Record<string, string> = {
+  'in-reply-to': 'In-Reply-To',
+  references: 'References',
+  'list-unsubscribe': 'List-Unsubscribe',
+  'list-unsubscribe-post': 'List-Unsubscribe-Post',
+};
+
+// RFC 5322 §3.6.4: msg-id = "<" id-left "@" id-right ">" (no spaces inside).
+const msgId = /^<[^<>\s@]+@[^<>\s@]+>$/;
+// RFC 2369 §2: one or more <URI>, comma separated.
+const uriList = /^<[^<>\s]+>(?:\s*,\s*<[^<>\s]+>)*$/;
+
+/** Returns one sentence per problem, empty when the headers are acceptable. */
+export function checkHeaders(headers: Readonly<Record<string, string>>): string[] {
+  const problems: string[] = [];
+  const byName = new Map<string, string>();
+  for (const [name, value] of Object.entries(headers)) {
+    const key = name.toLowerCase();
+    const proper = canonical[key];
+    if (!proper) {
+      problems.push(
+        `"${name}" is not allowed; only In-Reply-To, References, List-Unsubscribe and List-Unsubscribe-Post may be set`,
+      );
+      continue;
+    }
+    if (byName.has(key)) problems.push(`"${proper}" is given twice`);
+    if (/[\r\n]/.test(value)) problems.push(`"${proper}" must not contain line breaks`);
+    byName.set(key, value.trim());
+  }
+  const inReplyTo = byName.get('in-reply-to');
+  if (inReplyTo !== undefined && !msgId.test(inReplyTo)) {
+    problems.push('"In-Reply-To" must be one message ID like <id@example.com> (RFC 5322 §3.6.4)');
+  }
+  const references = byName.get('references');
+  if (references !== undefined && !references.split(/\s+/).every((id) => msgId.test(id))) {
+    problems.push(
+      '"References" must be message IDs like <id@example.com> separated by spaces (RFC 5322 §3.6.4)',
+    );
+  }
+  const unsubscribe = byName.get('list-unsubscribe');
+  if (unsubscribe !== undefined && !uriList.test(unsubscribe)) {
+    problems.push('"List-Unsubscribe" must be one or more <URI> separated by commas (RFC 2369 §2)');
+  }
+  const post = byName.get('list-unsubscribe-post');
+  if (post !== undefined) {
+    if (post !== 'List-Unsubscribe=One-Click') {
+      problems.push('"List-Unsubscribe-Post" must be exactly "List-Unsubscribe=One-Click" (RFC 8058 §3.1)');
+    }
+    if (unsubscribe === undefined || !/<https:\/\/[^>]+>/i.test(unsubscribe)) {
+      problems.push(
+        '"List-Unsubscribe-Post" needs a List-Unsubscribe header with an https URI (RFC 8058 §3.1)',
+      );
+    }
+  }
+  return problems;
+}
+
+/** The headers in canonical spelling, values trimmed; call only after checkHeaders found nothing. */
+export function canonicalHeaders(
+  headers: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {}))
+    out[canonical[name.toLowerCase()] ?? name] = value.trim();
+  return out;
+}

@@ -1,0 +1,153 @@
+/**
+ * Quotas and rate limits of the send path (config `[limits]`): a daily quota per project, sends
+ * per minute per API key, and sends per hour to one recipient address per project. Fixed windows
+ * aligned to the clock, counted in memory: the check and the reservation happen in one synchronous
+ * step, so concurrent requests cannot both take the last slot. The daily quota is seeded from the
+ * messages table once per project and day, so a restart does not reset it; the minute and hour
+ * windows start empty after a restart, which only ever errs on the side of the sender.
+ */
+import type { Config } from '../platform/config/schema.js';
+import { AppError } from '../platform/http/errors.js';
+import { type RateLimitState, rateLimitHeaders } from '../platform/http/rate-limit-headers.js';
+
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+/** Counts per key within the current fixed window; the map is dropped when the window rolls. */
+class FixedWindow {
+  #window = -1;
+  #counts = new Map<string, number>();
+  constructor(readonly lengthMs: number) {}
+
+  #roll(now: number): void {
+    const window = Math.floor(now / this.lengthMs);
+    if (window !== this.#window) {
+      this.#window = window;
+      this.#counts = new Map();
+    }
+  }
+  used(key: string, now: number): number {
+    this.#roll(now);
+    return this.#counts.get(key) ?? 0;
+  }
+  add(key: string, amount: number, now: number): void {
+    this.#roll(now);
+    const next = (this.#counts.get(key) ?? 0) + amount;
+    if (next <= 0) this.#counts.delete(key);
+    else this.#counts.set(key, next);
+  }
+  has(key: string, now: number): boolean {
+    this.#roll(now);
+    return this.#counts.has(key);
+  }
+  resetSeconds(now: number): number {
+    return (this.lengthMs - (now % this.lengthMs)) / 1000;
+  }
+}
+
+export interface LimitRequest {
+  readonly projectId: string;
+  readonly keyId: string;
+  /** Normalized recipient addresses of the message (to, cc and bcc). */
+  readonly recipients: readonly string[];
+}
+
+export interface Reservation {
+  /** Headers describing the per-key limit after this send. */
+  readonly headers: Record<string, string>;
+  /** Gives the reserved slots back (the write failed). */
+  release(): void;
+}
+
+/** Counts today's messages of a project (seeds the daily quota). */
+export type DailyCounter = (projectId: string, dayStart: number) => Promise<number>;
+
+export function createSendLimits(limits: Config['limits'], countToday: DailyCounter) {
+  const perKey = new FixedWindow(MINUTE);
+  const perRecipient = new FixedWindow(HOUR);
+  const daily = new FixedWindow(DAY);
+
+  const refuse = (message: string, state: RateLimitState) =>
+    new AppError('rate_limited', message, { headers: rateLimitHeaders(state, true) });
+
+  const keyState = (keyId: string, now: number): RateLimitState => ({
+    policy: 'sends-per-key',
+    limit: limits.sends_per_minute_per_key,
+    remaining: limits.sends_per_minute_per_key - perKey.used(keyId, now),
+    windowSeconds: 60,
+    resetSeconds: perKey.resetSeconds(now),
+  });
+
+  return {
+    /** Loads today's count for the project once per day; call before `reserve`. */
+    async prepare(projectId: string, now = Date.now()): Promise<void> {
+      if (limits.daily_quota === 0 || daily.has(projectId, now)) return;
+      const count = await countToday(projectId, now - (now % DAY));
+      if (!daily.has(projectId, now)) daily.add(projectId, count, now);
+    },
+
+    /** Checks every limit for one message and reserves its slots, or throws 429 naming the limit. */
+    reserve(request: LimitRequest, now = Date.now()): Reservation {
+      const quota = limits.daily_quota;
+      if (quota > 0 && daily.used(request.projectId, now) + 1 > quota) {
+        throw refuse(
+          `This project reached its daily quota of ${quota} messages; it resets at midnight UTC.`,
+          {
+            policy: 'daily-quota',
+            limit: quota,
+            remaining: 0,
+            windowSeconds: DAY / 1000,
+            resetSeconds: daily.resetSeconds(now),
+          },
+        );
+      }
+      const perMinute = limits.sends_per_minute_per_key;
+      if (perMinute > 0 && perKey.used(request.keyId, now) + 1 > perMinute) {
+        throw refuse(
+          `This API key is limited to ${perMinute} sends per minute; retry after the window resets.`,
+          {
+            ...keyState(request.keyId, now),
+            remaining: 0,
+          },
+        );
+      }
+      const perHour = limits.sends_per_hour_per_recipient;
+      if (perHour > 0) {
+        for (const email of request.recipients) {
+          if (perRecipient.used(`${request.projectId} ${email}`, now) + 1 > perHour) {
+            throw refuse(
+              `${email} already received ${perHour} messages from this project in the current hour.`,
+              {
+                policy: 'sends-per-recipient',
+                limit: perHour,
+                remaining: 0,
+                windowSeconds: HOUR / 1000,
+                resetSeconds: perRecipient.resetSeconds(now),
+              },
+            );
+          }
+        }
+      }
+      const apply = (sign: 1 | -1) => {
+        if (quota > 0) daily.add(request.projectId, sign, now);
+        if (perMinute > 0) perKey.add(request.keyId, sign, now);
+        if (perHour > 0)
+          for (const email of request.recipients)
+            perRecipient.add(`${request.projectId} ${email}`, sign, now);
+      };
+      apply(1);
+      let released = false;
+      return {
+        headers: perMinute > 0 ? rateLimitHeaders(keyState(request.keyId, now)) : {},
+        release() {
+          if (released) return;
+          released = true;
+          apply(-1);
+        },
+      };
+    },
+  };
+}
+
+export type SendLimits = ReturnType<typeof createSendLimits>;

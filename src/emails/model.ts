@@ -1,0 +1,53 @@
+/**
+ * The message model of the send path: a Draft is a validated, checked send request on its way to
+ * the store; a MessageRef is what every response shows. Nothing here touches the database.
+ */
+import type { KeyMode, MessageStatus, RecipientKind } from '../platform/db/tables.js';
+import type { Mailbox } from './address.js';
+
+export interface DraftRecipient {
+  readonly kind: RecipientKind;
+  readonly mailbox: Mailbox;
+  /** Normalized (suppressions/normalize.ts): what suppressions and throttles match. */
+  readonly email: string;
+}
+
+export interface Draft {
+  readonly projectId: string;
+  readonly keyId: string;
+  readonly mode: KeyMode;
+  readonly from: Mailbox;
+  readonly replyTo: readonly Mailbox[];
+  /** Unique by normalized address; to before cc before bcc. */
+  readonly recipients: readonly DraftRecipient[];
+  readonly subject: string;
+  readonly html: string | null;
+  readonly text: string | null;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly tags: Readonly<Record<string, string>>;
+  readonly template: {
+    readonly id: string;
+    readonly version: number;
+    readonly variables: Record<string, string>;
+  } | null;
+  readonly sendAt: number | null;
+  readonly trackOpens: boolean | null;
+  readonly trackClicks: boolean | null;
+  readonly idempotencyKey: string | null;
+}
+
+export interface MessageRef {
+  readonly id: string;
+  readonly status: MessageStatus;
+  readonly createdAt: number;
+}
+
+/** Spec §2.2: the send response, and what `GET /v1/emails/{id}` returns. */
+export function refBody(ref: MessageRef): { id: string; status: string; created_at: string } {
+  return { id: ref.id, status: ref.status, created_at: new Date(ref.createdAt).toISOString() };
+}
+
+/** Recipient domains in first-seen order: one delivery job each. */
+export function recipientDomains(draft: Draft): string[] {
+  return [...new Set(draft.recipients.map((r) => r.mailbox.domain))];
+}

@@ -1,0 +1,42 @@
+/**
+ * Binds the send path's ports (checks.ts) to the other capabilities' services, so the send path
+ * depends on their published functions only. The composition root calls this once.
+ */
+import type { ProjectService } from '../projects/service.js';
+import type { SuppressionService } from '../suppressions/service.js';
+import type { SendPorts } from './checks.js';
+
+/** The domains service's lookup the send path uses. */
+export interface VerifiedDomainLookup {
+  isVerified(projectId: string, name: string): Promise<boolean>;
+}
+
+/** The templates service's renderer the send path uses. */
+export interface TemplateRenderer {
+  render(
+    projectId: string,
+    idOrSlug: string,
+    variables: Record<string, string>,
+  ): Promise<{
+    subject: string;
+    html: string | null;
+    text: string | null;
+    templateId: string;
+    version: number;
+  }>;
+}
+
+export function sendPorts(services: {
+  projects: ProjectService;
+  suppressions: SuppressionService;
+  domains: VerifiedDomainLookup;
+  templates: TemplateRenderer;
+}): SendPorts {
+  return {
+    isVerifiedDomain: (projectId, domain) => services.domains.isVerified(projectId, domain),
+    findSuppressed: (projectId, emails) => services.suppressions.findSuppressed(projectId, emails),
+    memberEmails: (organizationId) => services.projects.memberEmails(organizationId),
+    renderTemplate: (projectId, idOrSlug, variables) =>
+      services.templates.render(projectId, idOrSlug, variables),
+  };
+}

@@ -1,0 +1,283 @@
+/**
+ * The only file that queries `messages`, `message_recipients`, `delivery_jobs` (writing new jobs,
+ * releasing and cancelling scheduled ones) and `idempotency_keys`. The accepted-send write is the
+ * hot path: its statements are prepared once on the raw handle and run inside a Kysely transaction
+ * (which holds Kysely's connection lock, so no other transaction interleaves with them).
+ */
+import type SQLite from 'better-sqlite3';
+import { encodeTime } from 'ulid';
+import type { Db } from '../platform/db/database.js';
+import type { MessageStatus } from '../platform/db/tables.js';
+import { newId } from '../platform/ids.js';
+import { type Draft, type MessageRef, recipientDomains } from './model.js';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface ListedMessage {
+  readonly id: string;
+  readonly from: string;
+  readonly to: string[];
+  readonly subject: string;
+  readonly status: MessageStatus;
+  readonly createdAt: number;
+  readonly sendAt: number | null;
+}
+
+const bool = (value: boolean | null) => (value === null ? null : value ? 1 : 0);
+
+/** The smallest ID that `newId('msg', at)` can produce at or after `at`. */
+const firstIdAt = (at: number) => `msg_${encodeTime(at, 10)}${'0'.repeat(16)}`;
+
+export function createEmailStore(db: Db, sqlite: SQLite.Database) {
+  let prepared: ReturnType<typeof prepare> | undefined;
+  // Prepared on first use: the tables exist only once migrations ran.
+  const stmt = () => {
+    prepared ??= prepare(sqlite);
+    return prepared;
+  };
+
+  return {
+    /** The message an unexpired idempotency key points at, if any. */
+    findIdempotent(projectId: string, key: string, now: number): MessageRef | undefined {
+      const row = stmt().findIdempotent.get(projectId, key, now - IDEMPOTENCY_TTL_MS) as RefRow | undefined;
+      return row && toRef(row);
+    },
+
+    /**
+     * Writes one accepted send; run it inside a transaction (`db.transaction()`), whose connection
+     * lock keeps other statements out. Returns the existing message instead when the draft's
+     * idempotency key is already taken: then nothing is written.
+     */
+    insertAccepted(draft: Draft, now: number): { ref: MessageRef; created: boolean } {
+      const s = stmt();
+      if (draft.idempotencyKey !== null) {
+        const existing = this.findIdempotent(draft.projectId, draft.idempotencyKey, now);
+        if (existing) return { ref: existing, created: false };
+      }
+      const id = newId('msg', now);
+      const status: MessageStatus = draft.sendAt === null ? 'queued' : 'scheduled';
+      s.insertMessage.run({
+        id,
+        project_id: draft.projectId,
+        api_key_id: draft.keyId,
+        mode: draft.mode,
+        status,
+        from_header: draft.from.display,
+        from_email: draft.from.email,
+        from_domain: draft.from.domain,
+        reply_to: draft.replyTo.length ? JSON.stringify(draft.replyTo.map((m) => m.display)) : null,
+        subject: draft.subject,
+        html: draft.html,
+        text: draft.text,
+        headers: JSON.stringify(draft.headers),
+        tags: JSON.stringify(draft.tags),
+        template_id: draft.template?.id ?? null,
+        template_version: draft.template?.version ?? null,
+        variables: draft.template ? JSON.stringify(draft.template.variables) : null,
+        send_at: draft.sendAt,
+        track_opens: bool(draft.trackOpens),
+        track_clicks: bool(draft.trackClicks),
+        now,
+      });
+      for (const recipient of draft.recipients) {
+        s.insertRecipient.run(
+          newId('rcp', now),
+          id,
+          draft.projectId,
+          recipient.kind,
+          recipient.email,
+          recipient.mailbox.display,
+          recipient.mailbox.domain,
+          now,
+        );
+      }
+      const state = draft.sendAt === null ? 'queued' : 'scheduled';
+      for (const domain of recipientDomains(draft)) {
+        s.insertJob.run(
+          newId('job', now),
+          id,
+          draft.projectId,
+          domain,
+          draft.mode,
+          state,
+          draft.sendAt ?? now,
+          now,
+          now,
+        );
+      }
+      if (draft.idempotencyKey !== null)
+        s.upsertIdempotency.run(draft.projectId, draft.idempotencyKey, id, now);
+      return { ref: { id, status, createdAt: now }, created: true };
+    },
+
+    async get(projectId: string, id: string): Promise<MessageRef | undefined> {
+      const row = await db
+        .selectFrom('messages')
+        .select(['id', 'status', 'created_at'])
+        .where('id', '=', id)
+        .where('project_id', '=', projectId)
+        .executeTakeFirst();
+      return row && toRef(row);
+    },
+
+    /** Newest first; `after` is the last ID of the previous page. Fetches one extra row for has_more. */
+    async list(projectId: string, limit: number, after: string | undefined): Promise<ListedMessage[]> {
+      let query = db
+        .selectFrom('messages')
+        .select(['id', 'from_header', 'subject', 'status', 'created_at', 'send_at'])
+        .where('project_id', '=', projectId);
+      if (after) query = query.where('id', '<', after);
+      const rows = await query.orderBy('id', 'desc').limit(limit).execute();
+      if (rows.length === 0) return [];
+      const recipients = await db
+        .selectFrom('message_recipients')
+        .select(['message_id', 'display'])
+        .where(
+          'message_id',
+          'in',
+          rows.map((row) => row.id),
+        )
+        .where('kind', '=', 'to')
+        .orderBy('id')
+        .execute();
+      const to = new Map<string, string[]>();
+      for (const r of recipients) {
+        const list = to.get(r.message_id) ?? [];
+        list.push(r.display);
+        to.set(r.message_id, list);
+      }
+      return rows.map((row) => ({
+        id: row.id,
+        from: row.from_header,
+        to: to.get(row.id) ?? [],
+        subject: row.subject,
+        status: row.status,
+        createdAt: row.created_at,
+        sendAt: row.send_at,
+      }));
+    },
+
+    /** Cancels a still-scheduled message and its jobs; false when it is not (or no longer) scheduled. */
+    async cancelScheduled(projectId: string, id: string, now: number): Promise<boolean> {
+      return db.transaction().execute(async (trx) => {
+        const updated = await trx
+          .updateTable('messages')
+          .set({ status: 'cancelled', updated_at: now })
+          .where('id', '=', id)
+          .where('project_id', '=', projectId)
+          .where('status', '=', 'scheduled')
+          .where('send_at', '>', now)
+          .executeTakeFirst();
+        if (updated.numUpdatedRows === 0n) return false;
+        await trx
+          .updateTable('delivery_jobs')
+          .set({ state: 'cancelled', updated_at: now })
+          .where('message_id', '=', id)
+          .where('state', '=', 'scheduled')
+          .execute();
+        return true;
+      });
+    },
+
+    /** Scheduled messages whose time has come, oldest first (uses the messages_scheduled index). */
+    async due(executor: Db, now: number, limit: number) {
+      return executor
+        .selectFrom('messages')
+        .select(['id', 'project_id', 'from_header', 'subject', 'tags', 'send_at'])
+        .where('status', '=', 'scheduled')
+        .where('send_at', '<=', now)
+        .orderBy('send_at')
+        .limit(limit)
+        .execute();
+    },
+
+    /** Moves one scheduled message and its jobs to the queue; false if it was cancelled meanwhile. */
+    async release(executor: Db, id: string, now: number): Promise<boolean> {
+      const updated = await executor
+        .updateTable('messages')
+        .set({ status: 'queued', updated_at: now })
+        .where('id', '=', id)
+        .where('status', '=', 'scheduled')
+        .executeTakeFirst();
+      if (updated.numUpdatedRows === 0n) return false;
+      await executor
+        .updateTable('delivery_jobs')
+        .set({ state: 'queued', updated_at: now })
+        .where('message_id', '=', id)
+        .where('state', '=', 'scheduled')
+        .execute();
+      return true;
+    },
+
+    async toAddresses(executor: Db, messageId: string): Promise<string[]> {
+      const rows = await executor
+        .selectFrom('message_recipients')
+        .select('email')
+        .where('message_id', '=', messageId)
+        .where('kind', '=', 'to')
+        .orderBy('id')
+        .execute();
+      return rows.map((row) => row.email);
+    },
+
+    /** Messages a project created since `dayStart` (seeds the daily quota). */
+    async countSince(projectId: string, dayStart: number): Promise<number> {
+      const row = await db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('project_id', '=', projectId)
+        .where('id', '>=', firstIdAt(dayStart))
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    async purgeIdempotency(before: number): Promise<number> {
+      const result = await db
+        .deleteFrom('idempotency_keys')
+        .where('created_at', '<', before)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
+
+interface RefRow {
+  id: string;
+  status: MessageStatus;
+  created_at: number;
+}
+
+const toRef = (row: RefRow): MessageRef => ({ id: row.id, status: row.status, createdAt: row.created_at });
+
+function prepare(sqlite: SQLite.Database) {
+  return {
+    findIdempotent: sqlite.prepare(
+      `select m.id, m.status, m.created_at from idempotency_keys k join messages m on m.id = k.message_id
+       where k.project_id = ? and k.key = ? and k.created_at > ?`,
+    ),
+    insertMessage: sqlite.prepare(
+      `insert into messages (id, project_id, api_key_id, mode, traffic, status, from_header, from_email, from_domain,
+         reply_to, subject, html, text, headers, tags, template_id, template_version, variables, send_at,
+         track_opens, track_clicks, created_at, updated_at)
+       values (@id, @project_id, @api_key_id, @mode, 'transactional', @status, @from_header, @from_email, @from_domain,
+         @reply_to, @subject, @html, @text, @headers, @tags, @template_id, @template_version, @variables, @send_at,
+         @track_opens, @track_clicks, @now, @now)`,
+    ),
+    insertRecipient: sqlite.prepare(
+      `insert into message_recipients (id, message_id, project_id, kind, email, display, domain, status, attempts, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?)`,
+    ),
+    insertJob: sqlite.prepare(
+      `insert into delivery_jobs (id, message_id, project_id, domain, traffic, mode, state, lane, due_at, locked_until,
+         attempts, last_error, created_at, updated_at)
+       values (?, ?, ?, ?, 'transactional', ?, ?, null, ?, null, 0, null, ?, ?)`,
+    ),
+    // An expired record (older than 24 h) is simply taken over by the new message.
+    upsertIdempotency: sqlite.prepare(
+      `insert into idempotency_keys (project_id, key, message_id, created_at) values (?, ?, ?, ?)
+       on conflict (project_id, key) do update set message_id = excluded.message_id, created_at = excluded.created_at`,
+    ),
+  };
+}
+
+export type EmailStore = ReturnType<typeof createEmailStore>;

@@ -1,0 +1,48 @@
+/**
+ * Shared by the send API tests: a verified sending domain for the bootstrapped project, bodies of
+ * the usual shapes, and row counts straight from the store.
+ */
+import type { Posthorn } from '../helpers/server.js';
+
+export const SANDBOX = 'sandbox@posthorn.test';
+
+/**
+ * Marks `name` verified for the project. Domain verification itself (DNS) is the domains
+ * capability's to test; the send path only needs a domain in state `verified`.
+ */
+export function verifiedDomain(ph: Posthorn, name = 'acme.test', projectId = ph.owner.projectId): string {
+  const now = Date.now();
+  const id = `dom_${Math.random().toString(36).slice(2, 12).toUpperCase()}`;
+  ph.server.kernel.store.sqlite
+    .prepare(
+      `insert into domains (id, project_id, name, region, status, checks, created_at, updated_at, verified_at)
+       values (?, ?, ?, 'eu', 'verified', '{}', ?, ?, ?)`,
+    )
+    .run(id, projectId, name, now, now, now);
+  return name;
+}
+
+export function email(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    from: 'Acme <hello@acme.test>',
+    to: ['ann@example.com'],
+    subject: 'Hello',
+    html: '<p>Hello</p>',
+    ...overrides,
+  };
+}
+
+export function count(ph: Posthorn, table: string, where = '1 = 1', ...params: unknown[]): number {
+  const row = ph.server.kernel.store.sqlite
+    .prepare(`select count(*) as n from ${table} where ${where}`)
+    .get(...params) as {
+    n: number;
+  };
+  return row.n;
+}
+
+export function rows<T = Record<string, unknown>>(ph: Posthorn, sql: string, ...params: unknown[]): T[] {
+  return ph.server.kernel.store.sqlite.prepare(sql).all(...params) as T[];
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
