@@ -2,6 +2,7 @@
  * Background engines of `posthorn serve` (timers, the delivery engine, the dispatcher, the
  * scheduler). Each starts after HTTP is listening and is stopped, in reverse order, on shutdown.
  */
+import { startScheduler } from './emails/scheduler.js';
 import type { Kernel } from './kernel.js';
 import type { Services } from './services.js';
 
@@ -27,6 +28,9 @@ export async function startBackground(
   services: Services,
 ): Promise<{ stop(): Promise<void> }> {
   const engines: Engine[] = [lastUsedFlusher(kernel, services)];
+  engines.push(
+    startScheduler(kernel.db, services.emails.store, services.events, kernel.log.child({ capability: 'emails' })),
+  );
   return {
     async stop() {
       for (const engine of engines.reverse()) await engine.stop();

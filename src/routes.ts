@@ -1,4 +1,5 @@
 /** Every HTTP route of the process, gathered from the capabilities, plus the OpenAPI document. */
+import { emailRoutes } from './emails/routes.js';
 import { healthRoutes } from './health/routes.js';
 import type { Kernel } from './kernel.js';
 import { openApiDocument } from './platform/http/openapi.js';
@@ -10,6 +11,7 @@ import { VERSION } from './version.js';
 export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   const routes: RouteSpec[] = [...healthRoutes(services.health, VERSION)];
   routes.push(...suppressionRoutes(services.suppressions));
+  routes.push(...emailRoutes(services.emails));
   let document: unknown;
   routes.push(
     defineRoute({

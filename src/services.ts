@@ -5,6 +5,7 @@
 import { createAuditService } from './audit/service.js';
 import { createKeyService } from './auth/service.js';
 import { createKeyStore } from './auth/store.js';
+import { buildEmails } from './emails/build.js';
 import { createEventService } from './events/service.js';
 import { createHealthRegistry } from './health/registry.js';
 import type { Kernel } from './kernel.js';
@@ -21,7 +22,24 @@ export function buildServices(kernel: Kernel) {
   const keys = createKeyService(createKeyStore(db), projects, audit);
   const events = createEventService(db);
   const suppressions = createSuppressionService(createSuppressionStore(db));
-  return { health, audit, projects, keys, events, suppressions };
+  // TEMPORARY stand-ins until the domains and templates services land (issue 3).
+  const domains = {
+    isVerified: async (projectId: string, name: string) =>
+      (await db
+        .selectFrom('domains')
+        .select('id')
+        .where('project_id', '=', projectId)
+        .where('name', '=', name)
+        .where('status', '=', 'verified')
+        .executeTakeFirst()) !== undefined,
+  };
+  const templates = {
+    renderForSend: async (): Promise<never> => {
+      throw new Error('templates are not available yet');
+    },
+  };
+  const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
+  return { health, audit, projects, keys, events, suppressions, emails };
 }
 
 export type Services = ReturnType<typeof buildServices>;

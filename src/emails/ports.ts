@@ -11,12 +11,12 @@ export interface VerifiedDomainLookup {
   isVerified(projectId: string, name: string): Promise<boolean>;
 }
 
-/** The templates service's renderer the send path uses. */
+/** The templates service's renderer the send path uses (published version, exact variables). */
 export interface TemplateRenderer {
-  render(
+  renderForSend(
     projectId: string,
     idOrSlug: string,
-    variables: Record<string, string>,
+    variables: Readonly<Record<string, string>>,
   ): Promise<{
     subject: string;
     html: string | null;
@@ -37,6 +37,6 @@ export function sendPorts(services: {
     findSuppressed: (projectId, emails) => services.suppressions.findSuppressed(projectId, emails),
     memberEmails: (organizationId) => services.projects.memberEmails(organizationId),
     renderTemplate: (projectId, idOrSlug, variables) =>
-      services.templates.render(projectId, idOrSlug, variables),
+      services.templates.renderForSend(projectId, idOrSlug, variables),
   };
 }

@@ -124,6 +124,9 @@ export interface MessagesTable {
   send_at: number | null;
   created_at: number;
   updated_at: number;
+  /** Per-message tracking overrides (migration 0004): 1/0, or null for the project setting. */
+  track_opens: Defaulted<number | null>;
+  track_clicks: Defaulted<number | null>;
 }
 
 export interface MessageRecipientsTable {
@@ -363,6 +366,14 @@ export interface AnalyticsDailyTable {
   latency: JsonText;
 }
 
+/** Send API idempotency records (migration 0004): one per project and key, kept 24 hours. */
+export interface IdempotencyKeysTable {
+  project_id: string;
+  key: string;
+  message_id: string;
+  created_at: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -379,6 +390,7 @@ export interface Database {
   suppressions: SuppressionsTable;
   templates: TemplatesTable;
   template_versions: TemplateVersionsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 /** A column with a database default, optional on insert. */

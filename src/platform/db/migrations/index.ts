@@ -6,9 +6,11 @@ import type { Migration } from 'kysely/migration';
 import * as foundation from './0001-foundation.js';
 import * as messages from './0002-messages.js';
 import * as domainsSuppressionsTemplates from './0003-domains-suppressions-templates.js';
+import * as sendApi from './0004-send-api.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-messages': messages,
   '0003-domains-suppressions-templates': domainsSuppressionsTemplates,
+  '0004-send-api': sendApi,
 };

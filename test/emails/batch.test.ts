@@ -1,0 +1,90 @@
+import test from 'ava';
+import { startPosthorn } from '../helpers/server.js';
+import { count, email, rows, verifiedDomain } from './helpers.js';
+
+test('a batch whose items are all accepted answers 202 with one result per item', async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  const res = await ph.request('POST', '/v1/emails/batch', {
+    body: {
+      emails: [
+        email({ to: ['a@example.com'] }),
+        email({ to: ['b@example.com'], send_at: new Date(Date.now() + 3_600_000).toISOString() }),
+      ],
+    },
+  });
+  t.is(res.status, 202, res.text);
+  t.is(res.body.data.length, 2);
+  t.like(res.body.data[0], { index: 0, status: 'queued' });
+  t.like(res.body.data[1], { index: 1, status: 'scheduled' });
+  t.regex(res.body.data[0].id, /^msg_/);
+  t.is(count(ph, 'messages'), 2);
+  // Committed together: one transaction, so both share the same created_at.
+  const created = rows<{ created_at: number }>(ph, 'select created_at from messages');
+  t.is(created[0]?.created_at, created[1]?.created_at);
+});
+
+test('a batch with failing items answers 207: each item validated and checked on its own', async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  await ph.server.services.suppressions.add({
+    projectId: ph.owner.projectId,
+    email: 'gone@example.com',
+    reason: 'manual_block',
+  });
+  const res = await ph.request('POST', '/v1/emails/batch', {
+    body: {
+      emails: [
+        email({ to: ['ok@example.com'] }),
+        email({ to: ['gone@example.com'] }),
+        email({ to: ['nope'] }),
+        email({ from: 'x@unverified.test' }),
+        'not an object',
+        email({ to: ['ok2@example.com'], attachments: [] }),
+      ],
+    },
+  });
+  t.is(res.status, 207, res.text);
+  const [ok, suppressed, invalid, sender, notObject, attachments] = res.body.data;
+  t.like(ok, { index: 0, status: 'queued' });
+  t.deepEqual(Object.keys(suppressed).sort(), ['error', 'index', 'status_code']);
+  t.like(suppressed, { index: 1, status_code: 422 });
+  t.regex(suppressed.error, /gone@example\.com is on the suppression list/);
+  t.like(invalid, { index: 2, status_code: 400 });
+  t.regex(invalid.error, /to\[0\]/);
+  t.is(invalid.details[0].path, 'to[0]');
+  t.like(sender, { index: 3, status_code: 403 });
+  t.like(notObject, { index: 4, status_code: 400 });
+  t.like(attachments, { index: 5, status_code: 400 });
+  t.regex(attachments.error, /attachments/);
+  t.is(count(ph, 'messages'), 1);
+});
+
+test('a malformed batch envelope is refused with 400', async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  const cases: Array<[unknown, RegExp]> = [
+    [[email()], /Invalid body/],
+    [{ emails: email() }, /emails: must be an array/],
+    [{ emails: [] }, /emails: must hold at least 1/],
+    [{ emails: Array.from({ length: 101 }, () => email()) }, /emails: must hold at most 100/],
+    [{ emails: [email()], extra: 1 }, /extra: is not a supported field/],
+  ];
+  for (const [body, rule] of cases) {
+    const res = await ph.request('POST', '/v1/emails/batch', { body });
+    t.is(res.status, 400);
+    t.regex(res.body.error, rule);
+  }
+  t.is(count(ph, 'messages'), 0);
+});
+
+test('a batch of 100 commits in one transaction', async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  const res = await ph.request('POST', '/v1/emails/batch', {
+    body: { emails: Array.from({ length: 100 }, (_, i) => email({ to: [`r${i}@example.com`] })) },
+  });
+  t.is(res.status, 202);
+  t.is(count(ph, 'messages'), 100);
+  t.is(count(ph, 'events', "type = 'email.sent'"), 100);
+});

@@ -1,0 +1,98 @@
+import test from 'ava';
+import { startPosthorn } from '../helpers/server.js';
+import { email, rows, sleep, verifiedDomain } from './helpers.js';
+
+test('a send with send_at is scheduled, then released to the queue by the scheduler within 2 s', async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  const sendAt = Date.now() + 1500;
+  const res = await ph.request('POST', '/v1/emails', {
+    body: email({ to: ['a@example.com', 'b@other.test'], send_at: new Date(sendAt).toISOString() }),
+  });
+  t.is(res.status, 202);
+  t.is(res.body.status, 'scheduled');
+  const jobs = rows<{ state: string; due_at: number }>(
+    ph,
+    'select state, due_at from delivery_jobs where message_id = ?',
+    res.body.id,
+  );
+  t.deepEqual(
+    jobs.map((j) => [j.state, j.due_at]),
+    [
+      ['scheduled', sendAt],
+      ['scheduled', sendAt],
+    ],
+  );
+  t.deepEqual(
+    (await ph.server.services.events.forMessage(res.body.id)).map((e) => e.type),
+    ['email.scheduled'],
+  );
+
+  let status = 'scheduled';
+  while (status === 'scheduled' && Date.now() < sendAt + 2000) {
+    await sleep(100);
+    status = (await ph.request('GET', `/v1/emails/${res.body.id}`)).body.status;
+  }
+  t.is(status, 'queued', 'released within 2 s of send_at');
+  t.true(Date.now() >= sendAt);
+  t.deepEqual(rows(ph, 'select state from delivery_jobs where message_id = ?', res.body.id), [
+    { state: 'queued' },
+    { state: 'queued' },
+  ]);
+  const events = await ph.server.services.events.forMessage(res.body.id);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['email.scheduled', 'email.sent'],
+  );
+  t.deepEqual(events[1]?.data.to, ['a@example.com', 'b@other.test']);
+});
+
+test('DELETE /v1/emails/{id}/schedule cancels a scheduled send (204), after which it is 404', async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  const res = await ph.request('POST', '/v1/emails', {
+    body: email({ send_at: new Date(Date.now() + 3_600_000).toISOString() }),
+  });
+  const cancel = await ph.request('DELETE', `/v1/emails/${res.body.id}/schedule`);
+  t.is(cancel.status, 204);
+  t.is(cancel.text, '');
+  t.is((await ph.request('GET', `/v1/emails/${res.body.id}`)).body.status, 'cancelled');
+  t.deepEqual(rows(ph, 'select state from delivery_jobs where message_id = ?', res.body.id), [
+    { state: 'cancelled' },
+  ]);
+  t.is((await ph.request('DELETE', `/v1/emails/${res.body.id}/schedule`)).status, 404);
+});
+
+test('cancelling is 404 for a message that is not scheduled, absent, or another project’s', async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  const now = await ph.request('POST', '/v1/emails', { body: email() });
+  const notScheduled = await ph.request('DELETE', `/v1/emails/${now.body.id}/schedule`);
+  t.is(notScheduled.status, 404);
+  t.regex(notScheduled.body.error, /not found/);
+  t.is((await ph.request('DELETE', '/v1/emails/msg_01JD3Q8Z9V6W1R2T3Y4U5I6O7P/schedule')).status, 404);
+  const later = await ph.request('POST', '/v1/emails', {
+    body: email({ send_at: new Date(Date.now() + 3_600_000).toISOString() }),
+  });
+  const other = await ph.bootstrap();
+  t.is(
+    (await ph.request('DELETE', `/v1/emails/${later.body.id}/schedule`, { key: other.apiKey })).status,
+    404,
+  );
+  t.is((await ph.request('GET', `/v1/emails/${later.body.id}`)).body.status, 'scheduled');
+});
+
+test('a cancelled send is never released', async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  const res = await ph.request('POST', '/v1/emails', {
+    body: email({ send_at: new Date(Date.now() + 600).toISOString() }),
+  });
+  t.is((await ph.request('DELETE', `/v1/emails/${res.body.id}/schedule`)).status, 204);
+  await sleep(1800);
+  t.is((await ph.request('GET', `/v1/emails/${res.body.id}`)).body.status, 'cancelled');
+  t.deepEqual(
+    (await ph.server.services.events.forMessage(res.body.id)).map((e) => e.type),
+    ['email.scheduled'],
+  );
+});
