@@ -3,8 +3,11 @@
  * scheduler). Each starts after HTTP is listening and is stopped, in reverse order, on shutdown.
  */
 import { startScheduler } from './emails/scheduler.js';
+import { startAnalyticsProjection } from './analytics/engine.js';
+import { startRetention } from './events/retention.js';
 import type { Kernel } from './kernel.js';
 import type { Services } from './services.js';
+import { startWebhooks } from './webhooks/engine.js';
 
 export interface Engine {
   readonly name: string;
@@ -30,6 +33,25 @@ export async function startBackground(
   const engines: Engine[] = [lastUsedFlusher(kernel, services)];
   engines.push(
     startScheduler(kernel.db, services.emails.store, services.events, kernel.log.child({ capability: 'emails' })),
+  );
+  engines.push(startWebhooks(kernel, services.webhooks, services.events));
+  engines.push(
+    startAnalyticsProjection(
+      services.analytics,
+      services.events,
+      kernel.log.child({ capability: 'analytics' }),
+    ),
+  );
+  engines.push(
+    startRetention(
+      kernel.config.retention.events_days,
+      {
+        events: (cutoff) => services.events.purgeBefore(cutoff),
+        webhook_messages: (cutoff) => services.webhooks.store.purgeBefore(cutoff),
+        analytics_recipients: (cutoff) => services.analytics.purgeBefore(cutoff),
+      },
+      kernel.log.child({ capability: 'retention' }),
+    ),
   );
   return {
     async stop() {

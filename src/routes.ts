@@ -1,4 +1,5 @@
 /** Every HTTP route of the process, gathered from the capabilities, plus the OpenAPI document. */
+import { analyticsRoutes } from './analytics/routes.js';
 import { emailRoutes } from './emails/routes.js';
 import { healthRoutes } from './health/routes.js';
 import type { Kernel } from './kernel.js';
@@ -7,11 +8,14 @@ import { defineRoute, type RouteSpec } from './platform/http/route.js';
 import type { Services } from './services.js';
 import { suppressionRoutes } from './suppressions/routes.js';
 import { VERSION } from './version.js';
+import { webhookRoutes } from './webhooks/routes.js';
 
 export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   const routes: RouteSpec[] = [...healthRoutes(services.health, VERSION)];
   routes.push(...suppressionRoutes(services.suppressions));
   routes.push(...emailRoutes(services.emails));
+  routes.push(...webhookRoutes(services.webhooks.service));
+  routes.push(...analyticsRoutes(services.analytics));
   let document: unknown;
   routes.push(
     defineRoute({

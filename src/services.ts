@@ -2,6 +2,7 @@
  * The composition root: every capability's service, built in dependency order from the kernel.
  * A capability reaches another only through the service object built here.
  */
+import { buildAnalytics } from './analytics/build.js';
 import { createAuditService } from './audit/service.js';
 import { createKeyService } from './auth/service.js';
 import { createKeyStore } from './auth/store.js';
@@ -13,6 +14,7 @@ import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
+import { buildWebhooks } from './webhooks/build.js';
 
 export function buildServices(kernel: Kernel) {
   const { db } = kernel;
@@ -39,7 +41,9 @@ export function buildServices(kernel: Kernel) {
     },
   };
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
-  return { health, audit, projects, keys, events, suppressions, emails };
+  const webhooks = buildWebhooks(kernel, { audit });
+  const analytics = buildAnalytics(kernel);
+  return { health, audit, projects, keys, events, suppressions, emails, webhooks, analytics };
 }
 
 export type Services = ReturnType<typeof buildServices>;

@@ -6,7 +6,8 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Db } from '../platform/db/database.js';
-import { newId } from '../platform/ids.js';
+import type { EventsTable } from '../platform/db/tables.js';
+import { idFloor, newId } from '../platform/ids.js';
 import type { EventPayload, EventType } from './types.js';
 
 export interface NewEvent {
@@ -64,6 +65,32 @@ export function createEventService(db: Db) {
       return rows.map(toPayload);
     },
 
+    /** Whole rows after an event ID, oldest first: what outbox consumers (webhooks, analytics) read. */
+    async rowsAfter(afterId: string, limit: number, executor: Db = db): Promise<EventRecord[]> {
+      return executor
+        .selectFrom('events')
+        .selectAll()
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+    },
+
+    /**
+     * Deletes events created before `cutoff` (retention), at most `batch` per call so the write lock
+     * is held briefly; returns how many went. IDs are time-sortable, so the primary key finds them.
+     */
+    async purgeBefore(cutoff: number, batch = 5000): Promise<number> {
+      const bound = idFloor('evt', cutoff);
+      const result = await db
+        .deleteFrom('events')
+        .where('id', 'in', (q) =>
+          q.selectFrom('events').select('id').where('id', '<', bound).orderBy('id').limit(batch),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
     async forMessage(messageId: string): Promise<EventPayload[]> {
       const rows = await db
         .selectFrom('events')
@@ -75,6 +102,8 @@ export function createEventService(db: Db) {
     },
   };
 }
+
+export type EventRecord = EventsTable;
 
 export function toPayload(row: { id: string; type: string; created_at: number; data: string }): EventPayload {
   return {

@@ -385,6 +385,12 @@ export interface Database {
   message_recipients: MessageRecipientsTable;
   delivery_jobs: DeliveryJobsTable;
   events: EventsTable;
+  event_cursors: EventCursorsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_messages: WebhookMessagesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  analytics_recipients: AnalyticsRecipientsTable;
+  analytics_daily: AnalyticsDailyTable;
   domains: DomainsTable;
   domain_dkim_keys: DomainDkimKeysTable;
   suppressions: SuppressionsTable;

@@ -1,0 +1,136 @@
+/**
+ * The analytics report (spec §2.8): built from the daily aggregates of the projection, so its
+ * cost depends on the window (days × lanes rows), not on how many messages were sent. Before
+ * reporting it lets the projection catch up, so a report reflects every committed event.
+ *
+ * Counting: every recipient of an accepted message counts once, on the UTC day the message was
+ * accepted, under its current outcome. Rates are 0 when there is nothing to divide by.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { dayNumber, dayString } from './days.js';
+import { LatencyHistogram } from './latency-histogram.js';
+import type { AnalyticsProjector } from './projector.js';
+import type { AnalyticsReport } from './schemas.js';
+import type { AnalyticsStore } from './store.js';
+import { type Counters, COUNTERS, zeroCounters } from './transitions.js';
+
+const BATCH = 2000;
+/** How many batches a report waits for before answering with what is projected so far. */
+const MAX_CATCH_UP_BATCHES = 500;
+
+const ratio = (part: number, whole: number): number => (whole > 0 ? part / whole : 0);
+const UNROUTED = 'unrouted';
+
+export function createAnalyticsService(deps: { store: AnalyticsStore; projector: AnalyticsProjector }) {
+  const { store, projector } = deps;
+  let catching: Promise<void> | undefined;
+
+  /** Projects every committed event; shared by concurrent callers. */
+  function catchUp(): Promise<void> {
+    catching ??= (async () => {
+      try {
+        for (let batches = 0; batches < MAX_CATCH_UP_BATCHES; ) {
+          const read = projector.runBatch(BATCH);
+          if (read === null) {
+            // Another transaction holds the connection; let it finish.
+            await sleep(1);
+            continue;
+          }
+          batches += 1;
+          if (read < BATCH) return;
+          // Yield between batches so HTTP requests are served during a long catch-up.
+          await sleep(0);
+        }
+      } finally {
+        catching = undefined;
+      }
+    })();
+    return catching;
+  }
+
+  async function report(projectId: string, days: number, now = Date.now()): Promise<AnalyticsReport> {
+    await catchUp();
+    const last = dayNumber(now);
+    const first = last - days + 1;
+    const byDay = new Map<number, Counters>();
+    const byLane = new Map<string, { counters: Counters; latency: LatencyHistogram }>();
+    const overall = zeroCounters();
+    const overallLatency = new LatencyHistogram();
+    for (const row of store.window(projectId, first, last)) {
+      const day = byDay.get(row.day) ?? zeroCounters();
+      byDay.set(row.day, day);
+      const lane = row.lane || UNROUTED;
+      let provider = byLane.get(lane);
+      if (!provider) {
+        provider = { counters: zeroCounters(), latency: new LatencyHistogram() };
+        byLane.set(lane, provider);
+      }
+      for (const name of COUNTERS) {
+        day[name] += row[name];
+        provider.counters[name] += row[name];
+        overall[name] += row[name];
+      }
+      const histogram = LatencyHistogram.parse(row.latency);
+      provider.latency.merge(histogram);
+      overallLatency.merge(histogram);
+    }
+
+    const daily = [];
+    for (let day = first; day <= last; day++) {
+      const c = byDay.get(day) ?? zeroCounters();
+      daily.push({
+        day: dayString(day),
+        accepted: c.accepted,
+        queued: c.queued,
+        delivered: c.delivered,
+        bounced: c.bounced,
+        deferred: c.deferred,
+        complained: c.complained,
+      });
+    }
+    const providers = [...byLane]
+      .filter(([, provider]) => provider.counters.accepted > 0)
+      .map(([name, { counters: c, latency }]) => ({
+        provider: name,
+        total: c.accepted,
+        queued: c.queued,
+        delivered: c.delivered,
+        bounced: c.bounced,
+        deferred: c.deferred,
+        complained: c.complained,
+        median_delivery_latency_ms: latency.median() ?? 0,
+        delivery_rate: ratio(c.delivered, c.accepted),
+      }))
+      .sort((a, b) => b.total - a.total || a.provider.localeCompare(b.provider));
+
+    return {
+      days,
+      sent: overall.accepted,
+      delivered: overall.delivered,
+      bounced: overall.bounced,
+      deferred: overall.deferred,
+      complained: overall.complained,
+      delivery_rate: ratio(overall.delivered, overall.accepted),
+      bounce_rate: ratio(overall.bounced, overall.accepted),
+      complaint_rate: ratio(overall.complained, overall.delivered),
+      unique_opens: overall.unique_opens,
+      unique_clicks: overall.unique_clicks,
+      open_rate: ratio(overall.unique_opens, overall.delivered),
+      click_rate: ratio(overall.unique_clicks, overall.delivered),
+      median_delivery_latency_ms: overallLatency.median() ?? 0,
+      daily,
+      providers,
+    };
+  }
+
+  return {
+    catchUp,
+    report,
+    /** Retention: recipient records older than `cutoff` go; the daily aggregates stay. */
+    async purgeBefore(cutoff: number): Promise<number> {
+      return store.purgeRecipientsBefore(dayNumber(cutoff));
+    },
+  };
+}
+
+export type AnalyticsService = ReturnType<typeof createAnalyticsService>;

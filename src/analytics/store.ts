@@ -1,0 +1,35 @@
+/**
+ * The only file that reads `analytics_daily` and `analytics_recipients` for reports and
+ * retention (the projection writes them through its own prepared statements, projector.ts).
+ */
+import type SQLite from 'better-sqlite3';
+import type { Counters } from './transitions.js';
+
+export type DailyAggregate = Counters & { day: number; lane: string; latency: string };
+
+export function createAnalyticsStore(sqlite: SQLite.Database) {
+  let window: SQLite.Statement<[string, number, number], DailyAggregate> | undefined;
+  let purge: SQLite.Statement<[number, number]> | undefined;
+  return {
+    /** Aggregate rows of a project for days `first`..`last` (primary-key range). */
+    window(projectId: string, first: number, last: number): DailyAggregate[] {
+      window ??= sqlite.prepare(
+        `select day, lane, accepted, queued, deferred, delivered, bounced, complained, failed, suppressed,
+                unique_opens, unique_clicks, latency
+         from analytics_daily where project_id = ? and day between ? and ?`,
+      );
+      return window.all(projectId, first, last);
+    },
+
+    /** Forgets recipient records of days before `day`, a batch at a time; the aggregates stay. */
+    purgeRecipientsBefore(day: number, batch = 5000): number {
+      purge ??= sqlite.prepare(
+        `delete from analytics_recipients where (message_id, recipient) in
+           (select message_id, recipient from analytics_recipients where day < ? limit ?)`,
+      );
+      return purge.run(day, batch).changes;
+    },
+  };
+}
+
+export type AnalyticsStore = ReturnType<typeof createAnalyticsStore>;

@@ -1,0 +1,58 @@
+/**
+ * Retention (`retention.events_days`): hourly, deletes events, webhook messages with their
+ * attempts, and analytics recipient records older than the window, a batch at a time so the
+ * write lock is never held long. The daily analytics aggregates are kept (they are tiny).
+ */
+import type { Logger } from '../platform/log.js';
+
+const EVERY_MS = 3_600_000;
+const FIRST_RUN_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+/** Deletes up to one batch of rows older than `cutoff`; returns how many went. */
+export type Purger = (cutoff: number) => Promise<number>;
+
+export async function purgeAll(
+  purgers: Readonly<Record<string, Purger>>,
+  cutoff: number,
+): Promise<Record<string, number>> {
+  const removed: Record<string, number> = {};
+  for (const [name, purge] of Object.entries(purgers)) {
+    let total = 0;
+    for (;;) {
+      const n = await purge(cutoff);
+      total += n;
+      if (n === 0) break;
+      // Let other work in between batches.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    removed[name] = total;
+  }
+  return removed;
+}
+
+export function startRetention(days: number, purgers: Readonly<Record<string, Purger>>, log: Logger) {
+  let running: Promise<void> | undefined;
+  const run = () => {
+    running ??= purgeAll(purgers, Date.now() - days * DAY_MS)
+      .then((removed) => {
+        if (Object.values(removed).some((n) => n > 0)) log.info({ removed }, 'retention purge');
+      })
+      .catch((error: unknown) => log.error({ err: error }, 'retention purge failed'))
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const first = setTimeout(run, FIRST_RUN_MS);
+  const every = setInterval(run, EVERY_MS);
+  first.unref();
+  every.unref();
+  return {
+    name: 'retention',
+    async stop() {
+      clearTimeout(first);
+      clearInterval(every);
+      await running;
+    },
+  };
+}

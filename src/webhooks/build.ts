@@ -1,0 +1,19 @@
+/** Builds the webhooks capability from the kernel (composition root helper). */
+import type { AuditService } from '../audit/service.js';
+import { createCursorStore } from '../events/cursors.js';
+import type { Kernel } from '../kernel.js';
+import { createWebhookService } from './service.js';
+import { createWebhookStore } from './store.js';
+
+export function buildWebhooks(kernel: Kernel, deps: { audit: AuditService }) {
+  const store = createWebhookStore(kernel.db);
+  const service = createWebhookService({
+    store,
+    audit: deps.audit,
+    config: kernel.config.webhooks,
+    masterKey: kernel.masterKey,
+  });
+  return { service, store, cursors: createCursorStore(kernel.db) };
+}
+
+export type Webhooks = ReturnType<typeof buildWebhooks>;

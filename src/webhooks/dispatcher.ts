@@ -1,0 +1,278 @@
+/**
+ * The webhook dispatcher engine. It wakes when events are committed (or a replay is queued, or a
+ * retry falls due), fans new events out (fan-out.ts), then leases due attempts endpoint by
+ * endpoint and sends them (sender.ts), at most `per_endpoint_concurrency` per endpoint and
+ * `concurrency` in all, so one slow endpoint never holds up the others.
+ *
+ * Every attempt's outcome is recorded with what was sent where and what came back. After a
+ * failure the next attempt is queued per retry-schedule.ts; a 410 disables the endpoint at once,
+ * and an endpoint that has failed without a success for `disable_after` is disabled. Pending
+ * attempts live in the database, so retries survive a restart; a stop aborts requests in flight
+ * and releases their leases, so they are sent again (at least once) after the next start.
+ */
+import type { CursorStore } from '../events/cursors.js';
+import type { EventService } from '../events/service.js';
+import type { Config } from '../platform/config/schema.js';
+import { parseDuration } from '../platform/config/duration.js';
+import type { Db } from '../platform/db/database.js';
+import { newId } from '../platform/ids.js';
+import type { Logger } from '../platform/log.js';
+import { VERSION } from '../version.js';
+import { fanOutPage } from './fan-out.js';
+import { nextRetryDelay, parseRetryAfter } from './retry-schedule.js';
+import type { WebhookResult, WebhookSender } from './sender.js';
+import type { WebhookService } from './service.js';
+import { signatureHeader } from './signing.js';
+import type { ClaimedAttempt, EndpointRow, WebhookStore } from './store.js';
+
+const FAN_OUT_PAGE = 500;
+/** A lease outlives the request timeout by this much, so only a dead process loses it. */
+const LEASE_MARGIN_MS = 60_000;
+/** Re-read the outbox at least this often, for events committed without a notification. */
+const POLL_MS = 2000;
+const ENDPOINTS_PER_PASS = 100;
+
+export interface DispatcherDeps {
+  readonly db: Db;
+  readonly store: WebhookStore;
+  readonly cursors: CursorStore;
+  readonly events: EventService;
+  readonly webhooks: WebhookService;
+  readonly send: WebhookSender;
+  readonly config: Config['webhooks'];
+  readonly log: Logger;
+}
+
+export function startWebhookDispatcher(deps: DispatcherDeps) {
+  const { db, store, config, log } = deps;
+  const timeoutMs = parseDuration(config.timeout);
+  const scheduleMs = config.retry_schedule.map(parseDuration);
+  const disableAfterMs = parseDuration(config.disable_after);
+  const perEndpoint = new Map<string, number>();
+  const inFlight = new Map<string, { promise: Promise<void>; abort: AbortController }>();
+  let timer: NodeJS.Timeout | undefined;
+  let pumping: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+
+  const wake = () => {
+    if (stopped) return;
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = pump()
+      .catch((error: unknown) => log.error({ err: error }, 'webhook dispatcher pass failed'))
+      .finally(() => {
+        pumping = undefined;
+        if (again) {
+          again = false;
+          wake();
+        }
+      });
+  };
+
+  async function pump(): Promise<void> {
+    for (;;) {
+      const { read } = await fanOutPage(
+        db,
+        { store, cursors: deps.cursors, readAfter: deps.events.rowsAfter },
+        FAN_OUT_PAGE,
+      );
+      if (read < FAN_OUT_PAGE || stopped) break;
+    }
+    await dispatchDue();
+    await scheduleTimer();
+  }
+
+  async function dispatchDue(): Promise<void> {
+    const saturated = new Set<string>();
+    for (;;) {
+      if (stopped || inFlight.size >= config.concurrency) return;
+      const now = Date.now();
+      const candidates = (
+        await store.endpointsWithDueAttempts(now, ENDPOINTS_PER_PASS + saturated.size)
+      ).filter((id) => !saturated.has(id));
+      if (candidates.length === 0) return;
+      for (const endpointId of candidates) {
+        const free = Math.min(
+          config.per_endpoint_concurrency - (perEndpoint.get(endpointId) ?? 0),
+          config.concurrency - inFlight.size,
+        );
+        if (free <= 0) {
+          saturated.add(endpointId);
+          if (inFlight.size >= config.concurrency) return;
+          continue;
+        }
+        const claimed = await store.claim(endpointId, now, free, now + timeoutMs + LEASE_MARGIN_MS);
+        for (const attempt of claimed) start(attempt);
+        // Whatever is left due for this endpoint waits for one of its requests to finish.
+        saturated.add(endpointId);
+      }
+    }
+  }
+
+  async function scheduleTimer(): Promise<void> {
+    if (stopped) return;
+    clearTimeout(timer);
+    const next = await store.nextWakeAt();
+    const now = Date.now();
+    // Attempts already due but waiting for a busy endpoint are picked up when a request ends.
+    const delay = next !== undefined && next > now ? Math.min(next - now, POLL_MS) : POLL_MS;
+    timer = setTimeout(wake, delay);
+    timer.unref();
+  }
+
+  function start(attempt: ClaimedAttempt): void {
+    perEndpoint.set(attempt.endpoint_id, (perEndpoint.get(attempt.endpoint_id) ?? 0) + 1);
+    const abort = new AbortController();
+    const promise = deliver(attempt, abort.signal)
+      .catch((error: unknown) =>
+        log.error({ err: error, attempt_id: attempt.id }, 'webhook attempt failed to run'),
+      )
+      .finally(() => {
+        inFlight.delete(attempt.id);
+        const left = (perEndpoint.get(attempt.endpoint_id) ?? 1) - 1;
+        if (left <= 0) perEndpoint.delete(attempt.endpoint_id);
+        else perEndpoint.set(attempt.endpoint_id, left);
+        wake();
+      });
+    inFlight.set(attempt.id, { promise, abort });
+  }
+
+  async function deliver(attempt: ClaimedAttempt, signal: AbortSignal): Promise<void> {
+    const endpoint = await deps.webhooks.endpointById(attempt.endpoint_id);
+    if (endpoint?.status !== 'enabled') {
+      await store.releaseLocks([attempt.id]);
+      return;
+    }
+    const now = Date.now();
+    const timestamp = Math.floor(now / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': `Posthorn-Webhooks/${VERSION}`,
+      'webhook-id': attempt.message_id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(
+        deps.webhooks.signingSecrets(endpoint, now),
+        attempt.message_id,
+        timestamp,
+        attempt.body,
+      ),
+    };
+    const result = await deps.send({
+      url: endpoint.url,
+      headers,
+      body: attempt.body,
+      timeoutMs,
+      allowPrivate: config.allow_private_targets,
+      signal,
+    });
+    if (signal.aborted) {
+      // Stopping: the attempt stays pending and is sent again after the next start.
+      await store.releaseLocks([attempt.id]);
+      return;
+    }
+    await recordOutcome(attempt, endpoint, result);
+  }
+
+  async function recordOutcome(attempt: ClaimedAttempt, endpoint: EndpointRow, result: WebhookResult) {
+    const ok = result.status !== null && result.status >= 200 && result.status < 300;
+    const finishedAt = result.requestedAt + result.durationMs;
+    let disabled: string | undefined;
+    await db.transaction().execute(async (trx) => {
+      const recorded = await store.completeAttempt(trx, attempt.id, {
+        state: ok ? 'succeeded' : 'failed',
+        url: endpoint.url,
+        requested_at: result.requestedAt,
+        duration_ms: result.durationMs,
+        response_status: result.status,
+        response_headers: JSON.stringify(result.headers),
+        response_body: result.body,
+        error: result.error ?? (ok ? null : `HTTP ${result.status}`),
+      });
+      if (!recorded) return; // the endpoint was deleted meanwhile
+      const current = await trx
+        .selectFrom('webhook_endpoints')
+        .select(['status', 'failing_since'])
+        .where('id', '=', endpoint.id)
+        .executeTakeFirst();
+      if (!current) return;
+      if (ok) {
+        if (current.failing_since !== null) {
+          await store.updateEndpoint(endpoint.id, { failing_since: null }, trx);
+        }
+        return;
+      }
+      const gone = result.status === 410;
+      const failingSince = current.failing_since ?? result.requestedAt;
+      if (current.status === 'enabled' && (gone || finishedAt - failingSince >= disableAfterMs)) {
+        disabled = gone ? 'gone' : 'failing';
+      }
+      await store.updateEndpoint(
+        endpoint.id,
+        disabled
+          ? {
+              failing_since: failingSince,
+              status: 'disabled',
+              disabled_reason: disabled,
+              updated_at: finishedAt,
+            }
+          : { failing_since: failingSince },
+        trx,
+      );
+      if (gone) return;
+      const retryAfter = parseRetryAfter(result.headers['retry-after'], finishedAt);
+      const delay = nextRetryDelay(attempt.attempt, scheduleMs, retryAfter);
+      if (delay === undefined) return;
+      await store.insertAttempt(
+        {
+          id: newId('whd', finishedAt),
+          message_id: attempt.message_id,
+          endpoint_id: attempt.endpoint_id,
+          attempt: attempt.attempt + 1,
+          trigger: 'retry',
+          replay_of: attempt.replay_of,
+          previous_attempt_id: attempt.id,
+          state: 'pending',
+          due_at: finishedAt + delay,
+          locked_until: null,
+          url: null,
+          requested_at: null,
+          duration_ms: null,
+          response_status: null,
+          response_headers: null,
+          response_body: null,
+          error: null,
+          created_at: finishedAt,
+        },
+        trx,
+      );
+    });
+    if (disabled) {
+      log.warn(
+        { endpoint_id: endpoint.id, reason: disabled },
+        `webhook endpoint ${endpoint.id} disabled (${disabled})`,
+      );
+    }
+  }
+
+  const unsubscribe = [deps.events.onAppended(wake), deps.webhooks.onQueued(wake)];
+  wake();
+
+  return {
+    name: 'webhook-dispatcher',
+    /** Runs one pass now (tests and the CLI use it to avoid waiting for the timer). */
+    wake,
+    async stop(): Promise<void> {
+      stopped = true;
+      clearTimeout(timer);
+      for (const off of unsubscribe) off();
+      for (const { abort } of inFlight.values()) abort.abort();
+      await pumping;
+      await Promise.all([...inFlight.values()].map((entry) => entry.promise));
+    },
+  };
+}
+
+export type WebhookDispatcher = ReturnType<typeof startWebhookDispatcher>;

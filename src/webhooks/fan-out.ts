@@ -1,0 +1,86 @@
+/**
+ * Reads the event log from the dispatcher's cursor and turns each event into one message per
+ * enabled endpoint of its project subscribed to its type, with a first attempt due now. The
+ * messages, attempts and the advanced cursor commit together, so an event is fanned out exactly
+ * once even across crashes (delivery itself is at least once). An endpoint only receives events
+ * created after it was: a new endpoint is not flooded with a backlog.
+ */
+import type { CursorStore } from '../events/cursors.js';
+import { type EventRecord, toPayload } from '../events/service.js';
+import type { Db } from '../platform/db/database.js';
+import { newId } from '../platform/ids.js';
+import type { AttemptRow, EndpointRow, MessageRow, WebhookStore } from './store.js';
+
+export const DISPATCHER_CURSOR = 'webhooks';
+
+function subscribed(endpoint: EndpointRow, event: EventRecord): boolean {
+  if (event.created_at < endpoint.created_at) return false;
+  const events = JSON.parse(endpoint.events) as string[];
+  return events.includes('*') || events.includes(event.type);
+}
+
+/**
+ * Fans out one page of events; returns how many events it read (0 when caught up).
+ * `readAfter` is the event log's `rowsAfter`.
+ */
+export async function fanOutPage(
+  db: Db,
+  deps: {
+    store: WebhookStore;
+    cursors: CursorStore;
+    readAfter: (afterId: string, limit: number, executor: Db) => Promise<EventRecord[]>;
+  },
+  pageSize: number,
+): Promise<{ read: number; queued: number }> {
+  return db.transaction().execute(async (trx) => {
+    const cursor = await deps.cursors.get(DISPATCHER_CURSOR, trx);
+    const events = await deps.readAfter(cursor, pageSize, trx);
+    const last = events.at(-1);
+    if (!last) return { read: 0, queued: 0 };
+    const projects = [...new Set(events.map((event) => event.project_id))];
+    const endpoints = await deps.store.enabledEndpoints(trx, projects);
+    const messages: MessageRow[] = [];
+    const attempts: AttemptRow[] = [];
+    const now = Date.now();
+    for (const event of events) {
+      let body: string | undefined;
+      for (const endpoint of endpoints) {
+        if (endpoint.project_id !== event.project_id || !subscribed(endpoint, event)) continue;
+        body ??= JSON.stringify(toPayload(event));
+        const message: MessageRow = {
+          id: newId('whm', now),
+          endpoint_id: endpoint.id,
+          project_id: event.project_id,
+          event_id: event.id,
+          event_type: event.type,
+          body,
+          created_at: now,
+        };
+        messages.push(message);
+        attempts.push({
+          id: newId('whd', now),
+          message_id: message.id,
+          endpoint_id: endpoint.id,
+          attempt: 1,
+          trigger: 'event',
+          replay_of: null,
+          previous_attempt_id: null,
+          state: 'pending',
+          due_at: now,
+          locked_until: null,
+          url: null,
+          requested_at: null,
+          duration_ms: null,
+          response_status: null,
+          response_headers: null,
+          response_body: null,
+          error: null,
+          created_at: now,
+        });
+      }
+    }
+    await deps.store.insertMessages(trx, messages, attempts);
+    await deps.cursors.set(DISPATCHER_CURSOR, last.id, trx);
+    return { read: events.length, queued: attempts.length };
+  });
+}
