@@ -27,6 +27,7 @@ export function buildEmails(
   );
   const service = createEmailService({
     db: kernel.db,
+    sqlite: kernel.store.sqlite,
     config: kernel.config,
     store,
     events: services.events,

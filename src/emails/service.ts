@@ -5,6 +5,7 @@
  * after the commit. A batch runs each item through the same steps and commits the accepted ones
  * together. It never talks SMTP and never resolves DNS: the delivery engine consumes the jobs.
  */
+import type SQLite from 'better-sqlite3';
 import type { EventService } from '../events/service.js';
 import type { Config } from '../platform/config/schema.js';
 import type { Db } from '../platform/db/database.js';
@@ -14,6 +15,7 @@ import { formatPath } from '../platform/http/validate.js';
 import { normalizeEmail } from '../suppressions/normalize.js';
 import type { Mailbox } from './address.js';
 import { checkNotSuspended, checkSuppression, createSenderCheck, type SendPorts } from './checks.js';
+import { createGroupCommit } from './group-commit.js';
 import { canonicalHeaders } from './headers.js';
 import type { Reservation, SendLimits } from './limits.js';
 import type { Draft, DraftRecipient, MessageRef } from './model.js';
@@ -38,6 +40,7 @@ export type BatchResult =
 
 export interface EmailServiceDeps {
   readonly db: Db;
+  readonly sqlite: SQLite.Database;
   readonly config: Config;
   readonly store: EmailStore;
   readonly events: EventService;
@@ -77,6 +80,7 @@ function recipientsOf(request: SendRequest): DraftRecipient[] {
 export function createEmailService(deps: EmailServiceDeps) {
   const { db, store, events, limits, ports } = deps;
   const checkSender = createSenderCheck(deps.config.sandbox, ports);
+  const group = createGroupCommit(db, deps.sqlite, () => events.notify());
 
   /** Validated request → Draft; a named template is rendered from its published version here. */
   async function toDraft(principal: KeyPrincipal, request: SendRequest, key: string | null): Promise<Draft> {
@@ -124,10 +128,11 @@ export function createEmailService(deps: EmailServiceDeps) {
   async function commit(
     admitted: ReadonlyArray<{ draft: Draft; reservation: Reservation }>,
   ): Promise<Array<{ ref: MessageRef; created: boolean }>> {
-    const now = Date.now();
     let results: Array<{ ref: MessageRef; created: boolean }>;
     try {
-      results = await db.transaction().execute(async (trx) => {
+      // Shares a transaction (and its fsync) with concurrent sends, in a savepoint of its own.
+      results = await group.run(async (trx) => {
+        const now = Date.now();
         const out: Array<{ ref: MessageRef; created: boolean }> = [];
         for (const { draft } of admitted) {
           const result = store.insertAccepted(draft, now);
@@ -143,7 +148,6 @@ export function createEmailService(deps: EmailServiceDeps) {
     results.forEach((result, i) => {
       if (!result.created) admitted[i]?.reservation.release();
     });
-    if (results.some((result) => result.created)) events.notify();
     return results;
   }
 

@@ -1,0 +1,271 @@
+/**
+ * Send API throughput: POST /v1/emails (one recipient, 5 KB HTML, verified domain) at 50 connections, against a minimal Koa + better-sqlite3 floor, alternating.
+ *
+ * Usage: scripts/bench api [--rounds 3] [--duration 30] [--connections 50] [--synchronous full|normal]
+ *
+ * Each round measures the floor and Posthorn, each on a fresh data dir, with the same load tool
+ * (wrk from Debian when installed, else autocannon from npm) after a short warm-up. The floor
+ * reads the body, parses the same JSON and inserts one row per request into SQLite in WAL mode with
+ * the same `synchronous` setting as Posthorn. Posthorn runs with its defaults except: delivery and
+ * inbound SMTP off (no MX to talk to; they are not the API), and the per-key and per-recipient
+ * limits raised so they are checked on every request but never refuse one.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { parseArgs } from 'node:util';
+import { validateConfig } from '../src/platform/config/load.js';
+import { createLogger } from '../src/platform/log.js';
+import { startServer } from '../src/server.js';
+import { freePort, median, spawnQuiet, stopChild, waitReady } from './lib.js';
+
+const run = promisify(execFile);
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '30' },
+    connections: { type: 'string', default: '50' },
+    warmup: { type: 'string', default: '3' },
+    synchronous: { type: 'string', default: 'full' },
+  },
+});
+const rounds = Number(values.rounds);
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+const warmup = Number(values.warmup);
+const synchronous = values.synchronous === 'normal' ? 'normal' : 'full';
+const root = path.resolve(import.meta.dirname, '../..');
+const main = path.join(root, 'dist/src/main.js');
+
+interface Result {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly errors: number;
+}
+
+const body = JSON.stringify({
+  from: 'Acme <hello@acme.test>',
+  to: ['ann@example.com'],
+  subject: 'Your receipt',
+  html: `<html><body>${'<p>Thank you for your order. Here is your receipt.</p>'.repeat(90)}</body></html>`.slice(
+    0,
+    5120,
+  ),
+});
+
+const floorSource = `
+const Koa = require('koa');
+const Database = require('better-sqlite3');
+const db = new Database(process.env.FLOOR_DB);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = ${synchronous.toUpperCase()}');
+db.exec('create table messages (id integer primary key, from_header text, to_list text, subject text, html text, created_at integer)');
+const insert = db.prepare('insert into messages (from_header, to_list, subject, html, created_at) values (?, ?, ?, ?, ?)');
+const app = new Koa();
+app.use(async (ctx) => {
+  if (ctx.path === '/health') { ctx.body = 'ok'; return; }
+  const chunks = [];
+  for await (const chunk of ctx.req) chunks.push(chunk);
+  const email = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  const now = Date.now();
+  const info = insert.run(email.from, JSON.stringify(email.to), email.subject, email.html, now);
+  ctx.status = 202;
+  ctx.body = { id: 'msg_' + info.lastInsertRowid, status: 'queued', created_at: new Date(now).toISOString() };
+});
+app.listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+/** A fresh data dir with a project, a live key and a verified domain; returns the key. */
+async function preparePosthorn(dataDir: string, port: number): Promise<{ key: string; config: string }> {
+  const settings = {
+    server: { listen: `127.0.0.1:${port}` },
+    storage: { data_dir: dataDir, synchronous },
+    smtp_in: { enabled: false },
+    delivery: { enabled: false },
+    limits: { sends_per_minute_per_key: 100_000_000, sends_per_hour_per_recipient: 100_000_000 },
+  };
+  const config = validateConfig(settings, 'bench');
+  const server = await startServer(
+    { ...config, server: { ...config.server, listen: '127.0.0.1:0' } },
+    createLogger('silent'),
+  );
+  const ids = await server.services.projects.bootstrap(
+    { email: 'ops@acme.test', organization: 'Acme', project: 'Bench' },
+    'bench',
+  );
+  const { key } = await server.services.keys.create(
+    { projectId: ids.projectId, scopes: ['emails:send'], mode: 'live' },
+    'bench',
+  );
+  const now = Date.now();
+  server.kernel.store.sqlite
+    .prepare(
+      `insert into domains (id, project_id, name, region, status, checks, created_at, updated_at, verified_at)
+       values ('dom_bench', ?, 'acme.test', 'eu', 'verified', '{}', ?, ?, ?)`,
+    )
+    .run(ids.projectId, now, now, now);
+  await server.stop();
+  const toml = path.join(dataDir, 'bench.toml');
+  writeFileSync(
+    toml,
+    [
+      '[server]',
+      `listen = "127.0.0.1:${port}"`,
+      '[storage]',
+      `data_dir = "${dataDir}"`,
+      `synchronous = "${synchronous}"`,
+      '[smtp_in]',
+      'enabled = false',
+      '[delivery]',
+      'enabled = false',
+      '[limits]',
+      'sends_per_minute_per_key = 100000000',
+      'sends_per_hour_per_recipient = 100000000',
+      '',
+    ].join('\n'),
+  );
+  return { key, config: toml };
+}
+
+async function hasWrk(): Promise<boolean> {
+  try {
+    await run('wrk', ['--version']);
+    return true;
+  } catch (error) {
+    return (error as { code?: unknown }).code !== 'ENOENT';
+  }
+}
+
+async function load(
+  url: string,
+  key: string,
+  seconds: number,
+  dir: string,
+  useWrk: boolean,
+): Promise<Result> {
+  if (useWrk) {
+    const script = path.join(dir, 'post.lua');
+    writeFileSync(
+      script,
+      `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.headers["Authorization"] = "Bearer ${key}"\nwrk.body = ${JSON.stringify(body)}\n`,
+    );
+    const { stdout } = await run(
+      'wrk',
+      ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, `${url}/v1/emails`],
+      {
+        maxBuffer: 1 << 20,
+      },
+    );
+    const ms = (label: string) => {
+      const m = new RegExp(`^\\s*${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(stdout);
+      if (!m) throw new Error(`wrk output without ${label}%:\n${stdout}`);
+      const value = Number(m[1]);
+      return m[2] === 'us' ? value / 1000 : m[2] === 's' ? value * 1000 : value;
+    };
+    const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? Number.NaN);
+    const errors =
+      Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0) +
+      Number(
+        /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/
+          .exec(stdout)
+          ?.slice(1)
+          .reduce((a, b) => a + Number(b), 0) ?? 0,
+      );
+    return { rps, p50: ms('50'), p99: ms('99'), errors };
+  }
+  // autocannon ships no types; this is the part of its result the benchmark reads.
+  type Autocannon = (options: Record<string, unknown>) => Promise<{
+    requests: { average: number };
+    latency: { p50: number; p99: number };
+    non2xx: number;
+    errors: number;
+    timeouts: number;
+  }>;
+  const autocannon = ((await import('autocannon' as string)) as { default: Autocannon }).default;
+  const result = await autocannon({
+    url: `${url}/v1/emails`,
+    method: 'POST',
+    connections,
+    duration: seconds,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body,
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+async function measure(subject: 'floor' | 'posthorn', useWrk: boolean): Promise<Result> {
+  const dir = mkdtempSync(path.join(tmpdir(), `posthorn-bench-api-${subject}-`));
+  const port = await freePort();
+  try {
+    let key = 'none';
+    const child =
+      subject === 'floor'
+        ? spawnQuiet(
+            process.execPath,
+            ['-e', floorSource],
+            { ...process.env, PORT: String(port), FLOOR_DB: path.join(dir, 'floor.sqlite') },
+            root,
+          )
+        : await (async () => {
+            const prepared = await preparePosthorn(dir, port);
+            key = prepared.key;
+            return spawnQuiet(
+              process.execPath,
+              [main, 'serve', '--config', prepared.config],
+              { ...process.env, POSTHORN_CONFIG: prepared.config },
+              root,
+            );
+          })();
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await waitReady(`${url}/health`, performance.now());
+      if (warmup > 0) await load(url, key, warmup, dir, useWrk);
+      return await load(url, key, duration, dir, useWrk);
+    } finally {
+      await stopChild(child);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const useWrk = await hasWrk();
+const samples = { floor: [] as Result[], posthorn: [] as Result[] };
+for (let round = 1; round <= rounds; round++) {
+  for (const subject of ['floor', 'posthorn'] as const) {
+    const result = await measure(subject, useWrk);
+    samples[subject].push(result);
+    console.error(
+      `round ${round} ${subject}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}`,
+    );
+  }
+}
+
+const med = (list: Result[], field: keyof Result) => median(list.map((r) => r[field]));
+const floor = {
+  rps: med(samples.floor, 'rps'),
+  p50: med(samples.floor, 'p50'),
+  p99: med(samples.floor, 'p99'),
+};
+console.log(
+  `POST /v1/emails, ${connections} connections, ${duration} s per run, ${rounds} alternating rounds, ` +
+    `${useWrk ? 'wrk -t2' : 'autocannon'}, synchronous=${synchronous}, node ${process.version}`,
+);
+console.log('| subject | accepted/s (median) | p50 | p99 | errors | throughput ratio | p99 ratio |');
+console.log('|---|---|---|---|---|---|---|');
+for (const [name, list] of Object.entries(samples)) {
+  const rps = med(list, 'rps');
+  const p99 = med(list, 'p99');
+  console.log(
+    `| ${name} | ${rps.toFixed(0)} | ${med(list, 'p50').toFixed(1)} ms | ${p99.toFixed(1)} ms | ${list.reduce((a, r) => a + r.errors, 0)} | ` +
+      `${(rps / floor.rps).toFixed(2)}x | ${(p99 / floor.p99).toFixed(2)}x |`,
+  );
+}
