@@ -7,6 +7,7 @@ import { startAnalyticsProjection } from './analytics/engine.js';
 import { startRetention } from './events/retention.js';
 import type { Kernel } from './kernel.js';
 import type { Services } from './services.js';
+import { startDomainRecheck } from './domains/recheck.js';
 import { startWebhooks } from './webhooks/engine.js';
 
 export interface Engine {
@@ -53,6 +54,7 @@ export async function startBackground(
       kernel.log.child({ capability: 'retention' }),
     ),
   );
+  engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
   return {
     async stop() {
       for (const engine of engines.reverse()) await engine.stop();

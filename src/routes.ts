@@ -6,6 +6,8 @@ import type { Kernel } from './kernel.js';
 import { openApiDocument } from './platform/http/openapi.js';
 import { defineRoute, type RouteSpec } from './platform/http/route.js';
 import type { Services } from './services.js';
+import { domainRoutes } from './domains/routes.js';
+import { templateRoutes } from './templates/routes.js';
 import { suppressionRoutes } from './suppressions/routes.js';
 import { VERSION } from './version.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -13,6 +15,8 @@ import { webhookRoutes } from './webhooks/routes.js';
 export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   const routes: RouteSpec[] = [...healthRoutes(services.health, VERSION)];
   routes.push(...suppressionRoutes(services.suppressions));
+  routes.push(...domainRoutes(services.domains));
+  routes.push(...templateRoutes(services.templates));
   routes.push(...emailRoutes(services.emails));
   routes.push(...webhookRoutes(services.webhooks.service));
   routes.push(...analyticsRoutes(services.analytics));

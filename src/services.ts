@@ -4,6 +4,7 @@
  */
 import { buildAnalytics } from './analytics/build.js';
 import { createAuditService } from './audit/service.js';
+import { buildDomains } from './domains/build.js';
 import { createKeyService } from './auth/service.js';
 import { createKeyStore } from './auth/store.js';
 import { buildEmails } from './emails/build.js';
@@ -14,6 +15,7 @@ import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
+import { buildTemplates } from './templates/build.js';
 import { buildWebhooks } from './webhooks/build.js';
 
 export function buildServices(kernel: Kernel) {
@@ -24,26 +26,12 @@ export function buildServices(kernel: Kernel) {
   const keys = createKeyService(createKeyStore(db), projects, audit);
   const events = createEventService(db);
   const suppressions = createSuppressionService(createSuppressionStore(db));
-  // TEMPORARY stand-ins until the domains and templates services land (issue 3).
-  const domains = {
-    isVerified: async (projectId: string, name: string) =>
-      (await db
-        .selectFrom('domains')
-        .select('id')
-        .where('project_id', '=', projectId)
-        .where('name', '=', name)
-        .where('status', '=', 'verified')
-        .executeTakeFirst()) !== undefined,
-  };
-  const templates = {
-    renderForSend: async (): Promise<never> => {
-      throw new Error('templates are not available yet');
-    },
-  };
+  const domains = buildDomains(kernel, { events, projects });
+  const templates = buildTemplates(kernel, { domains });
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
   const webhooks = buildWebhooks(kernel, { audit });
   const analytics = buildAnalytics(kernel);
-  return { health, audit, projects, keys, events, suppressions, emails, webhooks, analytics };
+  return { health, audit, projects, keys, events, suppressions, emails, webhooks, analytics, domains, templates };
 }
 
 export type Services = ReturnType<typeof buildServices>;

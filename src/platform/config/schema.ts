@@ -171,6 +171,23 @@ const dns = z
   })
   .describe('DNS resolution for MX lookups and domain verification.');
 
+const domains = z
+  .strictObject({
+    recheck_cron: z
+      .string()
+      .regex(/^\S+(\s+\S+){4,5}$/, 'must be a cron expression with 5 or 6 fields, e.g. "17 4 * * *"')
+      .default('17 4 * * *')
+      .describe(
+        'When the DNS of every sending domain is checked again (cron, local time); a verified domain that broke is marked failed.',
+      ),
+    tracking_subdomain: z
+      .string()
+      .regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be one DNS label, e.g. "track"')
+      .default('track')
+      .describe('Label of the optional per-domain tracking host (<label>.<domain>) the DNS records suggest.'),
+  })
+  .describe('Sending domains: DNS verification and its daily re-check.');
+
 const clamav = z
   .strictObject({
     host: z.string().default('127.0.0.1').describe('clamd TCP host.'),
@@ -276,6 +293,7 @@ export const configSchema = z.strictObject({
   delivery: delivery.default(delivery.parse({})),
   dkim: dkim.default(dkim.parse({})),
   dns: dns.default(dns.parse({})),
+  domains: domains.default(domains.parse({})),
   clamav: clamav.default(clamav.parse({})),
   tracking: tracking.default(tracking.parse({})),
   sandbox: sandbox.default(sandbox.parse({})),

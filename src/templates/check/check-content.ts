@@ -1,0 +1,86 @@
+/**
+ * The content half of the template check (spec §2.7): links, images, size and client
+ * compatibility of one template version. Pure: no I/O, so tables of cases test it directly.
+ * The service adds the domain and tracking DNS findings.
+ */
+import { compatibilityIssues } from './compat.js';
+import { scanHtml } from './html-scan.js';
+import { type Issue, issue } from './issues.js';
+import { checkAddress } from './links.js';
+
+/** Gmail clips a message whose HTML passes 102 KB (102 × 1024 bytes). */
+export const GMAIL_CLIP_BYTES = 102 * 1024;
+
+export interface ContentCheck {
+  readonly html_bytes: number;
+  readonly link_count: number;
+  readonly image_count: number;
+  readonly issues: Issue[];
+}
+
+/** URLs in plain text: what clients turn into links. */
+const TEXT_URL = /\bhttps?:\/\/[^\s<>"')\]]+/gi;
+
+export function checkContent(content: { html_body: string | null; text_body: string | null }): ContentCheck {
+  const issues: Issue[] = [];
+  let linkCount = 0;
+  let imageCount = 0;
+  const html = content.html_body ?? '';
+  const htmlBytes = Buffer.byteLength(html, 'utf8');
+
+  if (content.html_body !== null) {
+    const scan = scanHtml(html);
+    for (const tag of scan.tags) {
+      if (tag.name === 'a' || tag.name === 'area') {
+        // <a name> or <a id> without href marks a place in the page; it is not a link.
+        if (!tag.attrs.has('href') && (tag.attrs.has('name') || tag.attrs.has('id'))) continue;
+        linkCount++;
+        issues.push(...checkAddress(tag.attrs.get('href'), 'link'));
+      } else if (tag.name === 'img') {
+        imageCount++;
+        issues.push(...checkAddress(tag.attrs.get('src'), 'image'));
+        if (!tag.attrs.has('alt')) {
+          const src = tag.attrs.get('src') ?? '';
+          issues.push(
+            issue(
+              'image_missing_alt',
+              'An image has no alt text; screen readers and blocked images need it.',
+              src,
+            ),
+          );
+        }
+      }
+    }
+    issues.push(...compatibilityIssues(scan));
+    if (htmlBytes > GMAIL_CLIP_BYTES) {
+      issues.push(
+        issue(
+          'html_too_large',
+          `The HTML is ${htmlBytes} bytes; Gmail clips messages over ${GMAIL_CLIP_BYTES} bytes.`,
+          String(htmlBytes),
+        ),
+      );
+    }
+    if (content.text_body === null) {
+      issues.push(issue('missing_text_part', 'There is no text_body; add a plain-text version.'));
+    }
+  }
+  if (content.text_body !== null) {
+    for (const match of content.text_body.matchAll(TEXT_URL)) {
+      linkCount++;
+      issues.push(...checkAddress(match[0].replace(/[.,;:!?]+$/, ''), 'link'));
+    }
+  }
+  return { html_bytes: htmlBytes, link_count: linkCount, image_count: imageCount, issues: dedupe(issues) };
+}
+
+/** The same finding on the same target is reported once. */
+function dedupe(issues: readonly Issue[]): Issue[] {
+  const seen = new Set<string>();
+  return issues.filter((found) => {
+    const key = `${found.code}\u0000${found.target ?? ''}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,89 @@
+/**
+ * A Posthorn with a real loopback DNS server as its resolver, and helpers that publish a
+ * domain's records the way an operator would (TXT values as the split strings the API gives).
+ */
+import type { ExecutionContext } from 'ava';
+import { type DnsTestServer, startDnsServer } from '../helpers/dns-server.js';
+import { type ConfigOverrides, type Posthorn, startPosthorn } from '../helpers/server.js';
+
+export const SENDING_IP = '192.0.2.10';
+export const MX_HOST = 'mx.posthorn.example';
+
+export interface DomainEnv {
+  readonly ph: Posthorn;
+  readonly dns: DnsTestServer;
+}
+
+export interface RecordView {
+  purpose: string;
+  type: string;
+  host: string;
+  value: string;
+  value_strings?: string[];
+  priority?: number;
+  status: string;
+  reason?: string;
+  policy?: string;
+  required: boolean;
+}
+
+export interface DomainView {
+  id: string;
+  name: string;
+  status: string;
+  records: RecordView[];
+}
+
+export async function startDomainEnv(
+  t: ExecutionContext,
+  overrides: ConfigOverrides = {},
+): Promise<DomainEnv> {
+  const dns = await startDnsServer();
+  t.teardown(() => dns.stop());
+  const ph = await startPosthorn(t, {
+    ...overrides,
+    dns: { servers: [dns.address], ...overrides.dns },
+    delivery: { sending_ips: [SENDING_IP], ...overrides.delivery },
+    smtp_in: { hostname: MX_HOST, ...overrides.smtp_in },
+  });
+  return { ph, dns };
+}
+
+/** Publishes every record of the domain as given, except the purposes listed in `skip`. */
+export function publish(dns: DnsTestServer, domain: DomainView, skip: readonly string[] = []): void {
+  for (const record of domain.records) {
+    if (skip.includes(record.purpose)) continue;
+    if (record.type === 'TXT') {
+      dns.set(record.host, 'TXT', [record.value_strings ?? record.value]);
+    } else if (record.type === 'MX') {
+      dns.set(record.host, 'MX', [{ preference: record.priority ?? 10, exchange: record.value }]);
+    } else if (record.type === 'A') {
+      dns.set(record.host, 'A', [record.value]);
+    }
+  }
+}
+
+export function record(domain: DomainView, purpose: string, type?: string): RecordView {
+  const found = domain.records.find((r) => r.purpose === purpose && (type === undefined || r.type === type));
+  if (!found) throw new Error(`no ${purpose} record`);
+  return found;
+}
+
+export async function createDomain(ph: Posthorn, name: string, key?: string): Promise<DomainView> {
+  const res = await ph.request<DomainView>('POST', '/v1/domains', {
+    body: { name },
+    ...(key ? { key } : {}),
+  });
+  if (res.status !== 201) throw new Error(`creating ${name}: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+export function eventsOf(
+  ph: Posthorn,
+  projectId: string,
+): Array<{ type: string; data: Record<string, unknown> }> {
+  const rows = ph.server.kernel.store.sqlite
+    .prepare("select type, data from events where project_id = ? and type like 'domain.%' order by id")
+    .all(projectId) as Array<{ type: string; data: string }>;
+  return rows.map((row) => ({ type: row.type, data: JSON.parse(row.data) as Record<string, unknown> }));
+}
