@@ -25,26 +25,29 @@ export function createAnalyticsService(deps: { store: AnalyticsStore; projector:
   const { store, projector } = deps;
   let catching: Promise<void> | undefined;
 
-  /** Projects every committed event; shared by concurrent callers. */
-  function catchUp(): Promise<void> {
-    catching ??= (async () => {
-      try {
-        for (let batches = 0; batches < MAX_CATCH_UP_BATCHES; ) {
-          const read = projector.runBatch(BATCH);
-          if (read === null) {
-            // Another transaction holds the connection; let it finish.
-            await sleep(1);
-            continue;
-          }
-          batches += 1;
-          if (read < BATCH) return;
-          // Yield between batches so HTTP requests are served during a long catch-up.
-          await sleep(0);
-        }
-      } finally {
-        catching = undefined;
+  async function drain(): Promise<void> {
+    for (let batches = 0; batches < MAX_CATCH_UP_BATCHES; ) {
+      const read = projector.runBatch(BATCH);
+      if (read === null) {
+        // Another transaction holds the connection; let it finish.
+        await sleep(1);
+        continue;
       }
-    })();
+      batches += 1;
+      if (read < BATCH) return;
+      // Yield between batches so HTTP requests are served during a long catch-up.
+      await sleep(0);
+    }
+  }
+
+  /** Projects every committed event; concurrent callers share one run. */
+  function catchUp(): Promise<void> {
+    if (!catching) {
+      const run = drain().finally(() => {
+        if (catching === run) catching = undefined;
+      });
+      catching = run;
+    }
     return catching;
   }
 

@@ -116,6 +116,7 @@ export function createWebhookSender(options: { lookup?: HostLookup } = {}) {
       error,
     });
 
+    if (request.signal?.aborted) return failure('aborted');
     const url = new URL(request.url);
     const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
     let timer: NodeJS.Timeout | undefined;

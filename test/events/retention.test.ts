@@ -1,0 +1,61 @@
+import test from 'ava';
+import { purgeAll } from '../../src/events/retention.js';
+import { idFloor, idTime, newId } from '../../src/platform/ids.js';
+import { startPosthorn } from '../helpers/server.js';
+import { createEndpoint, emit } from '../webhooks/helpers.js';
+import { eventually, startReceiver } from '../webhooks/receiver.js';
+
+const DAY = 86_400_000;
+
+test('idFloor sorts below every ID created at or after its time and above earlier ones', (t) => {
+  const now = Date.now();
+  const floor = idFloor('evt', now);
+  t.true(floor <= newId('evt', now));
+  t.true(idFloor('evt', now - 1) < floor);
+  t.is(idTime(floor), now);
+  t.is(idTime('not-an-id'), undefined);
+});
+
+test('retention removes events, webhook messages with their attempts, and analytics records older than the cutoff', async (t) => {
+  const ph = await startPosthorn(t, { webhooks: { allow_http: true, allow_private_targets: true } });
+  const receiver = await startReceiver(t);
+  const endpoint = await createEndpoint(ph, receiver.url);
+  await emit(ph, 'email.sent');
+  await emit(ph, 'email.delivered', { lane: 'gmail' });
+  await receiver.waitFor(2);
+  const sqlite = ph.server.kernel.store.sqlite;
+  const count = (table: string) =>
+    (sqlite.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+  await eventually(async () =>
+    count('webhook_attempts') === 2 && count('analytics_recipients') > 0 ? true : undefined,
+  );
+  const { services } = ph.server;
+  const purgers = {
+    events: (cutoff: number) => services.events.purgeBefore(cutoff),
+    webhook_messages: (cutoff: number) => services.webhooks.store.purgeBefore(cutoff),
+    analytics_recipients: (cutoff: number) => services.analytics.purgeBefore(cutoff),
+  };
+
+  t.deepEqual(await purgeAll(purgers, Date.now() - 90 * DAY), {
+    events: 0,
+    webhook_messages: 0,
+    analytics_recipients: 0,
+  });
+  t.is(count('events'), 2);
+
+  const removed = await purgeAll(purgers, Date.now() + 2 * DAY);
+  t.deepEqual(removed, {
+    events: 2,
+    webhook_messages: 2,
+    analytics_recipients: removed.analytics_recipients,
+  });
+  t.true(removed.analytics_recipients! > 0);
+  t.is(count('events'), 0);
+  t.is(count('webhook_messages'), 0);
+  t.is(count('webhook_attempts'), 0);
+  t.is(count('analytics_recipients'), 0);
+  // The daily aggregates stay, so reports over the window keep their numbers.
+  t.true(count('analytics_daily') > 0);
+  const log = await ph.request('GET', `/v1/webhooks/${endpoint.id}/deliveries`);
+  t.deepEqual(log.body.data, []);
+});

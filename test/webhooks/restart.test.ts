@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { createLogger } from '../../src/platform/log.js';
+import { newId } from '../../src/platform/ids.js';
+import { type RunningServer, startServer } from '../../src/server.js';
+import { testConfig } from '../helpers/server.js';
+import { eventually, startReceiver } from './receiver.js';
+
+/** One data directory, served by successive Posthorn processes (in-process here). */
+function instance(t: ExecutionContext, webhooks: Record<string, unknown>) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'posthorn-restart-'));
+  let server: RunningServer | undefined;
+  t.teardown(async () => {
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const config = testConfig(dataDir, {
+    webhooks: { allow_http: true, allow_private_targets: true, ...webhooks },
+  });
+  return {
+    async start() {
+      server = await startServer(config, createLogger(config.log.level));
+      return server;
+    },
+    async stop() {
+      await server?.stop();
+      server = undefined;
+    },
+  };
+}
+
+async function api(server: RunningServer, key: string, method: string, pathname: string, body?: unknown) {
+  const res = await fetch(`${server.url}${pathname}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+async function setUp(server: RunningServer, url: string) {
+  const ids = await server.services.projects.bootstrap(
+    { email: 'o@example.test', organization: 'O', project: 'P' },
+    'test',
+  );
+  const { key } = await server.services.keys.create(
+    { projectId: ids.projectId, scopes: ['full_access'], mode: 'live' },
+    'test',
+  );
+  const endpoint = await api(server, key, 'POST', '/v1/webhooks', { url, events: ['*'] });
+  const { events } = server.services;
+  const messageId = newId('msg');
+  await events.append(server.kernel.db, {
+    projectId: ids.projectId,
+    type: 'email.delivered',
+    messageId,
+    recipient: 'r@example.com',
+    data: { email_id: messageId },
+  });
+  events.notify();
+  return { key, endpointId: endpoint.body.id as string };
+}
+
+test('a pending retry survives a restart and is sent by the next process', async (t) => {
+  const receiver = await startReceiver(t);
+  receiver.reply((_request, index) => (index === 0 ? { status: 500 } : { status: 200 }));
+  const node = instance(t, { retry_schedule: ['2s'] });
+  let server = await node.start();
+  const { key, endpointId } = await setUp(server, receiver.url);
+  await receiver.waitFor(1);
+  await eventually(async () => {
+    const log = await api(server, key, 'GET', `/v1/webhooks/${endpointId}/deliveries`);
+    return log.body.data.some((a: { status: string }) => a.status === 'pending') ? true : undefined;
+  });
+  await node.stop();
+
+  server = await node.start();
+  const [first, second] = await receiver.waitFor(2);
+  t.is(second!.headers['webhook-id'], first!.headers['webhook-id']);
+  t.true(second!.at - first!.at >= 1900);
+  const log = await eventually(async () => {
+    const page = await api(server, key, 'GET', `/v1/webhooks/${endpointId}/deliveries`);
+    return page.body.data[0]?.status === 'succeeded' ? page.body : undefined;
+  });
+  t.like(log.data[0], { attempt: 2, trigger: 'retry' });
+  t.like(log.data[1], { attempt: 1, status: 'failed', response_status: 500 });
+});
+
+test('a request cut off by a shutdown is sent again after the restart (at least once)', async (t) => {
+  const receiver = await startReceiver(t);
+  receiver.reply((_request, index) => (index === 0 ? { status: 200, delayMs: 10_000 } : { status: 200 }));
+  const node = instance(t, { timeout: '15s' });
+  let server = await node.start();
+  const { key, endpointId } = await setUp(server, receiver.url);
+  await receiver.waitFor(1);
+  await node.stop();
+
+  server = await node.start();
+  const [first, second] = await receiver.waitFor(2, 5000);
+  t.is(second!.headers['webhook-id'], first!.headers['webhook-id']);
+  t.is(second!.body, first!.body);
+  const log = await eventually(async () => {
+    const page = await api(server, key, 'GET', `/v1/webhooks/${endpointId}/deliveries`);
+    return page.body.data[0]?.status === 'succeeded' ? page.body : undefined;
+  });
+  t.is(log.data.length, 1, 'the interrupted attempt was not recorded as a failure');
+  t.like(log.data[0], { attempt: 1, status: 'succeeded' });
+});
