@@ -55,6 +55,7 @@ export async function startBackground(
     ),
   );
   engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
+  if (kernel.config.delivery.enabled) engines.push(services.delivery.start());
   return {
     async stop() {
       for (const engine of engines.reverse()) await engine.stop();

@@ -4,6 +4,7 @@
  */
 import { buildAnalytics } from './analytics/build.js';
 import { createAuditService } from './audit/service.js';
+import { createDeliveryService } from './delivery/service.js';
 import { buildDomains } from './domains/build.js';
 import { createKeyService } from './auth/service.js';
 import { createKeyStore } from './auth/store.js';
@@ -31,7 +32,8 @@ export function buildServices(kernel: Kernel) {
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
   const webhooks = buildWebhooks(kernel, { audit });
   const analytics = buildAnalytics(kernel);
-  return { health, audit, projects, keys, events, suppressions, emails, webhooks, analytics, domains, templates };
+  const delivery = createDeliveryService(kernel, { events, suppressions, domains, health });
+  return { health, audit, projects, keys, events, suppressions, emails, webhooks, analytics, domains, templates, delivery };
 }
 
 export type Services = ReturnType<typeof buildServices>;

@@ -143,6 +143,33 @@ const delivery = z
       .default(5)
       .describe('Soft bounces in a row that put an address on the suppression list.'),
     lease: duration.default('5m').describe('How long a claimed job stays locked before it is due again.'),
+    poll_interval: duration
+      .default('1s')
+      .describe('How often the engine looks for due jobs when nothing wakes it (a send wakes it at once).'),
+    claim_batch: z.int().positive().max(5000).default(200).describe('Most jobs claimed by one query.'),
+    connect_timeout: duration
+      .default('30s')
+      .describe('Time allowed to open a connection to an MX host and read its greeting.'),
+    smtp_timeout: duration
+      .default('5m')
+      .describe('Time allowed for one SMTP reply (RFC 5321 §4.5.3.2 asks for minutes, not seconds).'),
+    idle_timeout: duration.default('5s').describe('An unused connection to an MX host is closed after this long.'),
+    drain_timeout: duration
+      .default('10s')
+      .describe('On shutdown, how long transactions in flight may take before their jobs are released.'),
+    mta_sts: z.boolean().default(true).describe('Honour MTA-STS policies (RFC 8461) published by recipient domains.'),
+    mta_sts_port: z
+      .int()
+      .min(1)
+      .max(65535)
+      .default(443)
+      .describe('HTTPS port MTA-STS policies are fetched from (443; changeable for tests).'),
+    tls_ca_file: z
+      .string()
+      .default('')
+      .describe(
+        'Extra PEM CA certificates trusted when a certificate must verify (MTA-STS hosts, MX hosts under an enforced policy); empty uses the system CAs only.',
+      ),
     lanes: z
       .array(laneSchema)
       .default([])

@@ -2,7 +2,7 @@
  * Every table's row type, in one place. Times are integer milliseconds since the epoch (UTC);
  * they become ISO 8601 strings only at the HTTP edge. JSON columns hold text.
  */
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** A JSON document stored as text. */
 export type JsonText = string;
@@ -374,6 +374,43 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
+/** A cached MTA-STS policy (RFC 8461 §3.2), kept until `expires_at` = fetched_at + max_age. */
+export interface MtaStsPoliciesTable {
+  domain: string;
+  policy_id: string;
+  mode: 'enforce' | 'testing' | 'none';
+  /** JSON list of MX patterns ("mx.example.com", "*.example.net"). */
+  mx: JsonText;
+  /** Seconds, as the policy gave it. */
+  max_age: number;
+  fetched_at: number;
+  expires_at: number;
+}
+
+/** Soft bounces in a row per address; a delivery clears the row, the limit suppresses it. */
+export interface DeliverySoftBouncesTable {
+  project_id: string;
+  email: string;
+  count: number;
+  last_at: number;
+}
+
+/** One SMTP transaction tried for a job (or the sandbox sink's answer), for operators. */
+export interface DeliveryAttemptsTable {
+  id: Generated<number>;
+  job_id: string;
+  message_id: string;
+  lane: string | null;
+  mx_host: string | null;
+  /** 1 when the transaction ran over TLS. */
+  tls: number;
+  outcome: string;
+  smtp_code: number | null;
+  smtp_reply: string | null;
+  started_at: number;
+  duration_ms: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -385,6 +422,9 @@ export interface Database {
   message_recipients: MessageRecipientsTable;
   delivery_jobs: DeliveryJobsTable;
   events: EventsTable;
+  mta_sts_policies: MtaStsPoliciesTable;
+  delivery_soft_bounces: DeliverySoftBouncesTable;
+  delivery_attempts: DeliveryAttemptsTable;
   event_cursors: EventCursorsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_messages: WebhookMessagesTable;

@@ -1,0 +1,146 @@
+/**
+ * The SMTP connections of one lane: at most `max_connections` open at once, at most
+ * `connections_per_mx` to one MX host, each reused for up to `messages_per_connection`
+ * transactions and closed after `idle_timeout` without work (RFC 5321 §4.5.3.2 lets a client keep
+ * a session for several messages; big providers expect it). A caller that finds no free slot
+ * waits; when the lane is full of idle connections to other hosts, the oldest idle one is closed
+ * to make room. Connections never cross lanes, so one lane's stalled host cannot take another's.
+ */
+import type { MxConnection } from './mx-connection.js';
+
+export interface PoolLimits {
+  readonly maxConnections: number;
+  readonly perHost: number;
+  readonly messagesPerConnection: number;
+  readonly idleTimeoutMs: number;
+}
+
+interface Idle {
+  readonly connection: MxConnection;
+  readonly key: string;
+  readonly timer: NodeJS.Timeout;
+}
+
+export class ConnectionPool {
+  readonly #limits: PoolLimits;
+  /** Open or opening connections per host name. */
+  readonly #perHost = new Map<string, number>();
+  #total = 0;
+  readonly #idle: Idle[] = [];
+  readonly #waiters = new Set<() => void>();
+  #closed = false;
+
+  constructor(limits: PoolLimits) {
+    this.#limits = limits;
+  }
+
+  /** Open or opening connections. */
+  get size(): number {
+    return this.#total;
+  }
+
+  get idleCount(): number {
+    return this.#idle.length;
+  }
+
+  /**
+   * A connection to `host` under `key` (host, TLS mode): an idle one, or a new one from `open`
+   * once a slot is free. `stillWanted` is asked after every wait; when it throws, the wait ends
+   * with that error (the host went down meanwhile).
+   */
+  async acquire(
+    host: string,
+    key: string,
+    open: () => Promise<MxConnection>,
+    stillWanted: () => void,
+  ): Promise<MxConnection> {
+    for (;;) {
+      if (this.#closed) throw new Error('the delivery engine is stopping');
+      stillWanted();
+      const idle = this.#takeIdle(key);
+      if (idle !== null) return idle;
+      const hostCount = this.#perHost.get(host) ?? 0;
+      if (this.#total >= this.#limits.maxConnections && hostCount < this.#limits.perHost) this.#evictIdle();
+      if (this.#total < this.#limits.maxConnections && hostCount < this.#limits.perHost) {
+        this.#count(host, 1);
+        try {
+          return await open();
+        } catch (error) {
+          this.#count(host, -1);
+          throw error;
+        }
+      }
+      await new Promise<void>((resolve) => this.#waiters.add(resolve));
+    }
+  }
+
+  /** Gives a connection back after a transaction: kept for the next one, or closed. */
+  release(connection: MxConnection, key: string): void {
+    const reusable =
+      !this.#closed && connection.usable && connection.transactions < this.#limits.messagesPerConnection;
+    if (!reusable) {
+      connection.close();
+      this.#count(connection.target.host, -1);
+      return;
+    }
+    const timer = setTimeout(() => {
+      const index = this.#idle.findIndex((entry) => entry.connection === connection);
+      if (index >= 0) this.#drop(index);
+    }, this.#limits.idleTimeoutMs);
+    timer.unref();
+    this.#idle.push({ connection, key, timer });
+    this.#wake();
+  }
+
+  /** Forgets a connection that broke while in use. */
+  discard(connection: MxConnection): void {
+    connection.destroy();
+    this.#count(connection.target.host, -1);
+  }
+
+  /** Closes idle connections and refuses new ones; busy ones are closed as they come back. */
+  close(): void {
+    this.#closed = true;
+    while (this.#idle.length > 0) this.#drop(this.#idle.length - 1);
+    this.#wake();
+  }
+
+  #takeIdle(key: string): MxConnection | null {
+    for (let i = this.#idle.length - 1; i >= 0; i--) {
+      const entry = this.#idle[i] as Idle;
+      if (entry.key !== key) continue;
+      this.#idle.splice(i, 1);
+      clearTimeout(entry.timer);
+      if (entry.connection.usable) return entry.connection;
+      // The server hung up while it sat idle.
+      this.#count(entry.connection.target.host, -1);
+    }
+    return null;
+  }
+
+  #evictIdle(): void {
+    if (this.#idle.length > 0) this.#drop(0);
+  }
+
+  #drop(index: number): void {
+    const [entry] = this.#idle.splice(index, 1);
+    if (!entry) return;
+    clearTimeout(entry.timer);
+    entry.connection.close();
+    this.#count(entry.connection.target.host, -1);
+  }
+
+  #count(host: string, delta: number): void {
+    const next = (this.#perHost.get(host) ?? 0) + delta;
+    if (next <= 0) this.#perHost.delete(host);
+    else this.#perHost.set(host, next);
+    this.#total += delta;
+    if (delta < 0) this.#wake();
+  }
+
+  #wake(): void {
+    const waiters = [...this.#waiters];
+    this.#waiters.clear();
+    for (const wake of waiters) wake();
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * The delivery engine: claims due jobs in batches and runs each through its steps in its lane.
+ *
+ * - Jobs that have no lane yet are claimed by the router, which resolves the recipient domain's
+ *   MX (cached) and picks the lane by MX host suffix; a job whose lane has no room goes back to
+ *   the queue with its lane written down, and that lane claims it when it has room.
+ * - Each lane claims only its own jobs and holds at most `highWater` of them in memory, so memory
+ *   stays flat whatever the queue's depth, and a stalled provider fills only its own lane.
+ * - Transactional and marketing traffic have separate lanes (and budgets) and separate routers.
+ * - A send wakes the engine at once (the event log's notification); otherwise it polls.
+ * - Leases of jobs held in memory are renewed; a crash lets them expire and the jobs come back.
+ * - Stopping: no new claims; jobs not yet on the wire go back to the queue; transactions in flight
+ *   get `drain_timeout` to finish, then their jobs are released too.
+ */
+import type { Traffic } from '../platform/db/tables.js';
+import type { Logger } from '../platform/log.js';
+import type { DnsResolver } from '../platform/dns/resolver.js';
+import type { Lane } from './lane.js';
+import type { LaneTable } from './lanes.js';
+import { type Outcome, type PerRecipient, RELEASED } from './outcome.js';
+import type { OutcomeWriter } from './outcome-writer.js';
+import { deliverJob, newContext, type StepDeps } from './steps.js';
+import type { ClaimedJob, DeliveryStore } from './store.js';
+
+export interface EngineOptions {
+  readonly store: Pick<DeliveryStore, 'claim' | 'release' | 'renew'>;
+  readonly dns: DnsResolver;
+  readonly laneTable: LaneTable;
+  /** Lanes by `${traffic}/${name}`. */
+  readonly lanes: ReadonlyMap<string, Lane>;
+  readonly steps: Omit<StepDeps, 'stopping'>;
+  readonly writer: OutcomeWriter;
+  readonly log: Logger;
+  readonly leaseMs: number;
+  readonly pollMs: number;
+  readonly claimBatch: number;
+  readonly drainMs: number;
+  /** Subscribes to "something was queued"; returns the unsubscribe function. */
+  readonly onWake?: (wake: () => void) => () => void;
+}
+
+const TRAFFIC: readonly Traffic[] = ['transactional', 'marketing'];
+export const SANDBOX_LANE = 'sandbox';
+const SANDBOX_HIGH_WATER = 256;
+const ROUTING_LIMIT = 512;
+
+export class DeliveryEngine {
+  readonly #o: EngineOptions;
+  readonly #held = new Map<string, ClaimedJob>();
+  readonly #sandboxHeld: Record<Traffic, number> = { transactional: 0, marketing: 0 };
+  readonly #toRelease: { id: string; lane: string | null }[] = [];
+  #routing = 0;
+  #stopping = false;
+  #ticking = false;
+  #again = false;
+  #poll: NodeJS.Timeout | undefined;
+  #renew: NodeJS.Timeout | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #idle: (() => void) | null = null;
+  /** The last error of the claim loop, for the health probe; cleared by a good pass. */
+  lastError: string | null = null;
+  /** When the claim loop last completed a pass. */
+  lastPassAt = 0;
+
+  constructor(options: EngineOptions) {
+    this.#o = options;
+  }
+
+  start(): void {
+    this.#poll = setInterval(() => this.wake(), this.#o.pollMs);
+    this.#renew = setInterval(() => void this.#renewLeases(), Math.max(1000, Math.floor(this.#o.leaseMs / 3)));
+    this.#unsubscribe = this.#o.onWake?.(() => this.wake());
+    this.wake();
+  }
+
+  /** Jobs held in memory right now. */
+  get held(): number {
+    return this.#held.size;
+  }
+
+  get running(): boolean {
+    return this.#poll !== undefined && !this.#stopping;
+  }
+
+  /** Looks for due jobs now (coalesced: one pass at a time, one more if asked meanwhile). */
+  wake(): void {
+    if (this.#stopping) return;
+    if (this.#ticking) {
+      this.#again = true;
+      return;
+    }
+    this.#ticking = true;
+    setImmediate(() => void this.#tick());
+  }
+
+  async stop(): Promise<void> {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    clearInterval(this.#poll);
+    clearInterval(this.#renew);
+    this.#unsubscribe?.();
+    if (this.#held.size > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.#o.drainMs);
+        this.#idle = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    for (const lane of this.#o.lanes.values()) lane.close();
+    // Whatever is still in flight after the drain time goes back to the queue; its late result is dropped.
+    const abandoned = [...this.#held.values()].map((job) => ({ id: job.id, lane: job.lane }));
+    this.#held.clear();
+    await this.#o.store.release([...this.#toRelease.splice(0), ...abandoned], Date.now(), Date.now());
+  }
+
+  async #tick(): Promise<void> {
+    try {
+      for (const traffic of TRAFFIC) {
+        for (const lane of this.#o.laneTable.lanes(traffic)) {
+          const live = this.#o.lanes.get(`${traffic}/${lane.name}`);
+          if (live) await this.#claimFor(traffic, live.name, live.room, (job) => this.#run(job, live));
+        }
+        await this.#claimFor(traffic, SANDBOX_LANE, SANDBOX_HIGH_WATER - this.#sandboxHeld[traffic], (job) =>
+          this.#run(job, null),
+        );
+        await this.#claimFor(traffic, null, ROUTING_LIMIT - this.#routing, (job) => this.#route(job));
+      }
+      await this.#flushReleases();
+      this.lastError = null;
+      this.lastPassAt = Date.now();
+    } catch (error) {
+      this.lastError = error instanceof Error ? error.message : String(error);
+      this.#o.log.error({ err: error }, 'delivery claim pass failed');
+    } finally {
+      this.#ticking = false;
+      if (this.#again) {
+        this.#again = false;
+        this.wake();
+      }
+    }
+  }
+
+  async #claimFor(traffic: Traffic, lane: string | null, room: number, start: (job: ClaimedJob) => void) {
+    if (this.#stopping || room <= 0) return;
+    const jobs = await this.#o.store.claim(traffic, lane, Math.min(room, this.#o.claimBatch), Date.now(), this.#o.leaseMs);
+    for (const job of jobs) {
+      // A lease that ran out while the job was still being worked on: it is already in hand.
+      if (!this.#held.has(job.id)) start(job);
+    }
+  }
+
+  /** Picks the lane of a job that has none yet, then runs it there or queues it for that lane. */
+  #route(job: ClaimedJob): void {
+    this.#routing += 1;
+    this.#held.set(job.id, job);
+    void this.#laneOf(job)
+      .then((lane) => {
+        this.#held.delete(job.id);
+        const room = lane === null ? SANDBOX_HIGH_WATER - this.#sandboxHeld[job.traffic] : lane.room;
+        const routed = { ...job, lane: lane?.name ?? SANDBOX_LANE };
+        if (room > 0 && !this.#stopping) this.#run(routed, lane);
+        else this.#toRelease.push({ id: job.id, lane: routed.lane });
+      })
+      .catch((error: unknown) => {
+        this.#held.delete(job.id);
+        this.#o.log.error({ err: error, job_id: job.id }, 'routing a job failed');
+        this.#toRelease.push({ id: job.id, lane: null });
+      })
+      .finally(() => {
+        this.#routing -= 1;
+        if (this.#toRelease.length >= 64) this.wake();
+      });
+  }
+
+  async #laneOf(job: ClaimedJob): Promise<Lane | null> {
+    if (job.mode === 'test') return null;
+    const answer = await this.#o.dns.mx(job.domain);
+    const host = answer.status === 'found' ? answer.hosts[0]?.exchange : undefined;
+    // A domain without a usable MX goes to the default lane, whose steps record why.
+    const config = host === undefined ? undefined : this.#o.laneTable.laneFor(host, job.traffic);
+    const name = config?.name ?? 'default';
+    const lane = this.#o.lanes.get(`${job.traffic}/${name}`);
+    if (!lane) throw new Error(`no lane ${job.traffic}/${name}`);
+    return lane;
+  }
+
+  /** Runs one job's steps in `lane` (null: the sandbox) and records the outcome. */
+  #run(job: ClaimedJob, lane: Lane | null): void {
+    this.#held.set(job.id, job);
+    if (lane) lane.held += 1;
+    else this.#sandboxHeld[job.traffic] += 1;
+    const startedAt = Date.now();
+    const ctx = newContext(job, lane);
+    void deliverJob(ctx, { ...this.#o.steps, stopping: () => this.#stopping })
+      .then(async (result) => {
+        if (!this.#held.has(job.id)) return; // abandoned at shutdown: already released
+        const reachedServer = ctx.via !== null && ctx.via.mxHost !== null;
+        if (result === RELEASED || (this.#stopping && !reachedServer)) {
+          this.#toRelease.push({ id: job.id, lane: lane?.name ?? SANDBOX_LANE });
+          if (this.#stopping) await this.#flushReleases();
+          return;
+        }
+        if (result.kind === 'released') return;
+        if (lane) flagReputation(lane, result);
+        await this.#o.writer.record({ ctx, result, lane: lane?.name ?? SANDBOX_LANE, startedAt });
+      })
+      .catch((error: unknown) => {
+        // Not recorded: the lease runs out and the job is tried again; nothing is lost.
+        this.#o.log.error({ err: error, job_id: job.id }, 'a delivery outcome could not be recorded');
+      })
+      .finally(() => {
+        this.#held.delete(job.id);
+        if (lane) lane.held -= 1;
+        else this.#sandboxHeld[job.traffic] -= 1;
+        if (this.#stopping) {
+          if (this.#held.size === 0) this.#idle?.();
+        } else {
+          this.wake();
+        }
+      });
+  }
+
+  async #flushReleases(): Promise<void> {
+    if (this.#toRelease.length === 0) return;
+    const now = Date.now();
+    await this.#o.store.release(this.#toRelease.splice(0), now, now);
+  }
+
+  async #renewLeases(): Promise<void> {
+    try {
+      await this.#o.store.renew([...this.#held.keys()], Date.now() + this.#o.leaseMs);
+    } catch (error) {
+      this.#o.log.error({ err: error }, 'renewing delivery leases failed');
+    }
+  }
+}
+
+/** A provider's reputation block (our IP or domain is refused) is shown on the lane. */
+function flagReputation(lane: Lane, result: Outcome | PerRecipient): void {
+  const outcomes = result.kind === 'per_recipient' ? [...result.outcomes.values()] : [result];
+  for (const outcome of outcomes) {
+    if ((outcome.kind === 'bounced' || outcome.kind === 'deferred') && outcome.class.category === 'spam_block') {
+      lane.blocked = { at: Date.now(), reply: `${outcome.reply.code} ${outcome.reply.text}` };
+    }
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * A provider lane at work: its budget (connections, messages per connection, rate) applied to
+ * real SMTP transactions. `transmit` sends one job's message to the first MX host that takes a
+ * connection, in preference order (RFC 5321 §5.1: try the next MX when one cannot be reached or
+ * answers the greeting with a failure), and returns one outcome per recipient.
+ *
+ * Hosts that refused or timed out a connection are remembered as down for a minute, so that the
+ * jobs behind them are deferred at once instead of each waiting out a connect timeout. Under the
+ * opportunistic TLS policy a host whose TLS handshake fails is tried again in plaintext (RFC 7435
+ * §3: opportunistic security never makes delivery worse than no security).
+ */
+import type { LaneConfig } from '../platform/config/schema.js';
+import type { DnsResolver } from '../platform/dns/resolver.js';
+import type { Logger } from '../platform/log.js';
+import { transportFailureOf } from './bounce-classifier.js';
+import { ConnectionPool } from './connection-pool.js';
+import type { ConnectOptions, Envelope, MxConnection, MxTarget, SmtpError, TlsMode } from './mx-connection.js';
+import { type Outcome, outcomeOfError, outcomeOfReply, outcomeOfTransport, type PerRecipient } from './outcome.js';
+import { addressesOf, type MxRoute } from './route.js';
+import { parseSmtpReply, type SmtpReply } from './smtp-reply.js';
+import { TokenBucket } from './token-bucket.js';
+
+export interface LaneSettings {
+  readonly port: number;
+  readonly ehloName: string;
+  readonly tls: 'opportunistic' | 'require';
+  readonly localAddresses: readonly string[];
+  readonly connectTimeoutMs: number;
+  readonly commandTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly ca?: string | undefined;
+}
+
+export interface LaneDeps {
+  readonly dns: DnsResolver;
+  readonly settings: LaneSettings;
+  readonly log: Logger;
+  /** Opens a connection; injectable for tests. */
+  readonly connect: (target: MxTarget, options: ConnectOptions) => Promise<MxConnection>;
+}
+
+export interface Transmission {
+  readonly result: Outcome | PerRecipient;
+  /** The host that answered, or null when none could be reached. */
+  readonly mxHost: string | null;
+  readonly secure: boolean;
+}
+
+const HOST_DOWN_MS = 60_000;
+const PLAINTEXT_AFTER_TLS_FAILURE_MS = 60 * 60_000;
+
+export class Lane {
+  readonly config: LaneConfig;
+  readonly name: string;
+  readonly key: string;
+  /** Jobs this lane holds in memory (claimed, not yet recorded). */
+  held = 0;
+  /** How many jobs the lane may hold: enough to keep every connection busy, and no more. */
+  readonly highWater: number;
+  /** The last reputation block a provider answered, for stats and health. */
+  blocked: { readonly at: number; readonly reply: string } | null = null;
+  readonly #deps: LaneDeps;
+  readonly #pool: ConnectionPool;
+  readonly #bucket: TokenBucket;
+  readonly #down = new Map<string, { until: number; outcome: Outcome }>();
+  readonly #plaintext = new Map<string, number>();
+  #sourceIndex = 0;
+
+  constructor(config: LaneConfig, deps: LaneDeps) {
+    this.config = config;
+    this.name = config.name;
+    this.key = `${config.traffic}/${config.name}`;
+    this.#deps = deps;
+    this.highWater = Math.max(16, config.max_connections * 4);
+    this.#pool = new ConnectionPool({
+      maxConnections: config.max_connections,
+      perHost: config.connections_per_mx,
+      messagesPerConnection: config.messages_per_connection,
+      idleTimeoutMs: deps.settings.idleTimeoutMs,
+    });
+    this.#bucket = new TokenBucket({ ratePerSecond: config.rate_per_second });
+  }
+
+  /** Room for more jobs in memory. */
+  get room(): number {
+    return Math.max(0, this.highWater - this.held);
+  }
+
+  get connections(): number {
+    return this.#pool.size;
+  }
+
+  /** Sends one message to the route's hosts; never throws. */
+  async transmit(route: MxRoute, envelope: Envelope, message: Buffer): Promise<Transmission> {
+    await this.#rateToken();
+    const tls: TlsMode = route.tls ?? (this.config.tls === '' ? this.#deps.settings.tls : this.config.tls);
+    let last: Outcome | null = null;
+    const now = Date.now();
+    const live = route.hosts.filter((host) => (this.#down.get(host)?.until ?? 0) <= now);
+    for (const host of live) {
+      const attempt = await this.#tryHost(host, tls, envelope, message);
+      if ('next' in attempt) {
+        last = attempt.next;
+        continue;
+      }
+      return attempt;
+    }
+    if (last === null) {
+      const remembered = route.hosts.map((host) => this.#down.get(host)?.outcome).find((o) => o !== undefined);
+      last = remembered ?? outcomeOfTransport('connect_failed', `no MX host of ${route.domain} could be reached`);
+    }
+    return { result: last, mxHost: null, secure: false };
+  }
+
+  /** Closes idle connections and refuses new ones. */
+  close(): void {
+    this.#pool.close();
+  }
+
+  async #tryHost(
+    host: string,
+    wanted: TlsMode,
+    envelope: Envelope,
+    message: Buffer,
+  ): Promise<Transmission | { next: Outcome }> {
+    const addresses = await addressesOf(this.#deps.dns, host);
+    if (addresses === 'temporary') return { next: outcomeOfTransport('dns_temporary', `no address for ${host} now`) };
+    if (addresses.length === 0) return { next: outcomeOfTransport('connect_failed', `${host} has no address`) };
+    const tls = wanted === 'opportunistic' && (this.#plaintext.get(host) ?? 0) > Date.now() ? 'none' : wanted;
+    let connection: MxConnection;
+    try {
+      connection = await this.#acquire(host, addresses, tls);
+    } catch (error) {
+      const failure = transportFailureOf(error);
+      if (failure === 'tls_failed' && tls === 'opportunistic') {
+        this.#plaintext.set(host, Date.now() + PLAINTEXT_AFTER_TLS_FAILURE_MS);
+        return this.#tryHost(host, wanted, envelope, message);
+      }
+      const outcome = outcomeOfError(error);
+      // A host that answered (a 421 greeting) is alive; one that did not is skipped for a while.
+      if ((error as SmtpError).response === undefined) this.#down.set(host, { until: Date.now() + HOST_DOWN_MS, outcome });
+      return { next: outcome };
+    }
+    return this.#send(connection, tls, envelope, message, true);
+  }
+
+  async #send(
+    connection: MxConnection,
+    tls: TlsMode,
+    envelope: Envelope,
+    message: Buffer,
+    mayRetry: boolean,
+  ): Promise<Transmission> {
+    const key = `${connection.target.host}|${tls}`;
+    const reused = connection.transactions > 0;
+    try {
+      const replies = await connection.send(envelope, message);
+      this.#pool.release(connection, key);
+      const outcomes = new Map<string, Outcome>();
+      const accepted = parseSmtpReply(replies.response) ?? parseSmtpReply('250 OK');
+      for (const rcpt of envelope.to) {
+        const refused = replies.rejected.get(rcpt);
+        outcomes.set(rcpt, outcomeOf(refused ?? null, accepted));
+      }
+      return { result: { kind: 'per_recipient', outcomes }, mxHost: connection.target.host, secure: connection.secure };
+    } catch (error) {
+      const err = error as SmtpError;
+      const secure = connection.secure;
+      if (connection.usable && (await connection.reset())) this.#pool.release(connection, key);
+      else this.#pool.discard(connection);
+      // A reused connection the server dropped while idle: try once more on a fresh one.
+      if (mayRetry && reused && err.response === undefined && err.code !== 'EMESSAGE') {
+        const fresh = await this.#tryHost(connection.target.host, tls, envelope, message);
+        return 'next' in fresh ? { result: fresh.next, mxHost: null, secure: false } : fresh;
+      }
+      return { result: resultOfError(err, envelope), mxHost: connection.target.host, secure };
+    }
+  }
+
+  #acquire(host: string, addresses: readonly string[], tls: TlsMode): Promise<MxConnection> {
+    return this.#pool.acquire(
+      host,
+      `${host}|${tls}`,
+      () => this.#open(host, addresses, tls),
+      () => {
+        const down = this.#down.get(host);
+        if (down !== undefined && down.until > Date.now()) throw Object.assign(new Error(`${host} is down`), { code: 'ECONNECTION' });
+      },
+    );
+  }
+
+  async #open(host: string, addresses: readonly string[], tls: TlsMode): Promise<MxConnection> {
+    const { settings } = this.#deps;
+    const sources = settings.localAddresses;
+    const localAddress = sources.length > 0 ? sources[this.#sourceIndex++ % sources.length] : undefined;
+    let lastError: unknown;
+    for (const address of addresses) {
+      try {
+        return await this.#deps.connect(
+          { host, address, port: settings.port },
+          {
+            name: settings.ehloName,
+            tls,
+            localAddress,
+            connectTimeoutMs: settings.connectTimeoutMs,
+            commandTimeoutMs: settings.commandTimeoutMs,
+            ca: settings.ca,
+          },
+        );
+      } catch (error) {
+        lastError = error;
+        // Only an unreachable address is worth trying the next one; a reply or a TLS failure is the host's.
+        if (transportFailureOf(error) !== 'connect_failed') break;
+      }
+    }
+    throw lastError;
+  }
+
+  async #rateToken(): Promise<void> {
+    while (!this.#bucket.take()) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, this.#bucket.waitMs())));
+    }
+  }
+}
+
+function outcomeOf(refused: string | null, accepted: SmtpReply | null): Outcome {
+  const reply = refused === null ? accepted : parseSmtpReply(refused);
+  if (reply === null) return outcomeOfTransport('protocol', refused ?? 'no reply');
+  return outcomeOfReply(reply);
+}
+
+/** A failed transaction: per recipient when the server refused each at RCPT TO, else one outcome. */
+function resultOfError(err: SmtpError, envelope: Envelope): Outcome | PerRecipient {
+  const rejected = err.rejectedErrors ?? [];
+  if (rejected.length === 0 || err.command === 'MAIL FROM') return outcomeOfError(err);
+  const byRecipient = new Map(rejected.map((e) => [e.recipient ?? '', e.response ?? e.message]));
+  const outcomes = new Map<string, Outcome>();
+  for (const rcpt of envelope.to) outcomes.set(rcpt, outcomeOf(byRecipient.get(rcpt) ?? null, null));
+  return { kind: 'per_recipient', outcomes };
+}

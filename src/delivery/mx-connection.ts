@@ -1,0 +1,169 @@
+/**
+ * One SMTP client connection to one MX host, over nodemailer's SMTPConnection, as promises. It
+ * connects to an address our own resolver found (never the system resolver), says EHLO with the
+ * configured name, and upgrades with STARTTLS when offered (RFC 3207) under one of three policies:
+ *
+ * - `opportunistic`: use TLS when offered, never verify the certificate (RFC 7435: unauthenticated
+ *   encryption beats none; MX certificates rarely match their names), continue in plaintext when
+ *   the STARTTLS command is refused. A failed handshake is reported as `tls_failed`; the lane then
+ *   retries that host once in plaintext.
+ * - `require`: STARTTLS must succeed, the certificate is not verified (Postfix's "encrypt").
+ * - `verify`: STARTTLS must succeed and the certificate must be valid for the MX host name (an
+ *   enforced MTA-STS policy, RFC 8461 §4.2).
+ *
+ * After a transaction the connection stays open for the next message to the same host; a failed
+ * transaction is reset with RSET. It never decides what a reply means (bounce-classifier.ts).
+ */
+import SMTPConnection from 'nodemailer/lib/smtp-connection';
+
+export type TlsMode = 'opportunistic' | 'require' | 'verify' | 'none';
+
+export interface MxTarget {
+  /** The MX host name: SNI, certificate checks, logs. */
+  readonly host: string;
+  /** The IP address to connect to, from our resolver. */
+  readonly address: string;
+  readonly port: number;
+}
+
+export interface ConnectOptions {
+  /** EHLO name. */
+  readonly name: string;
+  readonly tls: TlsMode;
+  readonly localAddress?: string | undefined;
+  readonly connectTimeoutMs: number;
+  readonly commandTimeoutMs: number;
+  /** Extra CAs for `verify`. */
+  readonly ca?: string | undefined;
+}
+
+export interface Envelope {
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly size: number;
+}
+
+/** What the server said about one transaction that reached the end of DATA. */
+export interface TransactionReplies {
+  /** Recipients refused at RCPT TO, with the reply each got. */
+  readonly rejected: ReadonlyMap<string, string>;
+  /** Recipients accepted at RCPT TO. */
+  readonly accepted: readonly string[];
+  /** The reply to the end of DATA, for the accepted recipients. */
+  readonly response: string;
+}
+
+/** An error from nodemailer: `code` (ECONNECTION, EENVELOPE, ETLS, ...), the server's `response`. */
+export interface SmtpError extends Error {
+  code?: string;
+  originalCode?: string;
+  response?: string;
+  responseCode?: number;
+  command?: string;
+  rejectedErrors?: SmtpError[];
+  recipient?: string;
+}
+
+export class MxConnection {
+  readonly target: MxTarget;
+  readonly tls: TlsMode;
+  /** Messages sent over this connection (successful or not). */
+  transactions = 0;
+  readonly openedAt = Date.now();
+  #smtp: SMTPConnection;
+  #closed = false;
+
+  private constructor(target: MxTarget, tls: TlsMode, smtp: SMTPConnection) {
+    this.target = target;
+    this.tls = tls;
+    this.#smtp = smtp;
+    // Without a listener an 'error' event would throw; failures reach callers through callbacks.
+    smtp.on('error', () => {
+      this.#closed = true;
+    });
+    smtp.on('end', () => {
+      this.#closed = true;
+    });
+  }
+
+  /** Opens the connection and completes EHLO (and STARTTLS); rejects with an SmtpError. */
+  static open(target: MxTarget, options: ConnectOptions): Promise<MxConnection> {
+    const smtp = new SMTPConnection({
+      host: target.address,
+      port: target.port,
+      servername: target.host,
+      name: options.name,
+      localAddress: options.localAddress,
+      connectionTimeout: options.connectTimeoutMs,
+      greetingTimeout: options.connectTimeoutMs,
+      socketTimeout: options.commandTimeoutMs,
+      socketCloseTimeout: 1000,
+      ignoreTLS: options.tls === 'none',
+      requireTLS: options.tls === 'require' || options.tls === 'verify',
+      opportunisticTLS: options.tls === 'opportunistic',
+      tls:
+        options.tls === 'verify'
+          ? { rejectUnauthorized: true, servername: target.host, ...(options.ca ? { ca: options.ca } : {}) }
+          : { rejectUnauthorized: false, servername: target.host },
+      logger: false,
+    });
+    const connection = new MxConnection(target, options.tls, smtp);
+    return new Promise((resolve, reject) => {
+      smtp.connect((err) => (err ? reject(err) : resolve(connection)));
+    });
+  }
+
+  /** Whether the session runs over TLS. */
+  get secure(): boolean {
+    return this.#smtp.secure;
+  }
+
+  /** False once the server closed the connection or an error ended it. */
+  get usable(): boolean {
+    return !this.#closed && !this.#smtp.destroyed;
+  }
+
+  /**
+   * One mail transaction (MAIL FROM, RCPT TO for each recipient, DATA; pipelined when the server
+   * offers PIPELINING, RFC 2920). Resolves when the server answered the end of DATA with 2xx;
+   * rejects with an SmtpError otherwise (all recipients refused, MAIL FROM or DATA refused, the
+   * connection lost, the message over the server's SIZE).
+   */
+  send(envelope: Envelope, message: Buffer): Promise<TransactionReplies> {
+    this.transactions += 1;
+    return new Promise((resolve, reject) => {
+      this.#smtp.send({ from: envelope.from, to: [...envelope.to], size: envelope.size }, message, (err, info) => {
+        if (err || !info) return reject(err ?? new Error('no result from the SMTP connection'));
+        const rejected = new Map<string, string>();
+        for (const error of (info.rejectedErrors ?? []) as SmtpError[]) {
+          if (error.recipient) rejected.set(error.recipient, error.response ?? error.message);
+        }
+        resolve({ accepted: info.accepted, rejected, response: info.response });
+      });
+    });
+  }
+
+  /** RSET after a failed transaction; false (and the connection closed) when that fails too. */
+  reset(): Promise<boolean> {
+    if (!this.usable) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      this.#smtp.reset((err) => {
+        if (err) this.close();
+        resolve(!err);
+      });
+    });
+  }
+
+  /** QUIT and close. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#smtp.quit();
+  }
+
+  /** Drops the connection at once (shutdown after the drain time). */
+  destroy(): void {
+    this.#closed = true;
+    this.#smtp.close();
+  }
+}

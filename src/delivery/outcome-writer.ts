@@ -1,0 +1,278 @@
+/**
+ * Records what happened to a job, in ONE transaction per batch of jobs: each recipient's status
+ * and SMTP reply, its event (`email.delivered` with latency, `email.delivery_delayed`,
+ * `email.bounced`, `email.failed`), suppressions (a hard bounce, N soft bounces in a row, a
+ * sandbox complaint), the job's next due time or its end, the message's aggregated status, and
+ * the attempt log. State and events commit together (DESIGN.md §2), and listeners are told after
+ * the commit.
+ *
+ * Outcomes arriving within one turn of the event loop share a transaction (group commit), so a
+ * busy engine pays for one fsync per batch rather than one per message.
+ *
+ * Retries follow `retry-policy.ts`; a deferral past the maximum age becomes a bounce with 5.4.7
+ * (RFC 5321 §4.5.4.1), which is soft: the address may be fine and only the server unreachable.
+ */
+import type { EventService } from '../events/service.js';
+import type { Db } from '../platform/db/database.js';
+import type { RecipientStatus } from '../platform/db/tables.js';
+import type { Logger } from '../platform/log.js';
+import type { SuppressionInput } from '../suppressions/service.js';
+import { type BounceClass, expired } from './bounce-classifier.js';
+import { messageStatus } from './message-status.js';
+import {
+  bouncedEvent,
+  complainedEvent,
+  delayedEvent,
+  deliveredEvent,
+  type EventContext,
+  type EventDraft,
+  failedEvent,
+} from './outcome-events.js';
+import { type Outcome, outcomeOfTransport, type PerRecipient } from './outcome.js';
+import { nextAttempt, type RetryPolicy } from './retry-policy.js';
+import { formatSmtpReply } from './smtp-reply.js';
+import type { JobContext } from './steps.js';
+import type { DeliveryStore, RecipientRow } from './store.js';
+
+/** Where suppressions go (the suppressions capability's `addWithin`). */
+export interface SuppressionPort {
+  addWithin(trx: Db, input: SuppressionInput): Promise<unknown>;
+}
+
+export interface WriterDeps {
+  readonly db: Db;
+  /** The raw handle, for savepoints inside the transaction (which holds Kysely's lock). */
+  readonly sqlite: { exec(sql: string): unknown };
+  readonly store: Pick<DeliveryStore, 'writes'>;
+  readonly events: Pick<EventService, 'append' | 'notify'>;
+  readonly suppressions: SuppressionPort;
+  readonly retry: RetryPolicy;
+  readonly softBounceLimit: number;
+  readonly log: Logger;
+}
+
+export interface JobReport {
+  readonly ctx: JobContext;
+  readonly result: Outcome | PerRecipient;
+  readonly lane: string | null;
+  readonly startedAt: number;
+}
+
+interface Pending {
+  readonly report: JobReport;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+const MAX_BATCH = 128;
+
+/**
+ * Bounces that count towards `repeated_soft_bounce`: those about the recipient's mailbox or system.
+ * A block of our IP or content, or a TLS or authentication problem, is about us: it never
+ * suppresses a good address.
+ */
+export function countsAsSoftBounce(cls: BounceClass): boolean {
+  if (cls.outcome !== 'bounced' || cls.hard) return false;
+  const aboutUs = ['spam_block', 'policy', 'auth_failure', 'content', 'message_too_large', 'tls', 'rate_limited'];
+  return cls.category === null || !aboutUs.includes(cls.category);
+}
+
+export class OutcomeWriter {
+  readonly #deps: WriterDeps;
+  #queue: Pending[] = [];
+  #scheduled = false;
+
+  constructor(deps: WriterDeps) {
+    this.#deps = deps;
+  }
+
+  /** Resolves once the job's outcome is committed. */
+  record(report: JobReport): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ report, resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => void this.#flush());
+      }
+    });
+  }
+
+  async #flush(): Promise<void> {
+    this.#scheduled = false;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, MAX_BATCH);
+      try {
+        const settle: (() => void)[] = [];
+        await this.#deps.db.transaction().execute(async (trx) => {
+          const now = Date.now();
+          for (const item of batch) {
+            // Each job in its own savepoint: one that cannot be recorded rolls back alone.
+            this.#deps.sqlite.exec('savepoint outcome');
+            try {
+              await this.#apply(trx, item.report, now);
+              this.#deps.sqlite.exec('release outcome');
+              settle.push(item.resolve);
+            } catch (error) {
+              this.#deps.sqlite.exec('rollback to outcome');
+              this.#deps.sqlite.exec('release outcome');
+              settle.push(() => item.reject(error));
+            }
+          }
+        });
+        this.#deps.events.notify();
+        for (const done of settle) done();
+      } catch (error) {
+        this.#deps.log.error({ err: error, jobs: batch.length }, 'recording delivery outcomes failed');
+        for (const item of batch) item.reject(error);
+      }
+    }
+  }
+
+  async #apply(trx: Db, report: JobReport, now: number): Promise<void> {
+    const { ctx, result } = report;
+    const { job, message } = ctx;
+    const writes = this.#deps.store.writes;
+    if (message === null || ctx.recipients.length === 0) {
+      writes.finishJob(job.id, report.lane, null, now);
+      return;
+    }
+    const attempt = job.attempts + 1;
+    const outcomes = ctx.recipients.map((r) => [r, outcomeFor(result, r)] as const);
+    const firstDeferred = outcomes.find(([, o]) => o.kind === 'deferred')?.[1];
+    const next =
+      firstDeferred === undefined
+        ? null
+        : nextAttempt(this.#deps.retry, {
+            attempt,
+            acceptedAt: new Date(message.created_at),
+            now: new Date(now),
+            replyText: firstDeferred.reply.text,
+          });
+    let lastError: string | null = null;
+    for (const [recipient, outcome] of outcomes) {
+      const event: EventContext = {
+        message,
+        headerTo: ctx.headerTo,
+        recipient: recipient.email,
+        mxHost: ctx.via?.mxHost ?? null,
+        secure: ctx.via?.secure ?? false,
+        attempt,
+      };
+      if (outcome.kind !== 'delivered') lastError ??= formatSmtpReply(outcome.reply);
+      await this.#recipient(trx, recipient, outcome, next, event, now);
+    }
+    if (next instanceof Date) writes.rescheduleJob(job.id, next.getTime(), report.lane, lastError, now);
+    else writes.finishJob(job.id, report.lane, lastError, now);
+    writes.setMessageStatus(message.id, messageStatus(writes.statusCounts(message.id)), now);
+    const first = outcomes[0]?.[1];
+    writes.attempt({
+      jobId: job.id,
+      messageId: message.id,
+      lane: report.lane,
+      mxHost: ctx.via?.mxHost ?? null,
+      tls: ctx.via?.secure ?? false,
+      outcome: summarize(outcomes.map(([, o]) => o.kind)),
+      smtpCode: first?.reply.code ?? null,
+      smtpReply: first ? formatSmtpReply(first.reply) : null,
+      startedAt: report.startedAt,
+      durationMs: Math.max(0, now - report.startedAt),
+    });
+  }
+
+  async #recipient(
+    trx: Db,
+    recipient: RecipientRow,
+    outcome: Outcome,
+    next: Date | 'expired' | null,
+    event: EventContext,
+    now: number,
+  ): Promise<void> {
+    const writes = this.#deps.store.writes;
+    const { message } = event;
+    const update = (status: RecipientStatus, category: string | null, deliveredAt: number | null) =>
+      writes.recipient(
+        { id: recipient.id, status, smtpCode: outcome.reply.code, smtpReply: formatSmtpReply(outcome.reply), category, deliveredAt },
+        now,
+      );
+    const suppress = (reason: SuppressionInput['reason']) =>
+      this.#deps.suppressions.addWithin(trx, {
+        projectId: message.project_id,
+        email: recipient.email,
+        reason,
+        messageId: message.id,
+        at: now,
+      });
+    switch (outcome.kind) {
+      case 'delivered': {
+        update(outcome.complained ? 'complained' : 'delivered', null, now);
+        writes.clearSoftBounce(message.project_id, recipient.email);
+        await this.#event(trx, event, deliveredEvent(event, outcome.reply, now), now);
+        if (outcome.complained) {
+          await this.#event(trx, event, complainedEvent(event), now);
+          await suppress('spam_complaint');
+        }
+        return;
+      }
+      case 'deferred': {
+        if (next instanceof Date) {
+          update('deferred', outcome.class.category, null);
+          await this.#event(trx, event, delayedEvent(event, outcome.reply, outcome.class, next.getTime()), now);
+          return;
+        }
+        // Retries ran out (RFC 5321 §4.5.4.1): the recipient bounces with 5.4.7.
+        const cls = expired(outcome.class);
+        update('bounced', cls.category, null);
+        await this.#event(trx, event, bouncedEvent(event, outcome.reply, cls, true), now);
+        await this.#softBounce(event, cls, suppress, now);
+        return;
+      }
+      case 'bounced': {
+        update('bounced', outcome.class.category, null);
+        await this.#event(trx, event, bouncedEvent(event, outcome.reply, outcome.class, false), now);
+        if (outcome.class.hard) await suppress('hard_bounce');
+        else await this.#softBounce(event, outcome.class, suppress, now);
+        return;
+      }
+      case 'failed': {
+        update('failed', null, null);
+        await this.#event(trx, event, failedEvent(event, outcome.reason), now);
+        return;
+      }
+    }
+  }
+
+  async #softBounce(
+    event: EventContext,
+    cls: BounceClass,
+    suppress: (reason: SuppressionInput['reason']) => Promise<unknown>,
+    now: number,
+  ): Promise<void> {
+    if (!countsAsSoftBounce(cls)) return;
+    const writes = this.#deps.store.writes;
+    const count = writes.bumpSoftBounce(event.message.project_id, event.recipient, now);
+    if (count < this.#deps.softBounceLimit) return;
+    await suppress('repeated_soft_bounce');
+    writes.clearSoftBounce(event.message.project_id, event.recipient);
+  }
+
+  #event(trx: Db, ctx: EventContext, draft: EventDraft, now: number): Promise<unknown> {
+    return this.#deps.events.append(trx, {
+      projectId: ctx.message.project_id,
+      type: draft.type,
+      messageId: ctx.message.id,
+      recipient: ctx.recipient,
+      data: draft.data,
+      at: now,
+    });
+  }
+}
+
+function outcomeFor(result: Outcome | PerRecipient, recipient: RecipientRow): Outcome {
+  if (result.kind !== 'per_recipient') return result;
+  return result.outcomes.get(recipient.email) ?? outcomeOfTransport('protocol', 'the server gave no reply for this recipient');
+}
+
+function summarize(kinds: readonly Outcome['kind'][]): string {
+  const distinct = [...new Set(kinds)];
+  return distinct.length === 1 ? (distinct[0] as string) : 'mixed';
+}

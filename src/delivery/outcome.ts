@@ -1,0 +1,81 @@
+/**
+ * What a delivery step returns: `continue`, or a terminal outcome for every recipient of the job,
+ * or (from the SMTP transaction) one outcome per recipient. The four outcomes are a closed set,
+ * each carrying the SMTP reply that decided it (a real one, or a synthetic one written the way a
+ * server would have written it for failures without a reply: a refused connection, a null MX).
+ * One record shape for every result, as KumoMTA logs them.
+ */
+import {
+  type BounceClass,
+  classifyReply,
+  classifyTransportFailure,
+  type TransportFailure,
+  transportFailureOf,
+} from './bounce-classifier.js';
+import type { SmtpError } from './mx-connection.js';
+import { parseSmtpReply, type SmtpReply, smtpReply } from './smtp-reply.js';
+
+export type Outcome =
+  | {
+      readonly kind: 'delivered';
+      readonly reply: SmtpReply;
+      /** The sandbox's complaint@ recipient: delivered, then complained about. */
+      readonly complained?: true;
+    }
+  | { readonly kind: 'deferred'; readonly reply: SmtpReply; readonly class: BounceClass }
+  | { readonly kind: 'bounced'; readonly reply: SmtpReply; readonly class: BounceClass }
+  | { readonly kind: 'failed'; readonly reply: SmtpReply; readonly reason: string };
+
+/** Outcomes of one transaction, keyed by the recipient address as given to RCPT TO (lower case). */
+export interface PerRecipient {
+  readonly kind: 'per_recipient';
+  readonly outcomes: ReadonlyMap<string, Outcome>;
+}
+
+export const CONTINUE = 'continue' as const;
+
+/** The engine is stopping: the job goes back to the queue untouched, with no event. */
+export const RELEASED = { kind: 'released' } as const;
+
+/** A step's result: go on, one outcome for every recipient, one per recipient, or give the job back. */
+export type StepResult = typeof CONTINUE | Outcome | PerRecipient | typeof RELEASED;
+
+/** The outcome a reply gives (RFC 5321 §4.2.1 classes, refined by bounce-classifier.ts). */
+export function outcomeOfReply(reply: SmtpReply): Outcome {
+  const cls = classifyReply(reply);
+  if (cls.outcome === 'delivered') return { kind: 'delivered', reply };
+  return { kind: cls.outcome, reply, class: cls };
+}
+
+/** The outcome of a failure without a reply, with a synthetic reply naming it. */
+export function outcomeOfTransport(failure: TransportFailure, text: string): Outcome {
+  const cls = classifyTransportFailure(failure);
+  const code = cls.outcome === 'deferred' ? 451 : failure === 'null_mx' ? 556 : 550;
+  const reply = smtpReply(code, `${cls.status} ${oneLine(text)}`);
+  return cls.outcome === 'deferred' ? { kind: 'deferred', reply, class: cls } : { kind: 'bounced', reply, class: cls };
+}
+
+/**
+ * The outcome of an error from an SMTP connection: the server's reply when there was one (a 421
+ * greeting, a refused MAIL FROM), else the transport failure behind it.
+ */
+export function outcomeOfError(err: unknown): Outcome {
+  const error = err as SmtpError;
+  const reply = typeof error?.response === 'string' ? parseSmtpReply(error.response) : null;
+  if (reply !== null && reply.code >= 400) return outcomeOfReply(reply);
+  if (error?.code === 'EMESSAGE' && /size/i.test(error.message)) {
+    // nodemailer refuses before MAIL FROM when the message exceeds the server's SIZE (RFC 1870).
+    return outcomeOfReply(smtpReply(552, `5.3.4 ${oneLine(error.message)}`));
+  }
+  const message = error instanceof Error ? error.message : String(err);
+  return outcomeOfTransport(transportFailureOf(err), message);
+}
+
+/** A failure that retrying cannot fix and that is ours, not the recipient's (e.g. no message to send). */
+export function failed(reason: string): Outcome {
+  return { kind: 'failed', reason, reply: smtpReply(554, `5.3.0 ${oneLine(reason)}`) };
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().slice(0, 400);
+}

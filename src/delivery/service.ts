@@ -1,0 +1,201 @@
+/**
+ * The delivery capability as other parts of Posthorn see it: start the engine (background.ts),
+ * report the queue (health probe, `posthorn queue stats`), and map a VERP return path back to
+ * the message and recipients it names (the inbound listener, for bounces). Building the service
+ * starts nothing: CLI commands build services too.
+ */
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import type { Engine } from '../background.js';
+import type { EventService } from '../events/service.js';
+import type { HealthRegistry, ProbeResult } from '../health/registry.js';
+import type { Kernel } from '../kernel.js';
+import { parseDuration } from '../platform/config/duration.js';
+import { createDnsResolver } from '../platform/dns/resolver.js';
+import { DeliveryEngine } from './engine.js';
+import { Lane, type LaneSettings } from './lane.js';
+import { createLaneTable } from './lanes.js';
+import { MtaSts } from './mta-sts.js';
+import { MxConnection } from './mx-connection.js';
+import { OutcomeWriter, type SuppressionPort } from './outcome-writer.js';
+import type { RenderDkim } from './render-task.js';
+import { createRenderer } from './renderer.js';
+import { retryPolicyFrom } from './retry-policy.js';
+import type { SigningKeysPort } from './steps.js';
+import { createDeliveryStore, type LaneDepth, type RecipientRow } from './store.js';
+import { parseVerp, verpKey } from './verp.js';
+
+/** The domains capability, as delivery uses it. */
+export interface DomainKeysSource {
+  signingKeys(
+    projectId: string,
+    domain: string,
+  ): Promise<
+    | {
+        readonly domain: string;
+        readonly selector: string;
+        readonly privateKeyPem: string;
+        readonly ed25519?: { readonly selector: string; readonly privateKeyPem: string };
+      }
+    | undefined
+  >;
+}
+
+export interface DeliveryDeps {
+  readonly events: EventService;
+  readonly suppressions: SuppressionPort;
+  readonly domains: DomainKeysSource;
+  readonly health: HealthRegistry;
+}
+
+/** What a VERP return path names: the message and the recipients the bounced transaction carried. */
+export interface BounceTarget {
+  readonly projectId: string;
+  readonly messageId: string;
+  readonly recipients: readonly Pick<RecipientRow, 'id' | 'email' | 'status'>[];
+}
+
+const BACKLOG_MS = 15 * 60_000;
+const BLOCK_SHOWN_MS = 60 * 60_000;
+
+export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
+  const store = createDeliveryStore(kernel.db, kernel.store.sqlite);
+  const key = verpKey(kernel.masterKey);
+  const log = kernel.log.child({ capability: 'delivery' });
+  let engine: DeliveryEngine | null = null;
+  let lanes: Map<string, Lane> = new Map();
+
+  const keys: SigningKeysPort = {
+    async signingKeys(projectId, domain): Promise<RenderDkim | null> {
+      const found = await deps.domains.signingKeys(projectId, domain);
+      if (!found) return null;
+      const rsa = { selector: found.selector, privateKeyPem: found.privateKeyPem, algorithm: 'rsa-sha256' as const };
+      const ed = found.ed25519
+        ? [{ selector: found.ed25519.selector, privateKeyPem: found.ed25519.privateKeyPem, algorithm: 'ed25519-sha256' as const }]
+        : [];
+      return { domain: found.domain, keys: [rsa, ...ed] };
+    },
+  };
+
+  const probe = async (): Promise<ProbeResult> => {
+    if (engine === null || !engine.running) return { status: 'unavailable', detail: 'the delivery engine is not running' };
+    if (engine.lastError !== null) return { status: 'degraded', detail: `claiming jobs failed: ${engine.lastError}` };
+    const now = Date.now();
+    const blocked = [...lanes.values()].filter((lane) => lane.blocked !== null && now - lane.blocked.at < BLOCK_SHOWN_MS);
+    if (blocked.length > 0) {
+      return { status: 'degraded', detail: `reputation block on lane ${blocked.map((l) => l.key).join(', ')}` };
+    }
+    const oldest = await store.oldestDue();
+    if (oldest !== null && now - oldest > BACKLOG_MS) {
+      return { status: 'degraded', detail: `jobs overdue since ${new Date(oldest).toISOString()}` };
+    }
+    return { status: 'operational', detail: `${engine.held} jobs in progress` };
+  };
+
+  return {
+    /** Starts the engine (config delivery.enabled); registers the `queue` health probe. */
+    start(): Engine {
+      const config = kernel.config.delivery;
+      const dns = createDnsResolver(kernel.config);
+      const laneTable = createLaneTable(config.lanes);
+      const extraCa = config.tls_ca_file === '' ? undefined : readFileSync(config.tls_ca_file, 'utf8');
+      const ca = extraCa === undefined ? undefined : [...rootCertificates, extraCa].join('\n');
+      const settings: LaneSettings = {
+        port: config.port,
+        ehloName: config.hostname,
+        tls: config.tls,
+        localAddresses: config.source_ips,
+        connectTimeoutMs: parseDuration(config.connect_timeout),
+        commandTimeoutMs: parseDuration(config.smtp_timeout),
+        idleTimeoutMs: parseDuration(config.idle_timeout),
+        ca,
+      };
+      lanes = new Map();
+      for (const traffic of ['transactional', 'marketing'] as const) {
+        for (const laneConfig of laneTable.lanes(traffic)) {
+          const lane = new Lane(laneConfig, { dns, settings, log, connect: (t, o) => MxConnection.open(t, o) });
+          lanes.set(lane.key, lane);
+        }
+      }
+      const renderer = createRenderer(kernel.config.dkim.workers);
+      const mtaSts = config.mta_sts ? new MtaSts({ dns, store, log, port: config.mta_sts_port, ca }) : null;
+      const writer = new OutcomeWriter({
+        db: kernel.db,
+        sqlite: kernel.store.sqlite,
+        store,
+        events: deps.events,
+        suppressions: deps.suppressions,
+        retry: retryPolicyFrom(config),
+        softBounceLimit: config.soft_bounce_limit,
+        log,
+      });
+      const running = new DeliveryEngine({
+        store,
+        dns,
+        laneTable,
+        lanes,
+        steps: {
+          store,
+          dns,
+          mtaSts,
+          renderer,
+          keys,
+          verpKey: key,
+          bounceSubdomain: config.bounce_subdomain,
+          testDomain: kernel.config.sandbox.test_domain,
+          log,
+        },
+        writer,
+        log,
+        leaseMs: parseDuration(config.lease),
+        pollMs: parseDuration(config.poll_interval),
+        claimBatch: config.claim_batch,
+        drainMs: parseDuration(config.drain_timeout),
+        onWake: (wake) => deps.events.onAppended(wake),
+      });
+      engine = running;
+      running.start();
+      deps.health.register('queue', probe);
+      log.info({ lanes: lanes.size, render_threads: renderer.threads }, 'delivery engine started');
+      return {
+        name: 'delivery',
+        async stop() {
+          await running.stop();
+          await renderer.close();
+        },
+      };
+    },
+
+    /** The `queue` health probe. */
+    probe,
+
+    /** Per-lane depth, in flight, deferred and oldest job, with what the running engine knows. */
+    async stats(now = Date.now()): Promise<(LaneDepth & { connections: number | null; blocked: string | null })[]> {
+      const depth = await store.depth(now);
+      return depth.map((row) => {
+        const lane = lanes.get(`${row.traffic}/${row.lane}`);
+        return { ...row, connections: lane?.connections ?? null, blocked: lane?.blocked?.reply ?? null };
+      });
+    },
+
+    /**
+     * The message and recipients a VERP return path names (for a DSN arriving at the inbound
+     * listener), or null when the address is not a valid one of ours.
+     *
+     * @example const target = await services.delivery.bounceTarget('b+r01jd...-3kq9x0m2ab@bounces.example.com');
+     */
+    async bounceTarget(address: string): Promise<BounceTarget | null> {
+      const parsed = parseVerp(key, address);
+      if (parsed === null) return null;
+      const found = await store.verpTarget(parsed.kind, parsed.id);
+      if (found === null) return null;
+      return {
+        projectId: found.projectId,
+        messageId: found.messageId,
+        recipients: found.recipients.map((r) => ({ id: r.id, email: r.email, status: r.status })),
+      };
+    },
+  };
+}
+
+export type DeliveryService = ReturnType<typeof createDeliveryService>;

@@ -1,0 +1,198 @@
+/**
+ * The delivery of one job, as the list of its steps read top to bottom (Postal's outgoing message
+ * processor is the model). Each step returns `continue` or a terminal outcome; the first terminal
+ * one ends the job and the outcome writer records it.
+ *
+ *   loadMessage → skipIfCancelled → resolveRoute → applyMtaSts → renderMessage → releaseIfStopping
+ *   → transmit
+ */
+import type { DnsResolver } from '../platform/dns/resolver.js';
+import type { Logger } from '../platform/log.js';
+import type { ComposeFields } from './compose.js';
+import type { Lane } from './lane.js';
+import { allowedHosts, type MtaSts } from './mta-sts.js';
+import { CONTINUE, failed, outcomeOfTransport, RELEASED, type StepResult } from './outcome.js';
+import type { RenderDkim } from './render-task.js';
+import type { Renderer } from './renderer.js';
+import { resolveMx, type Route } from './route.js';
+import { SANDBOX_HOST, sinkOutcomes } from './sandbox-sink.js';
+import type { ClaimedJob, DeliveryStore, MessageRow, RecipientRow } from './store.js';
+import { verpAddress } from './verp.js';
+
+/** Where a message's DKIM keys come from (the domains capability). */
+export interface SigningKeysPort {
+  /** The keys of the From domain, or null when it has none (the message goes unsigned). */
+  signingKeys(projectId: string, domain: string): Promise<RenderDkim | null>;
+}
+
+export interface StepDeps {
+  readonly store: Pick<DeliveryStore, 'load'>;
+  readonly dns: DnsResolver;
+  readonly mtaSts: MtaSts | null;
+  readonly renderer: Renderer;
+  readonly keys: SigningKeysPort;
+  readonly verpKey: Buffer;
+  readonly bounceSubdomain: string;
+  readonly testDomain: string;
+  readonly log: Logger;
+  /** True once the engine is stopping: jobs not yet on the wire go back to the queue. */
+  readonly stopping: () => boolean;
+}
+
+/** What the steps learn about a job as they go. */
+export interface JobContext {
+  readonly job: ClaimedJob;
+  /** The lane the job was claimed for; null for the sandbox. */
+  readonly lane: Lane | null;
+  message: MessageRow | null;
+  /** The recipients of this job's domain still to deliver. */
+  recipients: readonly RecipientRow[];
+  /** The To and Cc headers (all recipients of the message, as submitted). */
+  headerTo: readonly string[];
+  headerCc: readonly string[];
+  route: Route | null;
+  envelopeFrom: string;
+  bytes: Buffer | null;
+  via: { readonly mxHost: string | null; readonly secure: boolean } | null;
+}
+
+type Step = (ctx: JobContext, deps: StepDeps) => Promise<StepResult>;
+
+const PENDING = new Set(['queued', 'deferred']);
+const nothingToDo: StepResult = { kind: 'per_recipient', outcomes: new Map() };
+
+/** Reads the message and this job's recipients still to deliver. */
+const loadMessage: Step = async (ctx, deps) => {
+  const { message, recipients } = await deps.store.load(ctx.job.messageId);
+  if (message === undefined) return nothingToDo;
+  ctx.message = message;
+  ctx.recipients = recipients.filter((r) => r.domain === ctx.job.domain && PENDING.has(r.status));
+  ctx.headerTo = recipients.filter((r) => r.kind === 'to').map((r) => r.display);
+  ctx.headerCc = recipients.filter((r) => r.kind === 'cc').map((r) => r.display);
+  return ctx.recipients.length === 0 ? nothingToDo : CONTINUE;
+};
+
+/** A message cancelled after its job was queued is not sent. */
+const skipIfCancelled: Step = async (ctx) => (ctx.message?.status === 'cancelled' ? nothingToDo : CONTINUE);
+
+/** MX hosts of the recipient domain, or the sandbox for test sends. */
+const resolveRoute: Step = async (ctx, deps) => {
+  if (ctx.job.mode === 'test') {
+    ctx.route = { kind: 'sandbox' };
+    return CONTINUE;
+  }
+  const route = await resolveMx(deps.dns, ctx.job.domain);
+  if (route.kind !== 'mx') return route;
+  ctx.route = route;
+  return CONTINUE;
+};
+
+/** RFC 8461 §5: under an enforced policy, only matching MX hosts, and only over verified TLS. */
+const applyMtaSts: Step = async (ctx, deps) => {
+  const route = ctx.route;
+  if (deps.mtaSts === null || route?.kind !== 'mx') return CONTINUE;
+  const policy = await deps.mtaSts.policyFor(route.domain);
+  if (policy === null || policy.mode === 'none') return CONTINUE;
+  const hosts = allowedHosts(policy, route.hosts);
+  if (policy.mode === 'testing') {
+    if (hosts.length < route.hosts.length) deps.log.info({ domain: route.domain }, 'MTA-STS testing policy: MX mismatch');
+    ctx.route = { ...route, mtaSts: 'testing' };
+    return CONTINUE;
+  }
+  // §5.1: no MX host matches: do not deliver; a temporary failure, the policy may be fixed.
+  if (hosts.length === 0) {
+    return outcomeOfTransport('tls_failed', `no MX host of ${route.domain} matches its MTA-STS policy`);
+  }
+  ctx.route = { ...route, hosts, tls: 'verify', mtaSts: 'enforce' };
+  return CONTINUE;
+};
+
+/** Composes and DKIM-signs the message in the worker pool; sets the VERP return path. */
+const renderMessage: Step = async (ctx, deps) => {
+  const message = ctx.message as MessageRow;
+  const only = ctx.recipients.length === 1 ? ctx.recipients[0] : undefined;
+  ctx.envelopeFrom = verpAddress(
+    deps.verpKey,
+    only ? { kind: 'recipient', id: only.id } : { kind: 'job', id: ctx.job.id },
+    `${deps.bounceSubdomain}.${message.from_domain}`,
+  );
+  try {
+    const dkim = await deps.keys.signingKeys(message.project_id, message.from_domain);
+    ctx.bytes = await deps.renderer.render({ fields: composeFields(message, ctx), dkim, signTime: Date.now() });
+  } catch (error) {
+    deps.log.error({ err: error, message_id: message.id }, 'message could not be built');
+    return failed(`the message could not be built: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return CONTINUE;
+};
+
+/** A job not yet on the wire when the engine stops goes back to the queue, with no event. */
+const releaseIfStopping: Step = async (_ctx, deps) => (deps.stopping() ? RELEASED : CONTINUE);
+
+/** One SMTP transaction with every recipient of the job (or the sandbox sink's answers). */
+const transmit: Step = async (ctx, deps) => {
+  const to = ctx.recipients.map((r) => r.email);
+  if (ctx.route?.kind !== 'mx' || ctx.lane === null) {
+    ctx.via = { mxHost: SANDBOX_HOST, secure: true };
+    return sinkOutcomes(to, deps.testDomain, ctx.job.attempts);
+  }
+  const bytes = ctx.bytes as Buffer;
+  const sent = await ctx.lane.transmit(ctx.route, { from: ctx.envelopeFrom, to, size: bytes.length }, bytes);
+  ctx.via = { mxHost: sent.mxHost, secure: sent.secure };
+  return sent.result;
+};
+
+export const STEPS: readonly Step[] = [
+  loadMessage,
+  skipIfCancelled,
+  resolveRoute,
+  applyMtaSts,
+  renderMessage,
+  releaseIfStopping,
+  transmit,
+];
+
+/** Runs the steps of one job; an unexpected error defers it (retried later, nothing lost). */
+export async function deliverJob(ctx: JobContext, deps: StepDeps): Promise<Exclude<StepResult, typeof CONTINUE>> {
+  try {
+    for (const step of STEPS) {
+      const result = await step(ctx, deps);
+      if (result !== CONTINUE) return result;
+    }
+    return failed('no step decided the outcome');
+  } catch (error) {
+    deps.log.error({ err: error, job_id: ctx.job.id }, 'delivery step failed unexpectedly');
+    return outcomeOfTransport('unknown', error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** A new context for a claimed job. */
+export function newContext(job: ClaimedJob, lane: Lane | null): JobContext {
+  return {
+    job,
+    lane,
+    message: null,
+    recipients: [],
+    headerTo: [],
+    headerCc: [],
+    route: null,
+    envelopeFrom: '',
+    bytes: null,
+    via: null,
+  };
+}
+
+function composeFields(message: MessageRow, ctx: JobContext): ComposeFields {
+  return {
+    from: message.from_header,
+    to: ctx.headerTo,
+    cc: ctx.headerCc,
+    replyTo: message.reply_to === null ? [] : (JSON.parse(message.reply_to) as string[]),
+    subject: message.subject,
+    html: message.html,
+    text: message.text,
+    headers: JSON.parse(message.headers) as Record<string, string>,
+    messageId: `<${message.id}@${message.from_domain}>`,
+    date: message.created_at,
+  };
+}

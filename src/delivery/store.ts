@@ -1,0 +1,397 @@
+/**
+ * The only file that queries the delivery engine's rows: it claims and releases `delivery_jobs`,
+ * reads what a job must send from `messages` and `message_recipients`, writes outcomes back, and
+ * keeps `mta_sts_policies`, `delivery_soft_bounces` and `delivery_attempts`.
+ *
+ * The queue is the table. A claim is ONE statement that picks due jobs and leases them: it sets
+ * `locked_until` and moves `due_at` to the same instant, so a claimed job drops out of every
+ * claim's range by itself and comes back into it when the lease runs out (a crash loses nothing).
+ * Each lane claims its own jobs through the (traffic, lane, due_at) index; jobs with no lane yet
+ * are claimed by the router the same way (lane IS NULL).
+ *
+ * Hot statements are prepared once on the raw handle. Every call runs under Kysely's connection
+ * lock (`db.connection()` or the caller's transaction), so none of them ever lands inside another
+ * capability's open transaction.
+ */
+import type SQLite from 'better-sqlite3';
+import type { Db } from '../platform/db/database.js';
+import type { KeyMode, MessageStatus, RecipientKind, RecipientStatus, Traffic } from '../platform/db/tables.js';
+
+/** A leased job, as the engine holds it. */
+export interface ClaimedJob {
+  readonly id: string;
+  readonly messageId: string;
+  readonly projectId: string;
+  readonly domain: string;
+  readonly traffic: Traffic;
+  readonly mode: KeyMode;
+  readonly lane: string | null;
+  /** Attempts made before this one. */
+  readonly attempts: number;
+  readonly createdAt: number;
+}
+
+/** The stored fields of a message that a delivery needs. */
+export interface MessageRow {
+  readonly id: string;
+  readonly project_id: string;
+  readonly status: MessageStatus;
+  readonly from_header: string;
+  readonly from_email: string;
+  readonly from_domain: string;
+  readonly reply_to: string | null;
+  readonly subject: string;
+  readonly html: string | null;
+  readonly text: string | null;
+  readonly headers: string;
+  readonly tags: string;
+  readonly created_at: number;
+}
+
+export interface RecipientRow {
+  readonly id: string;
+  readonly kind: RecipientKind;
+  readonly email: string;
+  readonly display: string;
+  readonly domain: string;
+  readonly status: RecipientStatus;
+  readonly attempts: number;
+}
+
+export interface RecipientUpdate {
+  readonly id: string;
+  readonly status: RecipientStatus;
+  readonly smtpCode: number | null;
+  readonly smtpReply: string | null;
+  readonly category: string | null;
+  readonly deliveredAt: number | null;
+}
+
+export interface AttemptRow {
+  readonly jobId: string;
+  readonly messageId: string;
+  readonly lane: string | null;
+  readonly mxHost: string | null;
+  readonly tls: boolean;
+  readonly outcome: string;
+  readonly smtpCode: number | null;
+  readonly smtpReply: string | null;
+  readonly startedAt: number;
+  readonly durationMs: number;
+}
+
+export interface StoredPolicy {
+  readonly domain: string;
+  readonly policyId: string;
+  readonly mode: 'enforce' | 'testing' | 'none';
+  readonly mx: readonly string[];
+  readonly maxAge: number;
+  readonly fetchedAt: number;
+  readonly expiresAt: number;
+}
+
+export interface LaneDepth {
+  readonly traffic: Traffic;
+  readonly lane: string | null;
+  readonly queued: number;
+  readonly inFlight: number;
+  readonly deferred: number;
+  readonly oldestCreatedAt: number | null;
+}
+
+interface JobSqlRow {
+  id: string;
+  message_id: string;
+  project_id: string;
+  domain: string;
+  traffic: Traffic;
+  mode: KeyMode;
+  lane: string | null;
+  attempts: number;
+  created_at: number;
+}
+
+const toJob = (row: JobSqlRow): ClaimedJob => ({
+  id: row.id,
+  messageId: row.message_id,
+  projectId: row.project_id,
+  domain: row.domain,
+  traffic: row.traffic,
+  mode: row.mode,
+  lane: row.lane,
+  attempts: row.attempts,
+  createdAt: row.created_at,
+});
+
+function prepare(sqlite: SQLite.Database) {
+  return {
+    claim: sqlite.prepare<[number, number, number, Traffic, string | null, number, number], JobSqlRow>(
+      `update delivery_jobs set locked_until = ?, due_at = ?, updated_at = ?
+       where id in (select id from delivery_jobs
+                    where state = 'queued' and traffic = ? and lane is ? and due_at <= ?
+                    order by due_at limit ?)
+       returning id, message_id, project_id, domain, traffic, mode, lane, attempts, created_at`,
+    ),
+    release: sqlite.prepare<[string | null, number, number, string]>(
+      `update delivery_jobs set lane = ?, due_at = ?, locked_until = null, updated_at = ?
+       where id = ? and state = 'queued'`,
+    ),
+    renew: sqlite.prepare<[number, number, string]>(
+      `update delivery_jobs set locked_until = ?, due_at = ? where id = ? and state = 'queued'`,
+    ),
+    message: sqlite.prepare<[string], MessageRow>(
+      `select id, project_id, status, from_header, from_email, from_domain, reply_to, subject, html, text, headers,
+              tags, created_at
+       from messages where id = ?`,
+    ),
+    recipients: sqlite.prepare<[string], RecipientRow>(
+      `select id, kind, email, display, domain, status, attempts from message_recipients
+       where message_id = ? order by id`,
+    ),
+    updateRecipient: sqlite.prepare<
+      [RecipientStatus, number | null, string | null, string | null, number | null, number, string]
+    >(
+      `update message_recipients set status = ?, attempts = attempts + 1, smtp_code = ?, smtp_reply = ?,
+         bounce_category = ?, delivered_at = coalesce(?, delivered_at), updated_at = ?
+       where id = ?`,
+    ),
+    finishJob: sqlite.prepare<[string | null, string | null, number, string]>(
+      `update delivery_jobs set state = 'done', locked_until = null, attempts = attempts + 1, lane = coalesce(?, lane),
+         last_error = ?, updated_at = ?
+       where id = ?`,
+    ),
+    rescheduleJob: sqlite.prepare<[number, string | null, string | null, number, string]>(
+      `update delivery_jobs set due_at = ?, locked_until = null, attempts = attempts + 1, lane = coalesce(?, lane),
+         last_error = ?, updated_at = ?
+       where id = ?`,
+    ),
+    statusCounts: sqlite.prepare<[string], { status: RecipientStatus; n: number }>(
+      `select status, count(*) as n from message_recipients where message_id = ? group by status`,
+    ),
+    setMessageStatus: sqlite.prepare<[MessageStatus, number, string, MessageStatus]>(
+      `update messages set status = ?, updated_at = ? where id = ? and status <> ? and status <> 'cancelled'`,
+    ),
+    bumpSoftBounce: sqlite.prepare<[string, string, number], { count: number }>(
+      `insert into delivery_soft_bounces (project_id, email, count, last_at) values (?, ?, 1, ?)
+       on conflict (project_id, email) do update set count = count + 1, last_at = excluded.last_at
+       returning count`,
+    ),
+    clearSoftBounce: sqlite.prepare<[string, string]>(
+      `delete from delivery_soft_bounces where project_id = ? and email = ?`,
+    ),
+    insertAttempt: sqlite.prepare<
+      [string, string, string | null, string | null, number, string, number | null, string | null, number, number]
+    >(
+      `insert into delivery_attempts (job_id, message_id, lane, mx_host, tls, outcome, smtp_code, smtp_reply,
+         started_at, duration_ms)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    recipientById: sqlite.prepare<[string], RecipientRow & { message_id: string; project_id: string }>(
+      `select id, message_id, project_id, kind, email, display, domain, status, attempts
+       from message_recipients where id = ?`,
+    ),
+    jobById: sqlite.prepare<[string], JobSqlRow>(
+      `select id, message_id, project_id, domain, traffic, mode, lane, attempts, created_at
+       from delivery_jobs where id = ?`,
+    ),
+    policy: sqlite.prepare<[string], Record<string, unknown>>(`select * from mta_sts_policies where domain = ?`),
+    savePolicy: sqlite.prepare<[string, string, string, string, number, number, number]>(
+      `insert into mta_sts_policies (domain, policy_id, mode, mx, max_age, fetched_at, expires_at)
+       values (?, ?, ?, ?, ?, ?, ?)
+       on conflict (domain) do update set policy_id = excluded.policy_id, mode = excluded.mode, mx = excluded.mx,
+         max_age = excluded.max_age, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at`,
+    ),
+    oldestDue: sqlite.prepare<[Traffic], { due: number | null }>(
+      `select min(due_at) as due from delivery_jobs where state = 'queued' and traffic = ?`,
+    ),
+  };
+}
+
+type Statements = ReturnType<typeof prepare>;
+
+export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
+  let prepared: Statements | undefined;
+  // Prepared on first use: the tables exist only once migrations ran.
+  const stmt = () => {
+    prepared ??= prepare(sqlite);
+    return prepared;
+  };
+  /** Runs synchronous statements while holding Kysely's connection lock. */
+  const locked = <T>(work: (s: Statements) => T): Promise<T> =>
+    db.connection().execute(async () => work(stmt()));
+
+  return {
+    /**
+     * Leases up to `limit` due jobs of one lane (or, with `lane` null, jobs not yet routed) until
+     * `now + leaseMs`, oldest due first.
+     */
+    claim(traffic: Traffic, lane: string | null, limit: number, now: number, leaseMs: number): Promise<ClaimedJob[]> {
+      const until = now + leaseMs;
+      return locked((s) => s.claim.all(until, until, now, traffic, lane, now, limit).map(toJob));
+    },
+
+    /** Gives jobs back to the queue, due at `dueAt`, remembering their lane. */
+    release(jobs: readonly { id: string; lane: string | null }[], dueAt: number, now: number): Promise<void> {
+      if (jobs.length === 0) return Promise.resolve();
+      return locked((s) => {
+        sqlite.transaction(() => {
+          for (const job of jobs) s.release.run(job.lane, dueAt, now, job.id);
+        })();
+      });
+    },
+
+    /** Extends the lease of jobs still being worked on. */
+    renew(ids: readonly string[], until: number): Promise<void> {
+      if (ids.length === 0) return Promise.resolve();
+      return locked((s) => {
+        sqlite.transaction(() => {
+          for (const id of ids) s.renew.run(until, until, id);
+        })();
+      });
+    },
+
+    /** The message and all its recipients (one read under the lock). */
+    load(messageId: string): Promise<{ message: MessageRow | undefined; recipients: RecipientRow[] }> {
+      return locked((s) => ({ message: s.message.get(messageId), recipients: s.recipients.all(messageId) }));
+    },
+
+    /** The writes of one outcome; call inside the caller's transaction (it holds the lock). */
+    writes: {
+      recipient(update: RecipientUpdate, now: number): void {
+        stmt().updateRecipient.run(
+          update.status,
+          update.smtpCode,
+          update.smtpReply,
+          update.category,
+          update.deliveredAt,
+          now,
+          update.id,
+        );
+      },
+      finishJob(jobId: string, lane: string | null, lastError: string | null, now: number): void {
+        stmt().finishJob.run(lane, lastError, now, jobId);
+      },
+      rescheduleJob(jobId: string, dueAt: number, lane: string | null, lastError: string | null, now: number): void {
+        stmt().rescheduleJob.run(dueAt, lane, lastError, now, jobId);
+      },
+      statusCounts(messageId: string): Partial<Record<RecipientStatus, number>> {
+        const counts: Partial<Record<RecipientStatus, number>> = {};
+        for (const row of stmt().statusCounts.all(messageId)) counts[row.status] = row.n;
+        return counts;
+      },
+      setMessageStatus(messageId: string, status: MessageStatus, now: number): boolean {
+        return stmt().setMessageStatus.run(status, now, messageId, status).changes > 0;
+      },
+      /** Counts one more soft bounce in a row; returns the count. */
+      bumpSoftBounce(projectId: string, email: string, now: number): number {
+        return stmt().bumpSoftBounce.get(projectId, email, now)?.count ?? 1;
+      },
+      clearSoftBounce(projectId: string, email: string): void {
+        stmt().clearSoftBounce.run(projectId, email);
+      },
+      attempt(row: AttemptRow): void {
+        stmt().insertAttempt.run(
+          row.jobId,
+          row.messageId,
+          row.lane,
+          row.mxHost,
+          row.tls ? 1 : 0,
+          row.outcome,
+          row.smtpCode,
+          row.smtpReply,
+          row.startedAt,
+          row.durationMs,
+        );
+      },
+      recipientById(id: string) {
+        return stmt().recipientById.get(id);
+      },
+      message(id: string): MessageRow | undefined {
+        return stmt().message.get(id);
+      },
+    },
+
+    /** The recipient (or the recipients of the job) a VERP address names. */
+    verpTarget(kind: 'recipient' | 'job', id: string) {
+      return locked((s) => {
+        if (kind === 'recipient') {
+          const recipient = s.recipientById.get(id);
+          return recipient ? { messageId: recipient.message_id, projectId: recipient.project_id, recipients: [recipient] } : null;
+        }
+        const job = s.jobById.get(id);
+        if (!job) return null;
+        const recipients = s.recipients.all(job.message_id).filter((r) => r.domain === job.domain);
+        return { messageId: job.message_id, projectId: job.project_id, recipients };
+      });
+    },
+
+    policy(domain: string): Promise<StoredPolicy | undefined> {
+      return locked((s) => {
+        const row = s.policy.get(domain);
+        if (!row) return undefined;
+        return {
+          domain: String(row.domain),
+          policyId: String(row.policy_id),
+          mode: row.mode as StoredPolicy['mode'],
+          mx: JSON.parse(String(row.mx)) as string[],
+          maxAge: Number(row.max_age),
+          fetchedAt: Number(row.fetched_at),
+          expiresAt: Number(row.expires_at),
+        };
+      });
+    },
+
+    savePolicy(policy: StoredPolicy): Promise<void> {
+      return locked((s) => {
+        s.savePolicy.run(
+          policy.domain,
+          policy.policyId,
+          policy.mode,
+          JSON.stringify(policy.mx),
+          policy.maxAge,
+          policy.fetchedAt,
+          policy.expiresAt,
+        );
+      });
+    },
+
+    /** The earliest due time of each traffic class (index-only, cheap enough for a health probe). */
+    oldestDue(): Promise<number | null> {
+      return locked((s) => {
+        const dues = (['transactional', 'marketing'] as const)
+          .map((traffic) => s.oldestDue.get(traffic)?.due ?? null)
+          .filter((d): d is number => d !== null);
+        return dues.length > 0 ? Math.min(...dues) : null;
+      });
+    },
+
+    /** Per-lane depth for `posthorn queue stats` (a scan of the queued jobs; not for hot paths). */
+    async depth(now: number): Promise<LaneDepth[]> {
+      const rows = await db
+        .selectFrom('delivery_jobs')
+        .select((eb) => [
+          'traffic',
+          'lane',
+          eb.fn.countAll<number>().as('queued'),
+          eb.fn.sum<number>(eb.case().when('locked_until', '>', now).then(1).else(0).end()).as('in_flight'),
+          eb.fn.sum<number>(eb.case().when('attempts', '>', 0).then(1).else(0).end()).as('deferred'),
+          eb.fn.min<number>('created_at').as('oldest'),
+        ])
+        .where('state', '=', 'queued')
+        .groupBy(['traffic', 'lane'])
+        .orderBy('traffic')
+        .orderBy('lane')
+        .execute();
+      return rows.map((row) => ({
+        traffic: row.traffic,
+        lane: row.lane,
+        queued: Number(row.queued),
+        inFlight: Number(row.in_flight ?? 0),
+        deferred: Number(row.deferred ?? 0),
+        oldestCreatedAt: row.oldest === null ? null : Number(row.oldest),
+      }));
+    },
+  };
+}
+
+export type DeliveryStore = ReturnType<typeof createDeliveryStore>;

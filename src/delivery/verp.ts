@@ -1,0 +1,83 @@
+/**
+ * VERP return paths (Variable Envelope Return Path): the MAIL FROM of every delivery names what
+ * it carried, so that a bounce (DSN, RFC 3464) arriving later at the inbound listener maps back
+ * to a message and a recipient without trusting anything the bounce says about itself.
+ *
+ * Format (the inbound listener parses it with `parseVerp`; this module is the one definition):
+ *
+ *     b+<kind><ulid>-<tag>@<bounce_subdomain>.<from domain>
+ *
+ * - `kind` is `r` when the transaction carried one recipient (the ULID of its `rcp_` row) and `j`
+ *   when it carried several recipients of one domain (the ULID of its `job_` row; the DSN's
+ *   Final-Recipient field then says which one bounced).
+ * - `ulid` is the 26-character ULID after the ID's prefix, in lower case (some MTAs fold case).
+ * - `tag` is 10 base32 characters of HMAC-SHA256 over `kind + ulid`, keyed by a key derived from
+ *   the master key, so a forged bounce naming someone else's recipient is refused.
+ *
+ * The local part is 39 characters, inside RFC 5321 §4.5.3.1.1's 64.
+ *
+ * @example
+ * verpAddress(key, { kind: 'recipient', id: 'rcp_01JD3Q8Z9V6W1R2T3Y4U5I6O7P' }, 'bounces.example.com')
+ * // 'b+r01jd3q8z9v6w1r2t3y4u5i6o7p-3kq9x0m2ab@bounces.example.com'
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export type VerpTarget =
+  | { readonly kind: 'recipient'; readonly id: string }
+  | { readonly kind: 'job'; readonly id: string };
+
+const PREFIX = 'b+';
+const TAG_LENGTH = 10;
+const ULID = /^[0-9a-hjkmnp-tv-z]{26}$/;
+const LOCAL = /^b\+([rj])([0-9a-z]{26})-([0-9a-z]{10})$/;
+const BASE32 = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/** The VERP key: derived from the master key so the master key itself never signs addresses. */
+export function verpKey(masterKey: Buffer): Buffer {
+  return createHmac('sha256', masterKey).update('posthorn verp v1').digest();
+}
+
+/** The return path for a transaction; `bounceDomain` is e.g. `bounces.example.com`. */
+export function verpAddress(key: Buffer, target: VerpTarget, bounceDomain: string): string {
+  const kind = target.kind === 'recipient' ? 'r' : 'j';
+  const ulid = target.id.slice(target.id.indexOf('_') + 1).toLowerCase();
+  if (!ULID.test(ulid)) throw new Error(`not an ID made by newId: ${target.id}`);
+  return `${PREFIX}${kind}${ulid}-${tag(key, kind, ulid)}@${bounceDomain.toLowerCase()}`;
+}
+
+/**
+ * Reads a VERP address back (case-insensitively): the recipient or job it names, or null when
+ * the address is not one of ours or its tag does not verify.
+ *
+ * @example parseVerp(key, 'B+R01JD...-3KQ9X0M2AB@bounces.example.com') // { kind: 'recipient', id: 'rcp_01JD...' }
+ */
+export function parseVerp(key: Buffer, address: string): (VerpTarget & { readonly domain: string }) | null {
+  const at = address.lastIndexOf('@');
+  if (at <= 0) return null;
+  const match = LOCAL.exec(address.slice(0, at).toLowerCase());
+  if (!match) return null;
+  const [, kind, ulid, given] = match as unknown as [string, 'r' | 'j', string, string];
+  const expected = Buffer.from(tag(key, kind, ulid));
+  if (!timingSafeEqual(expected, Buffer.from(given))) return null;
+  const id = `${kind === 'r' ? 'rcp' : 'job'}_${ulid.toUpperCase()}`;
+  const domain = address.slice(at + 1).toLowerCase();
+  return kind === 'r' ? { kind: 'recipient', id, domain } : { kind: 'job', id, domain };
+}
+
+function tag(key: Buffer, kind: string, ulid: string): string {
+  const mac = createHmac('sha256', key).update(`${kind}${ulid}`).digest();
+  // 10 characters of 5 bits: 50 bits of the MAC, ample against guessing one address.
+  let bits = 0;
+  let value = 0;
+  let out = '';
+  for (const byte of mac) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5 && out.length < TAG_LENGTH) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    if (out.length === TAG_LENGTH) break;
+  }
+  return out;
+}
