@@ -2,8 +2,8 @@
  * Background engines of `posthorn serve` (timers, the delivery engine, the dispatcher, the
  * scheduler). Each starts after HTTP is listening and is stopped, in reverse order, on shutdown.
  */
-import { startScheduler } from './emails/scheduler.js';
 import { startAnalyticsProjection } from './analytics/engine.js';
+import { startScheduler } from './emails/scheduler.js';
 import { startRetention } from './events/retention.js';
 import type { Kernel } from './kernel.js';
 import type { Services } from './services.js';
@@ -54,8 +54,9 @@ export async function startBackground(
       kernel.log.child({ capability: 'retention' }),
     ),
   );
-  engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
   if (kernel.config.delivery.enabled) engines.push(services.delivery.start());
+  engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
+  if (kernel.config.smtp_in.enabled) engines.push(await services.inbound.start());
   return {
     async stop() {
       for (const engine of engines.reverse()) await engine.stop();

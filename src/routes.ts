@@ -2,6 +2,7 @@
 import { analyticsRoutes } from './analytics/routes.js';
 import { emailRoutes } from './emails/routes.js';
 import { healthRoutes } from './health/routes.js';
+import { inboundRoutes } from './inbound/routes.js';
 import type { Kernel } from './kernel.js';
 import { openApiDocument } from './platform/http/openapi.js';
 import { defineRoute, type RouteSpec } from './platform/http/route.js';
@@ -20,6 +21,7 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...emailRoutes(services.emails));
   routes.push(...webhookRoutes(services.webhooks.service));
   routes.push(...analyticsRoutes(services.analytics));
+  routes.push(...inboundRoutes(services.inbound));
   let document: unknown;
   routes.push(
     defineRoute({

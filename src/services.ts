@@ -11,6 +11,7 @@ import { createKeyStore } from './auth/store.js';
 import { buildEmails } from './emails/build.js';
 import { createEventService } from './events/service.js';
 import { createHealthRegistry } from './health/registry.js';
+import { buildInbound } from './inbound/build.js';
 import type { Kernel } from './kernel.js';
 import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
@@ -33,7 +34,22 @@ export function buildServices(kernel: Kernel) {
   const webhooks = buildWebhooks(kernel, { audit });
   const analytics = buildAnalytics(kernel);
   const delivery = createDeliveryService(kernel, { events, suppressions, domains, health });
-  return { health, audit, projects, keys, events, suppressions, emails, webhooks, analytics, domains, templates, delivery };
+  const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
+  return {
+    health,
+    audit,
+    projects,
+    keys,
+    events,
+    suppressions,
+    emails,
+    webhooks,
+    analytics,
+    domains,
+    templates,
+    delivery,
+    inbound,
+  };
 }
 
 export type Services = ReturnType<typeof buildServices>;

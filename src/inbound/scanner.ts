@@ -17,7 +17,8 @@ import { Readable } from 'node:stream';
 import NodeClam from 'clamscan';
 import type { Config } from '../platform/config/schema.js';
 
-export type ClamavConfig = Config['clamav'];
+/** Where clamd is and how long a scan may take (the rest of `[clamav]` is the inbound capability's). */
+export type ClamavConfig = Pick<Config['clamav'], 'host' | 'port' | 'socket' | 'timeout_ms'>;
 
 export type ScanOutcome =
   | { readonly state: 'clean' }

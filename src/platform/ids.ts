@@ -36,7 +36,8 @@ export type IdPrefix =
   | 'sub'
   | 'job'
   | 'rcp'
-  | 'req';
+  | 'req'
+  | 'rcv';
 
 /** @example newId('msg') // 'msg_01JD3Q8Z9V6W1R2T3Y4U5I6O7P' */
 export function newId(prefix: IdPrefix, now: number = Date.now()): string {

@@ -89,6 +89,22 @@ const smtpIn = z
       .string()
       .default('fbl@localhost')
       .describe('Address that receives feedback-loop (ARF) complaint reports.'),
+    idle_timeout: duration
+      .default('2m')
+      .describe('Close a connection that sends nothing for this long (RFC 5321 §4.5.3.2 allows 5m; slow clients are cut off).'),
+    max_session: duration
+      .default('10m')
+      .describe('Longest time one connection may stay open, whatever it does; then 421 and close.'),
+    max_commands: z
+      .int()
+      .positive()
+      .default(200)
+      .describe('Commands a client may send before DATA (per transaction); more gets 421 and the connection is closed.'),
+    max_refused_recipients: z
+      .int()
+      .positive()
+      .default(20)
+      .describe('Refused RCPT TO commands per connection before it is cut off (address harvesting).'),
   })
   .describe('The inbound SMTP listener.');
 
@@ -221,6 +237,16 @@ const clamav = z
     port: z.int().min(0).max(65535).default(3310).describe('clamd TCP port.'),
     socket: z.string().default('').describe('clamd Unix socket; used instead of host/port when set.'),
     timeout_ms: z.int().positive().default(30_000).describe('Timeout of one scan.'),
+    max_attempts: z
+      .int()
+      .positive()
+      .default(3)
+      .describe(
+        'Scans of one attachment that may fail while clamd is up (e.g. over its StreamMaxLength) before it is marked error.',
+      ),
+    rescan_interval: duration
+      .default('15s')
+      .describe('How often attachments still pending (clamd was down) are scanned again.'),
   })
   .describe('ClamAV scanning of inbound attachments.');
 

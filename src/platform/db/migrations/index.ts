@@ -7,14 +7,16 @@ import * as foundation from './0001-foundation.js';
 import * as messages from './0002-messages.js';
 import * as delivery from './0005-delivery.js';
 import * as webhooksAnalytics from './0006-webhooks-analytics.js';
-import * as domainsSuppressionsTemplates from './0003-domains-suppressions-templates.js';
 import * as sendApi from './0004-send-api.js';
+import * as domainsSuppressionsTemplates from './0003-domains-suppressions-templates.js';
+import * as inbound from './0007-inbound.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-messages': messages,
   '0005-delivery': delivery,
-  '0003-domains-suppressions-templates': domainsSuppressionsTemplates,
   '0004-send-api': sendApi,
+  '0003-domains-suppressions-templates': domainsSuppressionsTemplates,
   '0006-webhooks-analytics': webhooksAnalytics,
+  '0007-inbound': inbound,
 };

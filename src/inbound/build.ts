@@ -1,0 +1,182 @@
+/**
+ * Builds the inbound capability from the kernel and the services it depends on (domains, the send
+ * path, events, suppressions, health), and starts its engine: the spool, the attachment scanner,
+ * the processor and the SMTP listener. The composition root calls `buildInbound` once;
+ * `background.ts` calls `start()` after HTTP listens when `smtp_in.enabled`.
+ */
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createDeliveryStore } from '../delivery/store.js';
+import type { EventService } from '../events/service.js';
+import type { HealthRegistry } from '../health/registry.js';
+import type { Kernel } from '../kernel.js';
+import { parseDuration } from '../platform/config/duration.js';
+import { ensureSelfSignedCert } from '../platform/tls/self-signed.js';
+import type { SuppressionService } from '../suppressions/service.js';
+import { createAuthenticator } from './authenticate.js';
+import { createDsnWriter } from './dsn-outcome.js';
+import { createFeedbackHandler } from './feedback.js';
+import { type InboundListener, startListener } from './listener.js';
+import { createOutboundLookup } from './outbound.js';
+import { createProcessor, type Processor } from './processor.js';
+import { type BounceTarget, createRecipientCheck } from './recipients.js';
+import { type ScanEngine, startScanEngine } from './scan-engine.js';
+import { clamavHealth, createScanner } from './scanner.js';
+import { createSentMail } from './sent-mail.js';
+import { createInboundService, type InboundServicePorts } from './service.js';
+import { openSpool } from './spool.js';
+import { createInboundStore } from './store.js';
+import { createThreads } from './threads.js';
+
+export interface InboundDeps {
+  readonly events: EventService;
+  readonly suppressions: SuppressionService;
+  readonly health: HealthRegistry;
+  readonly domains: {
+    isVerifiedById(projectId: string, domainId: string): Promise<boolean>;
+    get(projectId: string, id: string): Promise<{ id: string; name: string; status: string }>;
+  };
+  /** The delivery engine's VERP lookup: the message and recipients a bounce address names. */
+  readonly delivery: { bounceTarget(address: string): Promise<BounceTarget | null> };
+  readonly emails: {
+    send: (
+      ...args: Parameters<InboundServicePorts['send']>
+    ) => Promise<{ ref: Awaited<ReturnType<InboundServicePorts['send']>> }>;
+    get: InboundServicePorts['sent'];
+  };
+}
+
+export interface InboundEngine {
+  readonly name: string;
+  stop(): Promise<void>;
+}
+
+export function buildInbound(kernel: Kernel, deps: InboundDeps) {
+  const { config, db } = kernel;
+  const log = kernel.log.child({ capability: 'inbound' });
+  const store = createInboundStore(db);
+  const outbound = createOutboundLookup(db);
+  const threads = createThreads(store, outbound);
+  const sentMail = createSentMail({ db, events: deps.events, suppressions: deps.suppressions });
+  const bounceTarget = async (address: string) => (await deps.delivery.bounceTarget(address)) ?? undefined;
+  const recordDsn = createDsnWriter({
+    store: createDeliveryStore(db, kernel.store.sqlite),
+    events: deps.events,
+    suppressions: deps.suppressions,
+    softBounceLimit: config.delivery.soft_bounce_limit,
+  });
+  const feedback = createFeedbackHandler({
+    bounceTarget,
+    sentMessage: sentMail.sentMessage,
+    recordDsn,
+    recordComplaint: sentMail.recordComplaint,
+  });
+  const checkRecipient = createRecipientCheck(
+    {
+      findRoute: async (domain, local) => {
+        const route = await store.routeByAddress(domain, local);
+        return route && { id: route.id, projectId: route.project_id, domainId: route.domain_id };
+      },
+      isVerifiedDomain: (projectId, domainId) => deps.domains.isVerifiedById(projectId, domainId),
+      bounceTarget,
+    },
+    config.smtp_in.complaint_address,
+  );
+  const scanner = createScanner(config.clamav);
+  const service = createInboundService({
+    db,
+    store,
+    threads,
+    outbound,
+    ports: {
+      domain: async (projectId, domainId) => {
+        try {
+          return await deps.domains.get(projectId, domainId);
+        } catch (error) {
+          if ((error as { status?: number }).status === 404) return undefined;
+          throw error;
+        }
+      },
+      send: async (principal, request, key) => (await deps.emails.send(principal, request, key)).ref,
+      sent: (projectId, id) => deps.emails.get(projectId, id),
+    },
+  });
+
+  let listener: InboundListener | undefined;
+  let processor: Processor | undefined;
+  let scanEngine: ScanEngine | undefined;
+
+  if (config.smtp_in.enabled) {
+    deps.health.register('scanner', async () => {
+      if (scanEngine) return scanEngine.probe();
+      return (await clamavHealth(scanner)) === 'ok'
+        ? { status: 'operational' }
+        : { status: 'degraded', detail: 'clamd does not answer; attachments stay pending' };
+    });
+  }
+
+  async function tlsMaterial(): Promise<{ key: Buffer; cert: Buffer }> {
+    const configured = config.smtp_in.tls_cert_file !== '' && config.smtp_in.tls_key_file !== '';
+    const files = configured
+      ? { certFile: config.smtp_in.tls_cert_file, keyFile: config.smtp_in.tls_key_file }
+      : await ensureSelfSignedCert(join(config.storage.data_dir, 'tls'), config.smtp_in.hostname);
+    return { key: await readFile(files.keyFile), cert: await readFile(files.certFile) };
+  }
+
+  return {
+    ...service,
+    store,
+    /** The bound SMTP address once the listener runs (port 0 in tests becomes a real port). */
+    address(): AddressInfo | undefined {
+      return listener?.address();
+    },
+    /** Resolves when every spooled message has been processed (tests, benchmarks). */
+    async settled(): Promise<void> {
+      await processor?.idle();
+    },
+    /** Runs the attachment scanner now and waits for it (tests). */
+    async scanNow(): Promise<void> {
+      await scanEngine?.runNow();
+    },
+
+    async start(): Promise<InboundEngine> {
+      const spool = await openSpool(join(config.storage.data_dir, 'inbound', 'spool'));
+      scanEngine = startScanEngine({ store, scanner, config: config.clamav, log });
+      const engine = scanEngine;
+      processor = createProcessor({
+        db,
+        log,
+        spool,
+        store,
+        threads,
+        events: deps.events,
+        authenticate: createAuthenticator(config),
+        feedback,
+        onAttachments: () => engine.kick(),
+      });
+      const work = processor;
+      await work.recover();
+      listener = await startListener({
+        config: config.smtp_in,
+        shutdownTimeoutMs: parseDuration(config.server.shutdown_timeout),
+        tls: await tlsMaterial(),
+        log,
+        checkRecipient,
+        spool,
+        onSpooled: (id) => work.enqueue(id),
+      });
+      const smtp = listener;
+      return {
+        name: 'inbound',
+        async stop() {
+          await smtp.close();
+          await work.stop();
+          await engine.stop();
+        },
+      };
+    },
+  };
+}
+
+export type Inbound = ReturnType<typeof buildInbound>;

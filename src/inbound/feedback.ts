@@ -1,0 +1,234 @@
+/**
+ * Mail about mail Posthorn sent: delivery status notifications (RFC 3464) and complaint reports
+ * (ARF, RFC 5965), mapped back to the message and the recipient they are about.
+ *
+ * - A DSN arrives at a VERP address (the Return-Path of the transaction, `src/delivery/verp.ts`),
+ *   which names the message and the recipients of that transaction; each reported recipient is
+ *   matched by its Final-Recipient (else Original-Recipient) address, or is the transaction's only
+ *   recipient. Its Status and Diagnostic-Code are classified by the delivery engine's classifier
+ *   (`classifyDsn`), and the outcome is written by the delivery engine's outcome writer, so an
+ *   asynchronous bounce has the same table, events and suppression as a synchronous one.
+ * - A complaint arrives at the complaint (FBL) address or at a VERP address. The message is found
+ *   from the VERP address it was sent to, else the report's Original-Mail-From / the returned
+ *   Return-Path (VERP), else the returned Message-ID (`<msg_...@domain>`); the recipient from
+ *   Original-Rcpt-To, else the returned To, else the transaction's only recipient.
+ *
+ * `read` does every lookup before the database transaction; `apply` only writes, inside it.
+ * Anything else sent to these addresses (auto-replies, unreadable reports) is recorded as ignored.
+ */
+import { type BounceClass, classifyDsn } from '../delivery/bounce-classifier.js';
+import { hardWhenPermanent } from '../delivery/bounce-rules.js';
+import type { Db } from '../platform/db/database.js';
+import { normalizeEmail } from '../suppressions/normalize.js';
+import { type FeedbackReport, parseArf } from './arf.js';
+import { type DsnRecipient, parseDsn } from './dsn.js';
+import { outboundIdOf } from './outbound.js';
+import type { BounceTarget, InboundRecipient } from './recipients.js';
+import type { SentMessage } from './sent-mail.js';
+
+/** One DSN verdict for one recipient of a sent message. */
+export interface DsnOutcome {
+  readonly message: SentMessage;
+  readonly recipient: { readonly id: string; readonly email: string };
+  readonly bounce: BounceClass;
+  readonly report: DsnRecipient;
+  readonly reportingMta: string | null;
+  readonly at: number;
+}
+
+export interface ComplaintOutcome {
+  readonly message: SentMessage;
+  readonly recipient: { readonly id: string; readonly email: string };
+  readonly report: FeedbackReport;
+  readonly at: number;
+}
+
+export interface FeedbackPorts {
+  /** The sent message and recipients a VERP address names (its tag verified), or undefined. */
+  bounceTarget(address: string): Promise<BounceTarget | undefined>;
+  sentMessage(messageId: string): Promise<SentMessage | undefined>;
+  /** The delivery engine's writer for an asynchronous bounce or delay (inside `trx`). */
+  recordDsn(trx: Db, outcome: DsnOutcome): Promise<void>;
+  /** Recipient `complained`, `email.complained`, suppression `spam_complaint` (inside `trx`). */
+  recordComplaint(trx: Db, outcome: ComplaintOutcome): Promise<void>;
+}
+
+export type FeedbackPlan =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'ignored'; readonly reason: string }
+  | { readonly kind: 'dsn'; readonly outcomes: readonly DsnOutcome[]; readonly unmatched: readonly string[] }
+  | {
+      readonly kind: 'arf';
+      readonly complaints: readonly ComplaintOutcome[];
+      readonly unmatched: readonly string[];
+    };
+
+export interface FeedbackHandler {
+  read(recipients: readonly InboundRecipient[], raw: Buffer, at: number): Promise<FeedbackPlan>;
+  apply(trx: Db, plan: FeedbackPlan): Promise<{ kind: string; summary: Record<string, unknown> }>;
+}
+
+type Target = BounceTarget & { readonly message: SentMessage };
+
+export function createFeedbackHandler(ports: FeedbackPorts): FeedbackHandler {
+  const withMessage = async (target: BounceTarget | undefined): Promise<Target | undefined> => {
+    if (!target) return undefined;
+    const message = await ports.sentMessage(target.messageId);
+    return message && message.projectId === target.projectId ? { ...target, message } : undefined;
+  };
+
+  async function readDsn(
+    targets: readonly Target[],
+    raw: Buffer,
+    at: number,
+  ): Promise<FeedbackPlan | undefined> {
+    const report = parseDsn(raw);
+    if (!report) return undefined;
+    const outcomes: DsnOutcome[] = [];
+    const unmatched: string[] = [];
+    for (const entry of report.recipients) {
+      if (entry.action !== 'failed' && entry.action !== 'delayed') continue;
+      const reported = entry.finalRecipient ?? entry.originalRecipient ?? '';
+      const match = matchRecipient(targets, [entry.finalRecipient, entry.originalRecipient]);
+      if (!match) {
+        unmatched.push(reported);
+        continue;
+      }
+      outcomes.push({
+        message: match.target.message,
+        recipient: match.recipient,
+        bounce: dsnClass(entry),
+        report: entry,
+        reportingMta: report.reportingMta,
+        at,
+      });
+    }
+    return { kind: 'dsn', outcomes, unmatched };
+  }
+
+  async function readArf(
+    targets: readonly Target[],
+    raw: Buffer,
+    at: number,
+  ): Promise<FeedbackPlan | undefined> {
+    const report = parseArf(raw);
+    if (!report) return undefined;
+    if (report.feedbackType === 'not-spam') return { kind: 'ignored', reason: 'not-spam feedback' };
+    const found = targets.length > 0 ? targets : await targetsOfReport(report);
+    const match = matchRecipient(found, [...report.originalRcptTo, ...report.originalTo]);
+    if (!match)
+      return {
+        kind: 'arf',
+        complaints: [],
+        unmatched: [report.originalRcptTo[0] ?? report.originalMessageId ?? ''],
+      };
+    return {
+      kind: 'arf',
+      complaints: [{ message: match.target.message, recipient: match.recipient, report, at }],
+      unmatched: [],
+    };
+  }
+
+  /** Where a report sent to the complaint address points: its VERP return path, else its Message-ID. */
+  async function targetsOfReport(report: FeedbackReport): Promise<Target[]> {
+    for (const address of [report.originalMailFrom, report.originalReturnPath]) {
+      if (!address) continue;
+      const target = await withMessage(await ports.bounceTarget(address));
+      if (target) return [target];
+    }
+    const id = report.originalMessageId ? outboundIdOf(report.originalMessageId) : undefined;
+    const message = id ? await ports.sentMessage(id) : undefined;
+    if (!message) return [];
+    return [
+      { projectId: message.projectId, messageId: message.messageId, recipients: message.recipients, message },
+    ];
+  }
+
+  return {
+    async read(recipients, raw, at) {
+      const bounceAddresses = recipients.filter((r) => r.kind === 'bounce');
+      const complaint = recipients.some((r) => r.kind === 'complaint');
+      if (bounceAddresses.length === 0 && !complaint) return { kind: 'none' };
+      const targets: Target[] = [];
+      for (const recipient of bounceAddresses) {
+        if (targets.some((t) => t.messageId === recipient.messageId)) continue;
+        const target = await withMessage(recipient);
+        if (target) targets.push(target);
+      }
+      if (bounceAddresses.length > 0) {
+        const dsn = await readDsn(targets, raw, at);
+        if (dsn) return dsn;
+      }
+      const arf = await readArf(targets, raw, at);
+      return (
+        arf ?? { kind: 'ignored', reason: 'neither a delivery status notification nor a feedback report' }
+      );
+    },
+
+    async apply(trx, plan) {
+      switch (plan.kind) {
+        case 'none':
+          return { kind: 'none', summary: {} };
+        case 'ignored':
+          return { kind: 'ignored', summary: { ignored: plan.reason } };
+        case 'dsn':
+          for (const outcome of plan.outcomes) await ports.recordDsn(trx, outcome);
+          return {
+            kind: 'dsn',
+            summary: {
+              dsn: plan.outcomes.map((o) => ({
+                message_id: o.message.messageId,
+                recipient: o.recipient.email,
+                outcome: o.bounce.outcome,
+                status: o.bounce.status,
+              })),
+              unmatched: plan.unmatched,
+            },
+          };
+        case 'arf':
+          for (const complaint of plan.complaints) await ports.recordComplaint(trx, complaint);
+          return {
+            kind: 'arf',
+            summary: {
+              complaints: plan.complaints.map((c) => ({
+                message_id: c.message.messageId,
+                recipient: c.recipient.email,
+              })),
+              unmatched: plan.unmatched,
+            },
+          };
+      }
+    },
+  };
+}
+
+/**
+ * The delivery engine's classification of a DSN recipient, with the DSN's Action deciding the
+ * outcome (RFC 3464 §2.3.3): `failed` is final whatever the Status class says, `delayed` is not.
+ */
+export function dsnClass(entry: DsnRecipient): BounceClass {
+  const cls = classifyDsn(entry.status, entry.diagnosticCode);
+  if (entry.action === 'delayed') return { ...cls, outcome: 'deferred', hard: false };
+  if (cls.outcome === 'bounced') return cls;
+  const category = cls.category ?? 'other';
+  return { ...cls, outcome: 'bounced', category, hard: hardWhenPermanent[category] };
+}
+
+function matchRecipient(
+  targets: readonly Target[],
+  reported: ReadonlyArray<string | null>,
+): { target: Target; recipient: { id: string; email: string } } | undefined {
+  const wanted = reported.flatMap((address) =>
+    address ? [normalizeEmail(address) ?? address.toLowerCase()] : [],
+  );
+  for (const target of targets) {
+    const recipient = target.recipients.find((r) => wanted.includes(normalizeEmail(r.email) ?? r.email));
+    if (recipient) return { target, recipient };
+  }
+  // A forwarded or aliased address may be reported under another name: a transaction to a single
+  // recipient can only be about that recipient.
+  const only = targets.length === 1 ? targets[0] : undefined;
+  if (only && only.recipients.length === 1)
+    return { target: only, recipient: only.recipients[0] as { id: string; email: string } };
+  return undefined;
+}

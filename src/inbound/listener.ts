@@ -1,0 +1,254 @@
+/**
+ * The inbound SMTP listener (smtp-server): greets with the configured hostname, offers STARTTLS
+ * (RFC 3207), SIZE (RFC 1870), PIPELINING and enhanced status codes (RFC 2034), and accepts a
+ * recipient only when `recipients.ts` says Posthorn will keep the message. The end of DATA is
+ * answered 250 only after the message is durable in the spool; the processor does the rest.
+ *
+ * Limits (config `[smtp_in]`): message size, recipients per transaction, connections per client
+ * IP, commands before DATA, refused recipients per connection, idle time and total session time.
+ * A client past one of them gets 421 and is disconnected (RFC 5321 §3.8).
+ *
+ * It never parses a message, never writes to the database and never waits for DNS beyond the
+ * recipient check: accepting must stay fast under load.
+ */
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
+import type { Config } from '../platform/config/schema.js';
+import { parseDuration } from '../platform/config/duration.js';
+import { parseHostPort } from '../platform/host-port.js';
+import { newId } from '../platform/ids.js';
+import type { Logger } from '../platform/log.js';
+import type { InboundRecipient, RecipientCheck } from './recipients.js';
+import type { Spool, SpoolEnvelope } from './spool.js';
+
+export interface ListenerDeps {
+  readonly config: Config['smtp_in'];
+  /** How long a stop waits for sessions in progress before closing them. */
+  readonly shutdownTimeoutMs: number;
+  readonly tls: { readonly key: Buffer; readonly cert: Buffer };
+  readonly log: Logger;
+  readonly checkRecipient: RecipientCheck;
+  readonly spool: Spool;
+  /** Called after a transaction is durable and acknowledged. */
+  readonly onSpooled: (id: string) => void;
+}
+
+export interface InboundListener {
+  address(): AddressInfo;
+  close(): Promise<void>;
+}
+
+interface SessionState {
+  commands: number;
+  refused: number;
+  readonly accepted: Map<string, InboundRecipient>;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** The parts of smtp-server's connection objects that the session limit uses. */
+interface LiveConnection {
+  readonly id: string;
+  send(code: number, message: string): void;
+}
+
+function smtpError(code: number, message: string): Error & { responseCode: number } {
+  return Object.assign(new Error(message), { responseCode: code });
+}
+
+export async function startListener(deps: ListenerDeps): Promise<InboundListener> {
+  const { config, log } = deps;
+  const sessions = new Map<string, SessionState>();
+  const perIp = new Map<string, number>();
+  const maxSessionMs = parseDuration(config.max_session);
+
+  const stateOf = (session: SMTPServerSession): SessionState => {
+    let state = sessions.get(session.id);
+    if (!state) {
+      state = { commands: 0, refused: 0, accepted: new Map(), timer: undefined };
+      sessions.set(session.id, state);
+    }
+    return state;
+  };
+
+  /** smtp-server logs every command line with its connection id; that is what is counted. */
+  const commandCounter = {
+    debug(entry: { tnx?: string; cid?: string } | undefined) {
+      if (entry?.tnx !== 'command' || entry.cid === undefined) return;
+      const state = sessions.get(entry.cid);
+      if (state) state.commands += 1;
+    },
+    trace() {},
+    info() {},
+    warn(entry: unknown, message: string) {
+      log.debug({ smtp: entry }, message);
+    },
+    error(entry: unknown, message: string) {
+      log.warn({ smtp: entry }, message);
+    },
+    fatal(entry: unknown, message: string) {
+      log.error({ smtp: entry }, message);
+    },
+  };
+
+  const tooChatty = (state: SessionState): Error | undefined =>
+    state.commands > config.max_commands
+      ? smtpError(421, `Too many commands (over ${config.max_commands}) before DATA, closing connection`)
+      : undefined;
+
+  const options: SMTPServerOptions = {
+    name: config.hostname,
+    banner: 'Posthorn',
+    size: config.max_message_bytes,
+    rejectOversized: true,
+    maxRecipients: config.max_recipients,
+    key: deps.tls.key,
+    cert: deps.tls.cert,
+    authOptional: true,
+    disabledCommands: ['AUTH'],
+    hideENHANCEDSTATUSCODES: false,
+    // The reverse lookup would put DNS in front of every greeting; mailauth reads the address.
+    disableReverseLookup: true,
+    socketTimeout: parseDuration(config.idle_timeout),
+    closeTimeout: deps.shutdownTimeoutMs,
+    logger: commandCounter as unknown as SMTPServerOptions['logger'],
+
+    onConnect(session, callback) {
+      const ip = session.remoteAddress;
+      const open = perIp.get(ip) ?? 0;
+      if (open >= config.max_connections_per_ip) {
+        callback(smtpError(421, `Too many connections from ${ip}, try again later`));
+        return;
+      }
+      perIp.set(ip, open + 1);
+      const state = stateOf(session);
+      state.timer = setTimeout(
+        () => cutOff(session.id, 'Session time limit reached, closing connection'),
+        maxSessionMs,
+      );
+      state.timer.unref();
+      callback();
+    },
+
+    onClose(session) {
+      const state = sessions.get(session.id);
+      if (!state) return;
+      clearTimeout(state.timer);
+      sessions.delete(session.id);
+      const open = (perIp.get(session.remoteAddress) ?? 1) - 1;
+      if (open <= 0) perIp.delete(session.remoteAddress);
+      else perIp.set(session.remoteAddress, open);
+    },
+
+    onMailFrom(_address, session, callback) {
+      callback(tooChatty(stateOf(session)));
+    },
+
+    onRcptTo(address, session, callback) {
+      const state = stateOf(session);
+      const chatty = tooChatty(state);
+      if (chatty) return callback(chatty);
+      deps.checkRecipient(address.address).then(
+        (recipient) => {
+          if (recipient) {
+            state.accepted.set(address.address, recipient);
+            return callback();
+          }
+          state.refused += 1;
+          if (state.refused > config.max_refused_recipients) {
+            return callback(smtpError(421, 'Too many unknown recipients, closing connection'));
+          }
+          callback(smtpError(550, `<${address.address}>: no such mailbox here`));
+        },
+        (error: unknown) => {
+          log.error({ err: error, rcpt: address.address }, 'recipient check failed');
+          callback(smtpError(451, 'Local error checking the recipient, try again later'));
+        },
+      );
+    },
+
+    onData(stream, session, callback) {
+      const state = stateOf(session);
+      state.commands = 0;
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => {
+        // Past the limit the bytes are only counted; smtp-server answers 552 (rejectOversized).
+        if (!stream.sizeExceeded) chunks.push(chunk);
+      });
+      stream.on('end', () => {
+        if (stream.sizeExceeded) return callback(smtpError(552, 'Message exceeds the maximum size'));
+        accept(session, state, chunks).then(
+          (id) => {
+            callback(null, `Queued as ${id}`);
+            deps.onSpooled(id);
+          },
+          (error: unknown) => {
+            log.error({ err: error }, 'could not spool an inbound message');
+            callback(smtpError(451, 'Local error storing the message, try again later'));
+          },
+        );
+      });
+    },
+  };
+
+  async function accept(session: SMTPServerSession, state: SessionState, chunks: Buffer[]): Promise<string> {
+    const receivedAt = Date.now();
+    const id = newId('rcv', receivedAt);
+    const recipients: InboundRecipient[] = [];
+    for (const rcpt of session.envelope.rcptTo) {
+      const recipient = state.accepted.get(rcpt.address);
+      if (recipient) recipients.push(recipient);
+    }
+    const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+    const envelope: SpoolEnvelope = {
+      id,
+      receivedAt,
+      mailFrom,
+      recipients,
+      remoteIp: session.remoteAddress,
+      helo: session.hostNameAppearsAs || '',
+      clientHostname: session.clientHostname,
+      tls: session.secure,
+    };
+    await deps.spool.write(envelope, [Buffer.from(receivedHeader(envelope, config.hostname)), ...chunks]);
+    return id;
+  }
+
+  const server = new SMTPServer(options);
+  const connections = (server as unknown as { connections: Set<LiveConnection> }).connections;
+  const cutOff = (sessionId: string, message: string): void => {
+    for (const connection of connections) if (connection.id === sessionId) connection.send(421, message);
+  };
+  server.on('error', (error) => log.warn({ err: error }, 'inbound SMTP connection error'));
+
+  const { host, port } = parseHostPort(config.listen);
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.server.once('error', onError);
+    server.listen(port, host, () => {
+      server.server.off('error', onError);
+      resolve();
+    });
+  });
+  const address = server.server.address() as AddressInfo;
+  log.info(
+    { host: address.address, port: address.port },
+    `inbound SMTP listening on ${address.address}:${address.port}`,
+  );
+
+  return {
+    address: () => address,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const state of sessions.values()) clearTimeout(state.timer);
+      }),
+  };
+}
+
+/** The trace field every receiving SMTP server adds (RFC 5321 §4.4). */
+function receivedHeader(envelope: SpoolEnvelope, hostname: string): string {
+  const helo = envelope.helo.replace(/[^\x21-\x7e]/g, '') || 'unknown';
+  const protocol = envelope.tls ? 'ESMTPS' : 'ESMTP';
+  const date = new Date(envelope.receivedAt).toUTCString().replace('GMT', '+0000');
+  return `Received: from ${helo} ([${envelope.remoteIp}])\r\n\tby ${hostname} (Posthorn) with ${protocol} id ${envelope.id};\r\n\t${date}\r\n`;
+}

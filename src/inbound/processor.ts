@@ -1,0 +1,212 @@
+/**
+ * Turns spooled transactions into their effects, one transaction each: routed mail is stored per
+ * project (`received.ts`), DSNs to VERP addresses become bounce or delay outcomes and complaint
+ * reports become complaints (`feedback.ts`). A receipt row commits with the effects, so a spool
+ * file that survives a crash after the commit is recognised and only removed.
+ *
+ * Slow work (authentication's DNS lookups, MIME parsing) happens before the database transaction;
+ * the transaction itself only writes. Files left in the spool by a crash are picked up at start.
+ * A file that keeps failing is retried with backoff and, after `MAX_FAILURES`, left in place with
+ * an error in the log: it is never deleted unprocessed.
+ */
+import type { EventService } from '../events/service.js';
+import type { Db } from '../platform/db/database.js';
+import type { Logger } from '../platform/log.js';
+import type { Authenticator } from './authenticate.js';
+import type { FeedbackHandler } from './feedback.js';
+import type { InboundRecipient } from './recipients.js';
+import { parseInbound, type RoutedDelivery, storeReceived } from './received.js';
+import type { Spool, SpooledMessage } from './spool.js';
+import type { InboundStore } from './store.js';
+import type { Threads } from './threads.js';
+
+export interface ProcessorDeps {
+  readonly db: Db;
+  readonly log: Logger;
+  readonly spool: Spool;
+  readonly store: InboundStore;
+  readonly threads: Threads;
+  readonly events: EventService;
+  readonly authenticate: Authenticator;
+  readonly feedback: FeedbackHandler;
+  /** Told when attachments were stored, so the scanner starts at once. */
+  readonly onAttachments: () => void;
+  readonly concurrency?: number;
+}
+
+export interface Processor {
+  enqueue(id: string): void;
+  /** Queues whatever a previous run left in the spool. */
+  recover(): Promise<number>;
+  /** Resolves when nothing is queued or running (tests, benchmarks). */
+  idle(): Promise<void>;
+  /** Stops taking work and waits for what is running. */
+  stop(): Promise<void>;
+}
+
+const MAX_FAILURES = 10;
+const RETRY_BASE_MS = 1_000;
+const RETRY_CAP_MS = 10 * 60_000;
+
+export function createProcessor(deps: ProcessorDeps): Processor {
+  const { log } = deps;
+  const concurrency = deps.concurrency ?? 4;
+  const queue: string[] = [];
+  const queued = new Set<string>();
+  const failures = new Map<string, number>();
+  const timers = new Set<NodeJS.Timeout>();
+  let running = 0;
+  let stopped = false;
+  let idleWaiters: Array<() => void> = [];
+
+  const settle = () => {
+    if (running > 0 || queue.length > 0 || timers.size > 0) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  };
+
+  const pump = () => {
+    while (!stopped && running < concurrency && queue.length > 0) {
+      const id = queue.shift() as string;
+      running += 1;
+      processOne(id)
+        .then(
+          () => failures.delete(id),
+          (error: unknown) => retryLater(id, error),
+        )
+        .finally(() => {
+          queued.delete(id);
+          running -= 1;
+          pump();
+          settle();
+        });
+    }
+  };
+
+  const enqueue = (id: string) => {
+    if (stopped || queued.has(id)) return;
+    queued.add(id);
+    queue.push(id);
+    pump();
+  };
+
+  function retryLater(id: string, error: unknown): void {
+    const count = (failures.get(id) ?? 0) + 1;
+    failures.set(id, count);
+    if (count >= MAX_FAILURES) {
+      log.error(
+        { err: error, receipt: id, spool: deps.spool.dir },
+        'inbound message keeps failing; left in the spool',
+      );
+      return;
+    }
+    const delay = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** (count - 1));
+    log.warn(
+      { err: error, receipt: id, retry_in_ms: delay },
+      'inbound message processing failed; will retry',
+    );
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      queued.delete(id);
+      enqueue(id);
+      settle();
+    }, delay);
+    timer.unref();
+    timers.add(timer);
+    queued.add(id);
+  }
+
+  async function processOne(id: string): Promise<void> {
+    if (await deps.store.receiptExists(id)) {
+      await deps.spool.remove(id);
+      return;
+    }
+    const spooled = await deps.spool.read(id);
+    const effects = await prepare(spooled);
+    let attachments = 0;
+    await deps.db.transaction().execute(async (trx) => {
+      const outcome: Record<string, unknown> = {};
+      for (const delivery of effects.routed) {
+        const stored = await storeReceived(trx, deps, {
+          envelope: spooled.envelope,
+          size: spooled.raw.length,
+          delivery,
+          mail: effects.mail as NonNullable<typeof effects.mail>,
+          auth: effects.auth as NonNullable<typeof effects.auth>,
+        });
+        attachments += stored.attachments;
+        outcome[delivery.projectId] = stored.id;
+      }
+      const feedback = await deps.feedback.apply(trx, effects.feedback);
+      await deps.store.insertReceipt(trx, {
+        id,
+        kind: effects.routed.length > 0 ? 'routed' : feedback.kind,
+        mail_from: spooled.envelope.mailFrom,
+        rcpt_to: JSON.stringify(spooled.envelope.recipients.map((r) => r.address)),
+        remote_ip: spooled.envelope.remoteIp,
+        size_bytes: spooled.raw.length,
+        outcome: JSON.stringify({ received: outcome, ...feedback.summary }),
+        received_at: spooled.envelope.receivedAt,
+        processed_at: Date.now(),
+      });
+    });
+    deps.events.notify();
+    if (attachments > 0) deps.onAttachments();
+    await deps.spool.remove(id);
+  }
+
+  /** Everything that can be worked out before the transaction: parsing, authentication, report reading. */
+  async function prepare({ envelope, raw }: SpooledMessage) {
+    const routed = routedDeliveries(envelope.recipients);
+    const [mail, auth] =
+      routed.length > 0
+        ? await Promise.all([
+            parseInbound(raw),
+            deps.authenticate(raw, {
+              ip: envelope.remoteIp,
+              helo: envelope.helo,
+              mailFrom: envelope.mailFrom,
+            }),
+          ])
+        : [undefined, undefined];
+    const feedback = await deps.feedback.read(envelope.recipients, raw, envelope.receivedAt);
+    return { routed, mail, auth, feedback };
+  }
+
+  return {
+    enqueue,
+    async recover() {
+      const ids = await deps.spool.pending();
+      for (const id of ids) enqueue(id);
+      if (ids.length > 0) log.info({ count: ids.length }, 'processing inbound messages left in the spool');
+      return ids.length;
+    },
+    idle() {
+      return new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        settle();
+      });
+    },
+    async stop() {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      queue.length = 0;
+      while (running > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      settle();
+    },
+  };
+}
+
+/** Routed recipients grouped by project: one stored message per project. */
+function routedDeliveries(recipients: readonly InboundRecipient[]): RoutedDelivery[] {
+  const byProject = new Map<string, { routeId: string; rcptTo: string[] }>();
+  for (const recipient of recipients) {
+    if (recipient.kind !== 'route') continue;
+    const entry = byProject.get(recipient.projectId);
+    if (entry) entry.rcptTo.push(recipient.address);
+    else byProject.set(recipient.projectId, { routeId: recipient.routeId, rcptTo: [recipient.address] });
+  }
+  return [...byProject].map(([projectId, entry]) => ({ projectId, ...entry }));
+}

@@ -1,0 +1,136 @@
+/**
+ * Scans stored attachments with ClamAV and records their state: `pending` until a verdict,
+ * `clean` (the only state in which the bytes may be downloaded), `infected` (with the signature),
+ * or `error` (clamd answered but could not scan it, `clamav.max_attempts` times; e.g. an
+ * attachment over clamd's StreamMaxLength), so nothing is retried forever.
+ *
+ * While clamd is down nothing is counted against an attachment: it stays `pending`, the run stops,
+ * and the next run (every `clamav.rescan_interval`, or at once when the health probe sees clamd
+ * back, or when new attachments arrive) scans it. The health probe reports the scanner `degraded`
+ * while clamd does not answer; inbound mail is still accepted meanwhile.
+ */
+import type { ProbeResult } from '../health/registry.js';
+import type { Config } from '../platform/config/schema.js';
+import { parseDuration } from '../platform/config/duration.js';
+import type { Logger } from '../platform/log.js';
+import { clamavHealth, type Scanner } from './scanner.js';
+import type { InboundStore } from './store.js';
+
+export interface ScanEngine {
+  /** Runs soon (new attachments, or clamd came back). */
+  kick(): void;
+  /** Resolves when a run (started now if none is running) has finished. */
+  runNow(): Promise<void>;
+  probe(): Promise<ProbeResult>;
+  stop(): Promise<void>;
+}
+
+const BATCH = 16;
+const PARALLEL = 4;
+
+type ScanResult = 'done' | 'clamd_down';
+
+export function startScanEngine(deps: {
+  readonly store: InboundStore;
+  readonly scanner: Scanner;
+  readonly config: Config['clamav'];
+  readonly log: Logger;
+}): ScanEngine {
+  const { store, scanner, config, log } = deps;
+  const intervalMs = parseDuration(config.rescan_interval);
+  let current: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+
+  async function scanOne(attachment: { id: string; scan_attempts: number }): Promise<ScanResult> {
+    const content = await store.attachmentContent(attachment.id);
+    if (content === undefined) return 'done';
+    const outcome = await scanner.scan(content);
+    const at = Date.now();
+    if (outcome.state === 'clean') {
+      await store.recordScan(attachment.id, { state: 'clean', at });
+      return 'done';
+    }
+    if (outcome.state === 'infected') {
+      log.warn({ attachment: attachment.id, signature: outcome.signature }, 'infected attachment');
+      await store.recordScan(attachment.id, { state: 'infected', signature: outcome.signature, at });
+      return 'done';
+    }
+    // An error while clamd does not even answer PING is clamd's absence, not this attachment's fault.
+    if (!(await scanner.ping())) return 'clamd_down';
+    const attempts = attachment.scan_attempts + 1;
+    if (attempts >= config.max_attempts) {
+      log.warn(
+        { attachment: attachment.id, reason: outcome.reason, attempts },
+        'attachment could not be scanned',
+      );
+      await store.recordScan(attachment.id, { state: 'error', detail: outcome.reason, attempts, at });
+    } else {
+      await store.recordScan(attachment.id, {
+        state: 'pending',
+        detail: outcome.reason,
+        attempts,
+        scanAfter: at + intervalMs * attempts,
+        at,
+      });
+    }
+    return 'done';
+  }
+
+  async function run(): Promise<void> {
+    for (;;) {
+      const due = await store.dueForScan(Date.now(), BATCH);
+      if (due.length === 0) return;
+      let down = false;
+      for (let i = 0; i < due.length && !down && !stopped; i += PARALLEL) {
+        const results = await Promise.all(due.slice(i, i + PARALLEL).map(scanOne));
+        down = results.includes('clamd_down');
+      }
+      if (down) {
+        log.warn('clamd does not answer; attachments stay pending until it does');
+        return;
+      }
+      if (due.length < BATCH || stopped) return;
+    }
+  }
+
+  const runNow = (): Promise<void> => {
+    if (stopped) return Promise.resolve();
+    if (current) {
+      again = true;
+      return current;
+    }
+    again = false;
+    const started = run()
+      .catch((error: unknown) => log.error({ err: error }, 'attachment scan run failed'))
+      .finally(() => {
+        if (current === started) current = undefined;
+        // Attachments stored while this run was finishing are not lost until the next tick.
+        if (again && !stopped) void runNow();
+      });
+    current = started;
+    return started;
+  };
+
+  const timer = setInterval(() => void runNow(), intervalMs);
+  timer.unref();
+  void runNow();
+
+  return {
+    kick: () => void runNow(),
+    runNow,
+    async probe() {
+      if ((await clamavHealth(scanner)) === 'degraded') {
+        const where = config.socket || `${config.host}:${config.port}`;
+        return { status: 'degraded', detail: `clamd at ${where} does not answer; attachments stay pending` };
+      }
+      if ((await store.countPending()) > 0) void runNow();
+      return { status: 'operational' };
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await current;
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * A raw SMTP client for tests that need to see exact replies (codes, enhanced status codes, EHLO
+ * keywords) or to misbehave (too many commands, too many connections): one command, one reply.
+ */
+import { connect, type Socket } from 'node:net';
+
+export interface Reply {
+  readonly code: number;
+  readonly lines: string[];
+  readonly text: string;
+}
+
+export interface RawSmtp {
+  readonly greeting: Reply;
+  command(line: string): Promise<Reply>;
+  /** Sends raw bytes (a message body ending in CRLF.CRLF) and reads the reply. */
+  data(bytes: string): Promise<Reply>;
+  /** Resolves when the server has closed the connection. */
+  closed(): Promise<void>;
+  isClosed(): boolean;
+  end(): void;
+}
+
+export async function openSmtp(port: number): Promise<RawSmtp> {
+  const socket: Socket = connect({ host: '127.0.0.1', port });
+  let buffer = '';
+  let closed = false;
+  const waiters: Array<() => void> = [];
+  const closeWaiters: Array<() => void> = [];
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk: string) => {
+    buffer += chunk;
+    for (const wake of waiters.splice(0)) wake();
+  });
+  socket.on('close', () => {
+    closed = true;
+    for (const wake of [...waiters.splice(0), ...closeWaiters.splice(0)]) wake();
+  });
+  socket.on('error', () => undefined);
+
+  const readReply = async (): Promise<Reply> => {
+    for (;;) {
+      const lines = buffer.split('\r\n');
+      const lastComplete = lines.findIndex((line) => /^\d{3} /.test(line) || /^\d{3}$/.test(line));
+      if (lastComplete >= 0) {
+        const replyLines = lines.slice(0, lastComplete + 1);
+        buffer = lines.slice(lastComplete + 1).join('\r\n');
+        const code = Number(replyLines[0]?.slice(0, 3));
+        return { code, lines: replyLines, text: replyLines.join('\n') };
+      }
+      if (closed) throw new Error(`connection closed; unread: ${JSON.stringify(buffer)}`);
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    }
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('error', reject);
+  });
+  const greeting = await readReply();
+  return {
+    greeting,
+    async command(line) {
+      socket.write(`${line}\r\n`);
+      return readReply();
+    },
+    async data(bytes) {
+      socket.write(bytes);
+      return readReply();
+    },
+    closed: () => (closed ? Promise.resolve() : new Promise<void>((resolve) => closeWaiters.push(resolve))),
+    isClosed: () => closed,
+    end: () => socket.destroy(),
+  };
+}
