@@ -96,7 +96,8 @@ export function createAuthenticator(config: Pick<Config, 'dns' | 'smtp_in'>): Au
         arc: result.arc ? { result: result.arc.status.result, info: result.arc.info ?? '' } : null,
         authentication_results: (header ?? '')
           .replace(/^authentication-results:\s*/i, '')
-          .replace(/\r?\n\s*/g, ' '),
+          .replace(/\r?\n\s*/g, ' ')
+          .trim(),
       };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

@@ -157,7 +157,9 @@ export function createInboundService(deps: {
       const row = await store.attachmentForDownload(projectId, id);
       if (row?.scan_state !== 'clean') throw notFound(`Attachment ${id}`);
       // The type comes from the sender: only a plain type/subtype goes into the response header.
-      const contentType = /^[\w.+-]+\/[\w.+-]+$/.test(row.content_type) ? row.content_type : 'application/octet-stream';
+      const contentType = /^[\w.+-]+\/[\w.+-]+$/.test(row.content_type)
+        ? row.content_type
+        : 'application/octet-stream';
       return { filename: row.filename, contentType, content: row.content };
     },
 
