@@ -109,7 +109,20 @@ export class MxConnection {
     });
     const connection = new MxConnection(target, options.tls, smtp);
     return new Promise((resolve, reject) => {
-      smtp.connect((err) => (err ? reject(err) : resolve(connection)));
+      let settled = false;
+      const settle = (err: unknown) => {
+        if (settled) return;
+        settled = true;
+        smtp.off('error', settle);
+        smtp.off('end', ended);
+        if (err) reject(err);
+        else resolve(connection);
+      };
+      // nodemailer reports a failed connect (refused, timed out, a 421 greeting) only as an event.
+      const ended = () => settle(Object.assign(new Error('connection closed before the greeting'), { code: 'ECONNECTION' }));
+      smtp.once('error', settle);
+      smtp.once('end', ended);
+      smtp.connect((err) => settle(err ?? null));
     });
   }
 
