@@ -138,7 +138,7 @@ function checkContent(value: SendFields, ctx: z.RefinementCtx): void {
   for (const problem of checkHeaders(value.headers ?? {})) issue('headers', problem);
 }
 
-export const sendRequest = z.strictObject(sendShape).superRefine(checkContent).meta({ id: 'SendRequest' });
+export const sendRequest = z.strictObject(sendShape).superRefine(checkContent);
 
 export const batchItem = z
   .strictObject({
@@ -157,13 +157,20 @@ export const batchItem = z
 export type SendRequest = z.output<typeof sendRequest>;
 export type BatchItem = z.output<typeof batchItem>;
 
+/** The batch item's JSON Schema, for the OpenAPI document (items are validated one by one). */
+function itemJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(batchItem, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+  const { $schema: _, ...rest } = schema as Record<string, unknown>;
+  return rest;
+}
+
 /** The batch envelope only; each item is validated on its own so one bad item fails alone. */
 export const batchRequest = z.strictObject({
   emails: z
     .array(z.unknown(), { error: 'must be an array of send requests' })
     .min(1, 'must hold at least 1 email')
     .max(100, 'must hold at most 100 emails')
-    .meta({ items: { $ref: '#/components/schemas/SendRequest' } })
+    .meta({ items: itemJsonSchema() })
     .describe('1 to 100 send requests, each optionally with `idempotency_key`.'),
 });
 
