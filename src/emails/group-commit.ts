@@ -23,8 +23,31 @@ interface Unit {
 
 /** Units per transaction; bounds how long one COMMIT makes the first request wait. */
 const MAX_UNITS = 256;
+/** Listeners (webhook fan-out, delivery wake-up) hear of commits at most this often. */
+const NOTIFY_EVERY_MS = 25;
+
+/**
+ * `notify` at most once per NOTIFY_EVERY_MS, never dropping the last call: under load every
+ * listener pass (each its own transaction) then covers many commits instead of one.
+ */
+export function throttled(notify: () => void, everyMs = NOTIFY_EVERY_MS): () => void {
+  let last = Number.NEGATIVE_INFINITY;
+  let timer: NodeJS.Timeout | undefined;
+  const fire = () => {
+    timer = undefined;
+    last = performance.now();
+    notify();
+  };
+  return () => {
+    if (timer) return;
+    const wait = last + everyMs - performance.now();
+    if (wait <= 0) fire();
+    else timer = setTimeout(fire, wait);
+  };
+}
 
 export function createGroupCommit(db: Db, sqlite: SQLite.Database, onCommitted: () => void) {
+  const committed = throttled(onCommitted);
   let queue: Unit[] = [];
   let flushing = false;
 
@@ -50,7 +73,7 @@ export function createGroupCommit(db: Db, sqlite: SQLite.Database, onCommitted: 
         }
       });
       for (const done of settle) done();
-      onCommitted();
+      committed();
     } catch (error) {
       for (const unit of units) unit.reject(error);
     } finally {
