@@ -1,0 +1,151 @@
+/**
+ * A message is durable before the listener says 250: the real `posthorn serve` process is killed
+ * with SIGKILL right after the 250 (while processing is stalled on DNS), and the next start
+ * processes the spooled message. A spool file whose effects were already committed is removed
+ * without storing the message twice.
+ */
+import { createSocket } from 'node:dgram';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import { publish, SENDING_IP } from '../domains/env.js';
+import { BIN } from '../helpers/cli.js';
+import { requireClamd } from '../helpers/clamd.js';
+import { startDnsServer } from '../helpers/dns-server.js';
+import { type ConfigOverrides, testConfig } from '../helpers/server.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startServer } from '../../src/server.js';
+import { DOMAIN, sendSmtp } from './env.js';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function waitForPort(port: number, deadline = Date.now() + 20_000): Promise<void> {
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+test('a message acknowledged with 250 survives a SIGKILL and is processed on the next start', async (t) => {
+  const clamd = await requireClamd();
+  const dataDir = mkdtempSync(join(tmpdir(), 'posthorn-durable-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dns = await startDnsServer();
+  t.teardown(() => dns.stop());
+  const log = createLogger('silent');
+  const base: ConfigOverrides = {
+    dns: { servers: [dns.address] },
+    delivery: { sending_ips: [SENDING_IP] },
+    clamav: { host: clamd.host, port: clamd.port },
+  };
+
+  // 1. An operator's setup: a project, a verified domain, a route.
+  const setup = await startServer(testConfig(dataDir, base), log);
+  const { projectId } = await setup.services.projects.bootstrap(
+    { email: 'owner@example.test', organization: 'Org', project: 'P' },
+    'test',
+  );
+  const domain = await setup.services.domains.create(projectId, { name: DOMAIN, region: 'eu' });
+  publish(dns, domain as never);
+  t.is((await setup.services.domains.verify(projectId, domain.id)).status, 'verified');
+  await setup.services.inbound.createRoute(projectId, { domain_id: domain.id, local_part: 'support' });
+  await setup.stop();
+
+  // 2. The real process, with a resolver that never answers, so processing stalls after the 250.
+  const blackhole = createSocket('udp4');
+  await new Promise<void>((resolve) => blackhole.bind(0, '127.0.0.1', () => resolve()));
+  t.teardown(() => blackhole.close());
+  const smtpPort = await freePort();
+  const configFile = join(dataDir, 'config.toml');
+  writeFileSync(
+    configFile,
+    [
+      '[server]',
+      `listen = "127.0.0.1:${await freePort()}"`,
+      '[storage]',
+      `data_dir = "${dataDir}"`,
+      'synchronous = "full"',
+      '[smtp_in]',
+      'enabled = true',
+      `listen = "127.0.0.1:${smtpPort}"`,
+      '[delivery]',
+      'enabled = false',
+      '[dns]',
+      `servers = ["127.0.0.1:${blackhole.address().port}"]`,
+      'timeout_ms = 5000',
+      '[clamav]',
+      `port = ${clamd.port}`,
+      '[log]',
+      'level = "silent"',
+    ].join('\n'),
+  );
+  const { spawn } = await import('node:child_process');
+  const child = spawn(BIN, ['serve', '--config', configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (_code, signal) => resolve(signal)),
+  );
+  t.teardown(() => child.kill('SIGKILL'));
+  await waitForPort(smtpPort).catch((error: Error) => {
+    throw new Error(`${error.message}; posthorn said: ${stderr}`);
+  });
+  const info = await sendSmtp(smtpPort, {
+    from: 'ann@sender.example',
+    to: `support@${DOMAIN}`,
+    subject: 'Survives a crash',
+    text: 'Written down before the 250.',
+  });
+  child.kill('SIGKILL');
+  t.regex(info.response, /^250 /);
+  t.is(await exited, 'SIGKILL');
+
+  const spoolDir = join(dataDir, 'inbound', 'spool');
+  const spooled = readdirSync(spoolDir).filter((name) => name.endsWith('.eml'));
+  t.is(spooled.length, 1);
+  const spoolFile = join(spoolDir, spooled[0] as string);
+  t.true(readFileSync(spoolFile, 'latin1').includes('Subject: Survives a crash'));
+  const saved = join(dataDir, 'spool-copy.eml');
+  copyFileSync(spoolFile, saved);
+
+  // 3. The next start finds it and processes it.
+  const overrides: ConfigOverrides = { ...base, smtp_in: { enabled: true, listen: '127.0.0.1:0' } };
+  const restarted = await startServer(testConfig(dataDir, overrides), log);
+  await restarted.services.inbound.settled();
+  const listed = await restarted.services.inbound.listEmails(projectId, { limit: 10 });
+  t.deepEqual(
+    listed.data.map((m) => m.subject),
+    ['Survives a crash'],
+  );
+  t.deepEqual(readdirSync(spoolDir), []);
+
+  // 4. A spool file whose effects were committed (a crash between commit and removal) is only removed.
+  await restarted.stop();
+  copyFileSync(saved, spoolFile);
+  const again = await startServer(testConfig(dataDir, overrides), log);
+  t.teardown(() => again.stop());
+  await again.services.inbound.settled();
+  t.is((await again.services.inbound.listEmails(projectId, { limit: 10 })).data.length, 1);
+  t.deepEqual(readdirSync(spoolDir), []);
+});
