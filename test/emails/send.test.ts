@@ -186,3 +186,25 @@ test('the send routes are in the OpenAPI document', async (t) => {
   const params = doc.paths['/v1/emails'].post.parameters.map((p: { name: string }) => p.name);
   t.true(params.includes('Idempotency-Key'));
 });
+
+test('sends that share a commit are isolated: one failing send rolls back alone', async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  ph.server.kernel.store.sqlite.exec(
+    `create trigger fail_boom before insert on delivery_jobs
+     when (select subject from messages where id = new.message_id) = 'boom'
+     begin select raise(abort, 'boom'); end`,
+  );
+  const subjects = ['a', 'b', 'boom', 'c', 'd', 'e'];
+  const responses = await Promise.all(
+    subjects.map((subject) => ph.request('POST', '/v1/emails', { body: email({ subject }) })),
+  );
+  t.deepEqual(
+    responses.map((r) => r.status),
+    [202, 202, 500, 202, 202, 202],
+  );
+  t.is(count(ph, 'messages'), 5);
+  t.is(count(ph, 'messages', "subject = 'boom'"), 0);
+  t.is(count(ph, 'message_recipients'), 5);
+  t.is(count(ph, 'events'), 5);
+});
