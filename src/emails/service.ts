@@ -160,7 +160,7 @@ export function createEmailService(deps: EmailServiceDeps) {
       data: {
         email_id: ref.id,
         from: draft.from.display,
-        to: draft.recipients.filter((r) => r.kind === 'to').map((r) => r.mailbox.email),
+        to: draft.recipients.filter((r) => r.kind === 'to').map((r) => r.email),
         subject: draft.subject,
         tags: draft.tags,
         created_at: new Date(ref.createdAt).toISOString(),
