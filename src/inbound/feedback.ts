@@ -115,7 +115,11 @@ export function createFeedbackHandler(ports: FeedbackPorts): FeedbackHandler {
     if (!report) return undefined;
     if (report.feedbackType === 'not-spam') return { kind: 'ignored', reason: 'not-spam feedback' };
     const found = targets.length > 0 ? targets : await targetsOfReport(report);
-    const match = matchRecipient(found, [...report.originalRcptTo, ...report.originalTo]);
+    // Original-Rcpt-To names the complainant; the reported To may list others as well.
+    const match = matchRecipient(
+      found,
+      report.originalRcptTo.length > 0 ? report.originalRcptTo : report.originalTo,
+    );
     if (!match)
       return {
         kind: 'arf',
@@ -221,9 +225,12 @@ function matchRecipient(
   const wanted = reported.flatMap((address) =>
     address ? [normalizeEmail(address) ?? address.toLowerCase()] : [],
   );
-  for (const target of targets) {
-    const recipient = target.recipients.find((r) => wanted.includes(normalizeEmail(r.email) ?? r.email));
-    if (recipient) return { target, recipient };
+  // The reported addresses in the order given: the first one that is a recipient wins.
+  for (const address of wanted) {
+    for (const target of targets) {
+      const recipient = target.recipients.find((r) => (normalizeEmail(r.email) ?? r.email) === address);
+      if (recipient) return { target, recipient };
+    }
   }
   // A forwarded or aliased address may be reported under another name: a transaction to a single
   // recipient can only be about that recipient.

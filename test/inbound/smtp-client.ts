@@ -73,3 +73,30 @@ export async function openSmtp(port: number): Promise<RawSmtp> {
     end: () => socket.destroy(),
   };
 }
+
+/** One whole transaction over a raw connection (MAIL FROM:<> allowed); returns the reply to the final dot. */
+export async function sendRaw(
+  port: number,
+  from: string,
+  to: readonly string[],
+  message: string,
+): Promise<Reply> {
+  const smtp = await openSmtp(port);
+  try {
+    await smtp.command('EHLO mx.reporter.example');
+    const mail = await smtp.command(`MAIL FROM:<${from}>`);
+    if (mail.code !== 250) return mail;
+    for (const rcpt of to) {
+      const reply = await smtp.command(`RCPT TO:<${rcpt}>`);
+      if (reply.code !== 250) return reply;
+    }
+    const go = await smtp.command('DATA');
+    if (go.code !== 354) return go;
+    const body = message.replace(/\r?\n/g, '\r\n').replace(/^\./gm, '..');
+    const done = await smtp.data(`${body.endsWith('\r\n') ? body : `${body}\r\n`}.\r\n`);
+    await smtp.command('QUIT');
+    return done;
+  } finally {
+    smtp.end();
+  }
+}

@@ -1,0 +1,319 @@
+/**
+ * Mail about sent mail, end to end over SMTP: a DSN (RFC 3464) to the VERP Return-Path of a sent
+ * message, and complaint reports (ARF, RFC 5965) to the complaint address, each mapped to the
+ * right message and recipient, with the delivery engine's events and the suppressions they imply.
+ */
+import test from 'ava';
+import { verpAddress, verpKey } from '../../src/delivery/verp.js';
+import { DOMAIN, eventRows, type InboundEnv, startInboundEnv } from './env.js';
+import { sendRaw } from './smtp-client.js';
+
+const FBL = 'fbl@feedback.example';
+
+interface Sent {
+  readonly id: string;
+  readonly jobId: string;
+  readonly recipients: Record<string, string>;
+}
+
+/** Sends through the API, then marks the recipients delivered, as the delivery engine would have. */
+async function sendAndDeliver(env: InboundEnv, to: string[]): Promise<Sent> {
+  const res = await env.ph.request('POST', '/v1/emails', {
+    body: { from: `Acme <hello@${DOMAIN}>`, to, subject: 'Your receipt', text: 'Thanks for your order.' },
+  });
+  if (res.status !== 202) throw new Error(`send: ${res.status} ${res.text}`);
+  const db = env.ph.server.kernel.store.sqlite;
+  db.prepare("update message_recipients set status = 'delivered', attempts = 1 where message_id = ?").run(
+    res.body.id,
+  );
+  db.prepare("update messages set status = 'delivered' where id = ?").run(res.body.id);
+  db.prepare("update delivery_jobs set state = 'done' where message_id = ?").run(res.body.id);
+  const rows = db
+    .prepare('select id, email from message_recipients where message_id = ?')
+    .all(res.body.id) as Array<{ id: string; email: string }>;
+  const job = db.prepare('select id from delivery_jobs where message_id = ?').get(res.body.id) as {
+    id: string;
+  };
+  return { id: res.body.id, jobId: job.id, recipients: Object.fromEntries(rows.map((r) => [r.email, r.id])) };
+}
+
+function verp(env: InboundEnv, target: { kind: 'recipient' | 'job'; id: string }): string {
+  return verpAddress(verpKey(env.ph.server.kernel.masterKey), target, `bounces.${DOMAIN}`);
+}
+
+function recipientRow(env: InboundEnv, id: string) {
+  return env.ph.server.kernel.store.sqlite
+    .prepare('select status, smtp_code, bounce_category from message_recipients where id = ?')
+    .get(id) as { status: string; smtp_code: number | null; bounce_category: string | null };
+}
+
+function messageStatus(env: InboundEnv, id: string): string {
+  return (
+    env.ph.server.kernel.store.sqlite.prepare('select status from messages where id = ?').get(id) as {
+      status: string;
+    }
+  ).status;
+}
+
+const dsn = (
+  to: string,
+  sent: Sent,
+  blocks: string[],
+) => `From: Mail Delivery System <MAILER-DAEMON@mx.example.net>
+To: ${to}
+Subject: Undelivered Mail Returned to Sender
+Date: Mon, 23 Nov 2026 10:00:00 +0000
+Message-ID: <dsn-1@mx.example.net>
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=delivery-status;
+ boundary="BOUNDARY"
+
+--BOUNDARY
+Content-Type: text/plain; charset=us-ascii
+
+This is the mail system at host mx.example.net. I'm sorry to have to inform you
+that your message could not be delivered to one or more recipients.
+
+--BOUNDARY
+Content-Type: message/delivery-status
+
+Reporting-MTA: dns; mx.example.net
+Arrival-Date: Mon, 23 Nov 2026 09:59:58 +0000
+
+${blocks.join('\n\n')}
+
+--BOUNDARY
+Content-Type: text/rfc822-headers
+
+Message-ID: <${sent.id}@${DOMAIN}>
+From: Acme <hello@${DOMAIN}>
+Subject: Your receipt
+
+--BOUNDARY--
+`;
+
+test('a DSN to a VERP address bounces the right recipient with the delivery engine’s events and suppression', async (t) => {
+  const env = await startInboundEnv(t);
+  const sent = await sendAndDeliver(env, ['bob@example.net', 'carol@example.net']);
+  const to = verp(env, { kind: 'job', id: sent.jobId });
+  const reply = await sendRaw(
+    env.smtpPort,
+    '',
+    [to],
+    dsn(to, sent, [
+      `Final-Recipient: rfc822; bob@example.net
+Original-Recipient: rfc822;bob@example.net
+Action: failed
+Status: 5.1.1
+Remote-MTA: dns; mx.example.net
+Diagnostic-Code: smtp; 550 5.1.1 <bob@example.net>: Recipient address rejected:
+    User unknown in local recipient table`,
+      `Final-Recipient: rfc822; carol@example.net
+Action: delayed
+Status: 4.2.2
+Diagnostic-Code: smtp; 452 4.2.2 Mailbox full, try later
+Will-Retry-Until: Thu, 26 Nov 2026 10:00:00 +0000`,
+    ]),
+  );
+  t.is(reply.code, 250);
+  await env.settled();
+
+  const bob = recipientRow(env, sent.recipients['bob@example.net'] as string);
+  t.deepEqual(bob, { status: 'bounced', smtp_code: 550, bounce_category: 'mailbox_unknown' });
+  t.is(
+    recipientRow(env, sent.recipients['carol@example.net'] as string).status,
+    'delivered',
+    'a delay changes no status',
+  );
+  t.is(messageStatus(env, sent.id), 'partially_delivered');
+
+  const bounced = eventRows(env.ph, 'email.bounced');
+  t.is(bounced.length, 1);
+  t.like(bounced[0], { message_id: sent.id, recipient: 'bob@example.net' });
+  t.like(bounced[0]?.data, {
+    email_id: sent.id,
+    subject: 'Your receipt',
+    source: 'dsn',
+    bounce: {
+      recipient: 'bob@example.net',
+      type: 'hard',
+      category: 'mailbox_unknown',
+      status: '5.1.1',
+      mx_host: 'mx.example.net',
+    },
+  });
+  const delayed = eventRows(env.ph, 'email.delivery_delayed');
+  t.is(delayed.length, 1);
+  t.like(delayed[0]?.data, {
+    delay: { recipient: 'carol@example.net', status: '4.2.2', next_attempt_at: '2026-11-26T10:00:00.000Z' },
+  });
+
+  const suppressed = await env.ph.request('GET', '/v1/suppressions/bob@example.net');
+  t.is(suppressed.status, 200);
+  t.like(suppressed.body, { reason: 'hard_bounce', source: 'bounce', message_id: sent.id });
+  t.is((await env.ph.request('GET', '/v1/suppressions/carol@example.net')).status, 404);
+  t.is(
+    (await env.ph.request('GET', '/v1/inbound/emails')).body.data.length,
+    0,
+    'a DSN is not a received email',
+  );
+});
+
+test('a soft DSN bounce counts towards repeated_soft_bounce, as a synchronous one does', async (t) => {
+  const env = await startInboundEnv(t, { delivery: { soft_bounce_limit: 1 } });
+  const sent = await sendAndDeliver(env, ['dave@example.net']);
+  const to = verp(env, { kind: 'recipient', id: sent.recipients['dave@example.net'] as string });
+  const reply = await sendRaw(
+    env.smtpPort,
+    '',
+    [to],
+    dsn(to, sent, [
+      `Final-Recipient: rfc822; dave.alias@example.net
+Action: failed
+Status: 5.2.2
+Diagnostic-Code: smtp; 552 5.2.2 Mailbox full`,
+    ]),
+  );
+  t.is(reply.code, 250);
+  await env.settled();
+  t.like(recipientRow(env, sent.recipients['dave@example.net'] as string), {
+    status: 'bounced',
+    bounce_category: 'mailbox_full',
+  });
+  t.like(eventRows(env.ph, 'email.bounced')[0]?.data, {
+    bounce: { recipient: 'dave@example.net', type: 'soft' },
+  });
+  const suppressed = await env.ph.request('GET', '/v1/suppressions/dave@example.net');
+  t.is(suppressed.body.reason, 'repeated_soft_bounce');
+});
+
+const arf = (options: {
+  originalMailFrom?: string;
+  rcptTo?: string;
+  headers: string;
+  headersType?: string;
+}) => `From: Feedback Loop <feedback@isp.example>
+To: ${FBL}
+Subject: Complaint about message from 192.0.2.10
+Date: Mon, 23 Nov 2026 11:00:00 +0000
+Message-ID: <arf-1@isp.example>
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=feedback-report;
+    boundary="part1_13d.2e68ed54_boundary"
+
+--part1_13d.2e68ed54_boundary
+Content-Type: text/plain; charset="US-ASCII"
+Content-Transfer-Encoding: 7bit
+
+This is an email abuse report for an email message received from IP
+192.0.2.10 on Mon, 23 Nov 2026 10:00:00 +0000.
+
+--part1_13d.2e68ed54_boundary
+Content-Type: message/feedback-report
+
+Feedback-Type: abuse
+User-Agent: ISP-FBL/1.0
+Version: 1
+${options.originalMailFrom ? `Original-Mail-From: <${options.originalMailFrom}>\n` : ''}${options.rcptTo ? `Original-Rcpt-To: <${options.rcptTo}>\n` : ''}Arrival-Date: Mon, 23 Nov 2026 10:00:00 +0000
+Source-IP: 192.0.2.10
+Reported-Domain: ${DOMAIN}
+
+--part1_13d.2e68ed54_boundary
+Content-Type: ${options.headersType ?? 'message/rfc822'}
+Content-Disposition: inline
+
+${options.headers}
+--part1_13d.2e68ed54_boundary--
+`;
+
+test('an ARF complaint to the complaint address marks the recipient complained and suppresses it', async (t) => {
+  const env = await startInboundEnv(t, { smtp_in: { complaint_address: FBL } });
+  const sent = await sendAndDeliver(env, ['bob@example.net', 'carol@example.net']);
+  const returnPath = verp(env, { kind: 'job', id: sent.jobId });
+  const reply = await sendRaw(
+    env.smtpPort,
+    'feedback@isp.example',
+    [FBL],
+    arf({
+      originalMailFrom: returnPath,
+      rcptTo: 'carol@example.net',
+      headers: `Return-Path: <${returnPath}>
+Message-ID: <${sent.id}@${DOMAIN}>
+From: Acme <hello@${DOMAIN}>
+To: bob@example.net, carol@example.net
+Subject: Your receipt
+
+Thanks for your order.
+`,
+    }),
+  );
+  t.is(reply.code, 250);
+  await env.settled();
+
+  t.is(recipientRow(env, sent.recipients['carol@example.net'] as string).status, 'complained');
+  t.is(recipientRow(env, sent.recipients['bob@example.net'] as string).status, 'delivered');
+  t.is(messageStatus(env, sent.id), 'delivered', 'a complaint comes after delivery');
+  const complained = eventRows(env.ph, 'email.complained');
+  t.is(complained.length, 1);
+  t.like(complained[0], { message_id: sent.id, recipient: 'carol@example.net' });
+  t.like(complained[0]?.data, {
+    email_id: sent.id,
+    recipient: 'carol@example.net',
+    complaint: {
+      feedback_type: 'abuse',
+      user_agent: 'ISP-FBL/1.0',
+      source_ip: '192.0.2.10',
+      reported_domain: DOMAIN,
+    },
+  });
+  const suppression = await env.ph.request('GET', '/v1/suppressions/carol@example.net');
+  t.like(suppression.body, { reason: 'spam_complaint', source: 'complaint', message_id: sent.id });
+  t.is((await env.ph.request('GET', '/v1/suppressions/bob@example.net')).status, 404);
+});
+
+test('a complaint carrying only the reported headers is mapped by its Message-ID and To', async (t) => {
+  const env = await startInboundEnv(t, { smtp_in: { complaint_address: FBL } });
+  const sent = await sendAndDeliver(env, ['erin@example.net']);
+  const reply = await sendRaw(
+    env.smtpPort,
+    'feedback@isp.example',
+    [FBL],
+    arf({
+      headersType: 'text/rfc822-headers',
+      headers: `Message-ID: <${sent.id}@${DOMAIN}>
+From: Acme <hello@${DOMAIN}>
+To: Erin <erin@example.net>
+Subject: Your receipt
+`,
+    }),
+  );
+  t.is(reply.code, 250);
+  await env.settled();
+  t.is(recipientRow(env, sent.recipients['erin@example.net'] as string).status, 'complained');
+  t.is((await env.ph.request('GET', '/v1/suppressions/erin@example.net')).body.reason, 'spam_complaint');
+});
+
+test('an auto-reply to a bounce address is accepted and changes nothing', async (t) => {
+  const env = await startInboundEnv(t);
+  const sent = await sendAndDeliver(env, ['frank@example.net']);
+  const to = verp(env, { kind: 'recipient', id: sent.recipients['frank@example.net'] as string });
+  const reply = await sendRaw(
+    env.smtpPort,
+    'frank@example.net',
+    [to],
+    `From: frank@example.net
+To: ${to}
+Subject: Out of office
+
+I am away until Monday.
+`,
+  );
+  t.is(reply.code, 250);
+  await env.settled();
+  t.is(recipientRow(env, sent.recipients['frank@example.net'] as string).status, 'delivered');
+  t.is(eventRows(env.ph, 'email.bounced').length, 0);
+  const receipt = env.ph.server.kernel.store.sqlite.prepare('select kind from inbound_receipts').get() as {
+    kind: string;
+  };
+  t.is(receipt.kind, 'ignored');
+});
