@@ -23,7 +23,7 @@ import { deliverJob, newContext, type StepDeps } from './steps.js';
 import type { ClaimedJob, DeliveryStore } from './store.js';
 
 export interface EngineOptions {
-  readonly store: Pick<DeliveryStore, 'claim' | 'release' | 'renew'>;
+  readonly store: Pick<DeliveryStore, 'claim' | 'release' | 'renew' | 'assignLane'>;
   readonly dns: DnsResolver;
   readonly laneTable: LaneTable;
   /** Lanes by `${traffic}/${name}`. */
@@ -49,6 +49,7 @@ export class DeliveryEngine {
   readonly #held = new Map<string, ClaimedJob>();
   readonly #sandboxHeld: Record<Traffic, number> = { transactional: 0, marketing: 0 };
   readonly #toRelease: { id: string; lane: string | null }[] = [];
+  readonly #toAssign: { id: string; lane: string }[] = [];
   #routing = 0;
   #stopping = false;
   #ticking = false;
@@ -68,7 +69,10 @@ export class DeliveryEngine {
 
   start(): void {
     this.#poll = setInterval(() => this.wake(), this.#o.pollMs);
-    this.#renew = setInterval(() => void this.#renewLeases(), Math.max(1000, Math.floor(this.#o.leaseMs / 3)));
+    this.#renew = setInterval(
+      () => void this.#renewLeases(),
+      Math.max(1000, Math.floor(this.#o.leaseMs / 3)),
+    );
     this.#unsubscribe = this.#o.onWake?.(() => this.wake());
     this.wake();
   }
@@ -144,7 +148,13 @@ export class DeliveryEngine {
 
   async #claimFor(traffic: Traffic, lane: string | null, room: number, start: (job: ClaimedJob) => void) {
     if (this.#stopping || room <= 0) return;
-    const jobs = await this.#o.store.claim(traffic, lane, Math.min(room, this.#o.claimBatch), Date.now(), this.#o.leaseMs);
+    const jobs = await this.#o.store.claim(
+      traffic,
+      lane,
+      Math.min(room, this.#o.claimBatch),
+      Date.now(),
+      this.#o.leaseMs,
+    );
     for (const job of jobs) {
       // A lease that ran out while the job was still being worked on: it is already in hand.
       if (!this.#held.has(job.id)) start(job);
@@ -160,8 +170,12 @@ export class DeliveryEngine {
         this.#held.delete(job.id);
         const room = lane === null ? SANDBOX_HIGH_WATER - this.#sandboxHeld[job.traffic] : lane.room;
         const routed = { ...job, lane: lane?.name ?? SANDBOX_LANE };
-        if (room > 0 && !this.#stopping) this.#run(routed, lane);
-        else this.#toRelease.push({ id: job.id, lane: routed.lane });
+        if (room > 0 && !this.#stopping) {
+          this.#toAssign.push({ id: job.id, lane: routed.lane });
+          this.#run(routed, lane);
+        } else {
+          this.#toRelease.push({ id: job.id, lane: routed.lane });
+        }
       })
       .catch((error: unknown) => {
         this.#held.delete(job.id);
@@ -170,7 +184,7 @@ export class DeliveryEngine {
       })
       .finally(() => {
         this.#routing -= 1;
-        if (this.#toRelease.length >= 64) this.wake();
+        if (this.#toRelease.length + this.#toAssign.length >= 64 || this.#routing === 0) this.wake();
       });
   }
 
@@ -223,6 +237,7 @@ export class DeliveryEngine {
   }
 
   async #flushReleases(): Promise<void> {
+    if (this.#toAssign.length > 0) await this.#o.store.assignLane(this.#toAssign.splice(0));
     if (this.#toRelease.length === 0) return;
     const now = Date.now();
     await this.#o.store.release(this.#toRelease.splice(0), now, now);
@@ -241,7 +256,10 @@ export class DeliveryEngine {
 function flagReputation(lane: Lane, result: Outcome | PerRecipient): void {
   const outcomes = result.kind === 'per_recipient' ? [...result.outcomes.values()] : [result];
   for (const outcome of outcomes) {
-    if ((outcome.kind === 'bounced' || outcome.kind === 'deferred') && outcome.class.category === 'spam_block') {
+    if (
+      (outcome.kind === 'bounced' || outcome.kind === 'deferred') &&
+      outcome.class.category === 'spam_block'
+    ) {
       lane.blocked = { at: Date.now(), reply: `${outcome.reply.code} ${outcome.reply.text}` };
     }
   }

@@ -14,8 +14,21 @@ import type { DnsResolver } from '../platform/dns/resolver.js';
 import type { Logger } from '../platform/log.js';
 import { transportFailureOf } from './bounce-classifier.js';
 import { ConnectionPool } from './connection-pool.js';
-import type { ConnectOptions, Envelope, MxConnection, MxTarget, SmtpError, TlsMode } from './mx-connection.js';
-import { type Outcome, outcomeOfError, outcomeOfReply, outcomeOfTransport, type PerRecipient } from './outcome.js';
+import type {
+  ConnectOptions,
+  Envelope,
+  MxConnection,
+  MxTarget,
+  SmtpError,
+  TlsMode,
+} from './mx-connection.js';
+import {
+  type Outcome,
+  outcomeOfError,
+  outcomeOfReply,
+  outcomeOfTransport,
+  type PerRecipient,
+} from './outcome.js';
 import { addressesOf, type MxRoute } from './route.js';
 import { parseSmtpReply, type SmtpReply } from './smtp-reply.js';
 import { TokenBucket } from './token-bucket.js';
@@ -106,8 +119,11 @@ export class Lane {
       return attempt;
     }
     if (last === null) {
-      const remembered = route.hosts.map((host) => this.#down.get(host)?.outcome).find((o) => o !== undefined);
-      last = remembered ?? outcomeOfTransport('connect_failed', `no MX host of ${route.domain} could be reached`);
+      const remembered = route.hosts
+        .map((host) => this.#down.get(host)?.outcome)
+        .find((o) => o !== undefined);
+      last =
+        remembered ?? outcomeOfTransport('connect_failed', `no MX host of ${route.domain} could be reached`);
     }
     return { result: last, mxHost: null, secure: false };
   }
@@ -124,8 +140,10 @@ export class Lane {
     message: Buffer,
   ): Promise<Transmission | { next: Outcome }> {
     const addresses = await addressesOf(this.#deps.dns, host);
-    if (addresses === 'temporary') return { next: outcomeOfTransport('dns_temporary', `no address for ${host} now`) };
-    if (addresses.length === 0) return { next: outcomeOfTransport('connect_failed', `${host} has no address`) };
+    if (addresses === 'temporary')
+      return { next: outcomeOfTransport('dns_temporary', `no address for ${host} now`) };
+    if (addresses.length === 0)
+      return { next: outcomeOfTransport('connect_failed', `${host} has no address`) };
     const tls = wanted === 'opportunistic' && (this.#plaintext.get(host) ?? 0) > Date.now() ? 'none' : wanted;
     let connection: MxConnection;
     try {
@@ -138,7 +156,8 @@ export class Lane {
       }
       const outcome = outcomeOfError(error);
       // A host that answered (a 421 greeting) is alive; one that did not is skipped for a while.
-      if ((error as SmtpError).response === undefined) this.#down.set(host, { until: Date.now() + HOST_DOWN_MS, outcome });
+      if ((error as SmtpError).response === undefined)
+        this.#down.set(host, { until: Date.now() + HOST_DOWN_MS, outcome });
       return { next: outcome };
     }
     return this.#send(connection, tls, envelope, message, true);
@@ -162,7 +181,11 @@ export class Lane {
         const refused = replies.rejected.get(rcpt);
         outcomes.set(rcpt, outcomeOf(refused ?? null, accepted));
       }
-      return { result: { kind: 'per_recipient', outcomes }, mxHost: connection.target.host, secure: connection.secure };
+      return {
+        result: { kind: 'per_recipient', outcomes },
+        mxHost: connection.target.host,
+        secure: connection.secure,
+      };
     } catch (error) {
       const err = error as SmtpError;
       const secure = connection.secure;
@@ -184,7 +207,8 @@ export class Lane {
       () => this.#open(host, addresses, tls),
       () => {
         const down = this.#down.get(host);
-        if (down !== undefined && down.until > Date.now()) throw Object.assign(new Error(`${host} is down`), { code: 'ECONNECTION' });
+        if (down !== undefined && down.until > Date.now())
+          throw Object.assign(new Error(`${host} is down`), { code: 'ECONNECTION' });
       },
     );
   }

@@ -68,7 +68,10 @@ export class MtaSts {
     const txt = await this.#options.dns.txt(`_mta-sts.${domain}`);
     if (txt.status !== 'found') return cached; // none published, or DNS trouble: keep what we know
     const records = txt.records.filter((record) => TXT_PREFIX.test(record.trim()));
-    const id = records.length === 1 ? /(?:^|;)\s*id=([A-Za-z0-9]{1,32})\s*(?:;|$)/.exec(records[0] ?? '')?.[1] : undefined;
+    const id =
+      records.length === 1
+        ? /(?:^|;)\s*id=([A-Za-z0-9]{1,32})\s*(?:;|$)/.exec(records[0] ?? '')?.[1]
+        : undefined;
     if (id === undefined) return cached;
     if (cached !== null && cached.policyId === id) return cached;
     if ((this.#failedUntil.get(domain) ?? 0) > now) return cached;
@@ -125,9 +128,13 @@ export class MtaSts {
           timeout,
         },
         (res) => {
-          const type = String(res.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+          const type = String(res.headers['content-type'] ?? '')
+            .split(';')[0]
+            ?.trim()
+            .toLowerCase();
           if (res.statusCode !== 200) return fail(new Error(`policy host answered HTTP ${res.statusCode}`));
-          if (type !== 'text/plain') return fail(new Error(`policy served as ${type || 'no type'}, not text/plain`));
+          if (type !== 'text/plain')
+            return fail(new Error(`policy served as ${type || 'no type'}, not text/plain`));
           const chunks: Buffer[] = [];
           let size = 0;
           res.on('data', (chunk: Buffer) => {

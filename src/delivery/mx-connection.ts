@@ -119,7 +119,8 @@ export class MxConnection {
         else resolve(connection);
       };
       // nodemailer reports a failed connect (refused, timed out, a 421 greeting) only as an event.
-      const ended = () => settle(Object.assign(new Error('connection closed before the greeting'), { code: 'ECONNECTION' }));
+      const ended = () =>
+        settle(Object.assign(new Error('connection closed before the greeting'), { code: 'ECONNECTION' }));
       smtp.once('error', settle);
       smtp.once('end', ended);
       smtp.connect((err) => settle(err ?? null));
@@ -145,14 +146,18 @@ export class MxConnection {
   send(envelope: Envelope, message: Buffer): Promise<TransactionReplies> {
     this.transactions += 1;
     return new Promise((resolve, reject) => {
-      this.#smtp.send({ from: envelope.from, to: [...envelope.to], size: envelope.size }, message, (err, info) => {
-        if (err || !info) return reject(err ?? new Error('no result from the SMTP connection'));
-        const rejected = new Map<string, string>();
-        for (const error of (info.rejectedErrors ?? []) as SmtpError[]) {
-          if (error.recipient) rejected.set(error.recipient, error.response ?? error.message);
-        }
-        resolve({ accepted: info.accepted, rejected, response: info.response });
-      });
+      this.#smtp.send(
+        { from: envelope.from, to: [...envelope.to], size: envelope.size },
+        message,
+        (err, info) => {
+          if (err || !info) return reject(err ?? new Error('no result from the SMTP connection'));
+          const rejected = new Map<string, string>();
+          for (const error of (info.rejectedErrors ?? []) as SmtpError[]) {
+            if (error.recipient) rejected.set(error.recipient, error.response ?? error.message);
+          }
+          resolve({ accepted: info.accepted, rejected, response: info.response });
+        },
+      );
     });
   }
 

@@ -56,7 +56,12 @@ export function deliveredEvent(ctx: EventContext, reply: SmtpReply, at: number):
   };
 }
 
-export function delayedEvent(ctx: EventContext, reply: SmtpReply, cls: BounceClass, nextAt: number): EventDraft {
+export function delayedEvent(
+  ctx: EventContext,
+  reply: SmtpReply,
+  cls: BounceClass,
+  nextAt: number,
+): EventDraft {
   return {
     type: 'email.delivery_delayed',
     data: {
@@ -74,7 +79,12 @@ export function delayedEvent(ctx: EventContext, reply: SmtpReply, cls: BounceCla
   };
 }
 
-export function bouncedEvent(ctx: EventContext, reply: SmtpReply, cls: BounceClass, expired: boolean): EventDraft {
+export function bouncedEvent(
+  ctx: EventContext,
+  reply: SmtpReply,
+  cls: BounceClass,
+  expired: boolean,
+): EventDraft {
   return {
     type: 'email.bounced',
     data: {
@@ -100,6 +110,9 @@ export function failedEvent(ctx: EventContext, reason: string): EventDraft {
 export function complainedEvent(ctx: EventContext): EventDraft {
   return {
     type: 'email.complained',
-    data: { ...base(ctx), complaint: { recipient: ctx.recipient, feedback_type: 'abuse', source: 'sandbox' } },
+    data: {
+      ...base(ctx),
+      complaint: { recipient: ctx.recipient, feedback_type: 'abuse', source: 'sandbox' },
+    },
   };
 }

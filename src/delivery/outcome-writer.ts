@@ -73,7 +73,15 @@ const MAX_BATCH = 128;
  */
 export function countsAsSoftBounce(cls: BounceClass): boolean {
   if (cls.outcome !== 'bounced' || cls.hard) return false;
-  const aboutUs = ['spam_block', 'policy', 'auth_failure', 'content', 'message_too_large', 'tls', 'rate_limited'];
+  const aboutUs = [
+    'spam_block',
+    'policy',
+    'auth_failure',
+    'content',
+    'message_too_large',
+    'tls',
+    'rate_limited',
+  ];
   return cls.category === null || !aboutUs.includes(cls.category);
 }
 
@@ -191,7 +199,14 @@ export class OutcomeWriter {
     const { message } = event;
     const update = (status: RecipientStatus, category: string | null, deliveredAt: number | null) =>
       writes.recipient(
-        { id: recipient.id, status, smtpCode: outcome.reply.code, smtpReply: formatSmtpReply(outcome.reply), category, deliveredAt },
+        {
+          id: recipient.id,
+          status,
+          smtpCode: outcome.reply.code,
+          smtpReply: formatSmtpReply(outcome.reply),
+          category,
+          deliveredAt,
+        },
         now,
       );
     const suppress = (reason: SuppressionInput['reason']) =>
@@ -216,7 +231,12 @@ export class OutcomeWriter {
       case 'deferred': {
         if (next instanceof Date) {
           update('deferred', outcome.class.category, null);
-          await this.#event(trx, event, delayedEvent(event, outcome.reply, outcome.class, next.getTime()), now);
+          await this.#event(
+            trx,
+            event,
+            delayedEvent(event, outcome.reply, outcome.class, next.getTime()),
+            now,
+          );
           return;
         }
         // Retries ran out (RFC 5321 §4.5.4.1): the recipient bounces with 5.4.7.
@@ -269,7 +289,10 @@ export class OutcomeWriter {
 
 function outcomeFor(result: Outcome | PerRecipient, recipient: RecipientRow): Outcome {
   if (result.kind !== 'per_recipient') return result;
-  return result.outcomes.get(recipient.email) ?? outcomeOfTransport('protocol', 'the server gave no reply for this recipient');
+  return (
+    result.outcomes.get(recipient.email) ??
+    outcomeOfTransport('protocol', 'the server gave no reply for this recipient')
+  );
 }
 
 function summarize(kinds: readonly Outcome['kind'][]): string {

@@ -52,7 +52,9 @@ export function outcomeOfTransport(failure: TransportFailure, text: string): Out
   const cls = classifyTransportFailure(failure);
   const code = cls.outcome === 'deferred' ? 451 : failure === 'null_mx' ? 556 : 550;
   const reply = smtpReply(code, `${cls.status} ${oneLine(text)}`);
-  return cls.outcome === 'deferred' ? { kind: 'deferred', reply, class: cls } : { kind: 'bounced', reply, class: cls };
+  return cls.outcome === 'deferred'
+    ? { kind: 'deferred', reply, class: cls }
+    : { kind: 'bounced', reply, class: cls };
 }
 
 /**
@@ -61,6 +63,12 @@ export function outcomeOfTransport(failure: TransportFailure, text: string): Out
  */
 export function outcomeOfError(err: unknown): Outcome {
   const error = err as SmtpError;
+  // A STARTTLS that was required but refused or failed: the server's reply to STARTTLS says
+  // nothing about the recipient, so it must never bounce (RFC 3207 §4, RFC 8461 §5).
+  if (error?.code === 'ETLS' || error?.code === 'EREQUIRETLS') {
+    const unavailable = typeof error.response === 'string' && error.response !== '';
+    return outcomeOfTransport(unavailable ? 'tls_unavailable' : 'tls_failed', error.message);
+  }
   const reply = typeof error?.response === 'string' ? parseSmtpReply(error.response) : null;
   if (reply !== null && reply.code >= 400) return outcomeOfReply(reply);
   if (error?.code === 'EMESSAGE' && /size/i.test(error.message)) {

@@ -21,7 +21,10 @@ export function relaxedBody(body: Buffer): string | null {
   let text = body.toString('latin1');
   if (BARE_LF.test(text)) return null;
   if (NEEDS_WSP_RULES.test(text)) {
-    text = text.replace(/[ \t]+/g, ' ').replace(/ \r\n/g, '\r\n').replace(/ $/, '');
+    text = text
+      .replace(/[ \t]+/g, ' ')
+      .replace(/ \r\n/g, '\r\n')
+      .replace(/ $/, '');
   }
   text = text.replace(TRAILING_CRLFS, '');
   return text === '' ? '' : `${text}\r\n`;

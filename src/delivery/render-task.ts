@@ -88,7 +88,9 @@ function checked(
   errors: readonly { signingDomain?: string; selector?: string; err?: Error }[],
 ): string {
   if (errors.length > 0 || signatures === '') {
-    const reasons = errors.map((e) => `d=${e.signingDomain ?? '?'} s=${e.selector ?? '?'}: ${e.err?.message ?? 'unknown'}`);
+    const reasons = errors.map(
+      (e) => `d=${e.signingDomain ?? '?'} s=${e.selector ?? '?'}: ${e.err?.message ?? 'unknown'}`,
+    );
     throw new Error(`DKIM signing failed: ${reasons.join('; ') || 'no signature was produced'}`);
   }
   return signatures;
@@ -96,6 +98,9 @@ function checked(
 
 function transfer(message: Buffer): Uint8Array {
   // A small Buffer may be a view into Node's shared pool, which must not be transferred away.
-  const own = message.byteOffset === 0 && message.byteLength === message.buffer.byteLength ? message : new Uint8Array(message);
+  const own =
+    message.byteOffset === 0 && message.byteLength === message.buffer.byteLength
+      ? message
+      : new Uint8Array(message);
   return move(own) as Uint8Array;
 }

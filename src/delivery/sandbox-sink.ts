@@ -16,7 +16,11 @@ export const SANDBOX_HOST = 'sandbox.posthorn.invalid';
 /**
  * @example sinkOutcomes(['bounce@posthorn.test'], 'posthorn.test', 0) // bounced, 550 5.1.1
  */
-export function sinkOutcomes(recipients: readonly string[], testDomain: string, attemptsBefore: number): PerRecipient {
+export function sinkOutcomes(
+  recipients: readonly string[],
+  testDomain: string,
+  attemptsBefore: number,
+): PerRecipient {
   const domain = testDomain.toLowerCase();
   const outcomes = new Map<string, Outcome>();
   for (const address of recipients) {
@@ -31,7 +35,11 @@ function sinkOutcome(address: string, testDomain: string, attemptsBefore: number
     case `bounce@${testDomain}`:
       return outcomeOfReply(smtpReply(550, '5.1.1 The email account does not exist (Posthorn sandbox)'));
     case `complaint@${testDomain}`:
-      return { kind: 'delivered', reply: smtpReply(250, '2.0.0 OK: accepted by the Posthorn sandbox'), complained: true };
+      return {
+        kind: 'delivered',
+        reply: smtpReply(250, '2.0.0 OK: accepted by the Posthorn sandbox'),
+        complained: true,
+      };
     case `delay@${testDomain}`:
       return attemptsBefore === 0
         ? outcomeOfReply(smtpReply(451, '4.7.1 Temporarily deferred, try again later (Posthorn sandbox)'))

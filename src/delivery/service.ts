@@ -69,21 +69,38 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
     async signingKeys(projectId, domain): Promise<RenderDkim | null> {
       const found = await deps.domains.signingKeys(projectId, domain);
       if (!found) return null;
-      const rsa = { selector: found.selector, privateKeyPem: found.privateKeyPem, algorithm: 'rsa-sha256' as const };
+      const rsa = {
+        selector: found.selector,
+        privateKeyPem: found.privateKeyPem,
+        algorithm: 'rsa-sha256' as const,
+      };
       const ed = found.ed25519
-        ? [{ selector: found.ed25519.selector, privateKeyPem: found.ed25519.privateKeyPem, algorithm: 'ed25519-sha256' as const }]
+        ? [
+            {
+              selector: found.ed25519.selector,
+              privateKeyPem: found.ed25519.privateKeyPem,
+              algorithm: 'ed25519-sha256' as const,
+            },
+          ]
         : [];
       return { domain: found.domain, keys: [rsa, ...ed] };
     },
   };
 
   const probe = async (): Promise<ProbeResult> => {
-    if (engine === null || !engine.running) return { status: 'unavailable', detail: 'the delivery engine is not running' };
-    if (engine.lastError !== null) return { status: 'degraded', detail: `claiming jobs failed: ${engine.lastError}` };
+    if (engine === null || !engine.running)
+      return { status: 'unavailable', detail: 'the delivery engine is not running' };
+    if (engine.lastError !== null)
+      return { status: 'degraded', detail: `claiming jobs failed: ${engine.lastError}` };
     const now = Date.now();
-    const blocked = [...lanes.values()].filter((lane) => lane.blocked !== null && now - lane.blocked.at < BLOCK_SHOWN_MS);
+    const blocked = [...lanes.values()].filter(
+      (lane) => lane.blocked !== null && now - lane.blocked.at < BLOCK_SHOWN_MS,
+    );
     if (blocked.length > 0) {
-      return { status: 'degraded', detail: `reputation block on lane ${blocked.map((l) => l.key).join(', ')}` };
+      return {
+        status: 'degraded',
+        detail: `reputation block on lane ${blocked.map((l) => l.key).join(', ')}`,
+      };
     }
     const oldest = await store.oldestDue();
     if (oldest !== null && now - oldest > BACKLOG_MS) {
@@ -113,7 +130,12 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
       lanes = new Map();
       for (const traffic of ['transactional', 'marketing'] as const) {
         for (const laneConfig of laneTable.lanes(traffic)) {
-          const lane = new Lane(laneConfig, { dns, settings, log, connect: (t, o) => MxConnection.open(t, o) });
+          const lane = new Lane(laneConfig, {
+            dns,
+            settings,
+            log,
+            connect: (t, o) => MxConnection.open(t, o),
+          });
           lanes.set(lane.key, lane);
         }
       }
@@ -170,7 +192,9 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
     probe,
 
     /** Per-lane depth, in flight, deferred and oldest job, with what the running engine knows. */
-    async stats(now = Date.now()): Promise<(LaneDepth & { connections: number | null; blocked: string | null })[]> {
+    async stats(
+      now = Date.now(),
+    ): Promise<(LaneDepth & { connections: number | null; blocked: string | null })[]> {
       const depth = await store.depth(now);
       return depth.map((row) => {
         const lane = lanes.get(`${row.traffic}/${row.lane}`);

@@ -95,7 +95,8 @@ const applyMtaSts: Step = async (ctx, deps) => {
   if (policy === null || policy.mode === 'none') return CONTINUE;
   const hosts = allowedHosts(policy, route.hosts);
   if (policy.mode === 'testing') {
-    if (hosts.length < route.hosts.length) deps.log.info({ domain: route.domain }, 'MTA-STS testing policy: MX mismatch');
+    if (hosts.length < route.hosts.length)
+      deps.log.info({ domain: route.domain }, 'MTA-STS testing policy: MX mismatch');
     ctx.route = { ...route, mtaSts: 'testing' };
     return CONTINUE;
   }
@@ -118,10 +119,16 @@ const renderMessage: Step = async (ctx, deps) => {
   );
   try {
     const dkim = await deps.keys.signingKeys(message.project_id, message.from_domain);
-    ctx.bytes = await deps.renderer.render({ fields: composeFields(message, ctx), dkim, signTime: Date.now() });
+    ctx.bytes = await deps.renderer.render({
+      fields: composeFields(message, ctx),
+      dkim,
+      signTime: Date.now(),
+    });
   } catch (error) {
     deps.log.error({ err: error, message_id: message.id }, 'message could not be built');
-    return failed(`the message could not be built: ${error instanceof Error ? error.message : String(error)}`);
+    return failed(
+      `the message could not be built: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return CONTINUE;
 };
@@ -153,7 +160,10 @@ export const STEPS: readonly Step[] = [
 ];
 
 /** Runs the steps of one job; an unexpected error defers it (retried later, nothing lost). */
-export async function deliverJob(ctx: JobContext, deps: StepDeps): Promise<Exclude<StepResult, typeof CONTINUE>> {
+export async function deliverJob(
+  ctx: JobContext,
+  deps: StepDeps,
+): Promise<Exclude<StepResult, typeof CONTINUE>> {
   try {
     for (const step of STEPS) {
       const result = await step(ctx, deps);

@@ -15,7 +15,13 @@
  */
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
-import type { KeyMode, MessageStatus, RecipientKind, RecipientStatus, Traffic } from '../platform/db/tables.js';
+import type {
+  KeyMode,
+  MessageStatus,
+  RecipientKind,
+  RecipientStatus,
+  Traffic,
+} from '../platform/db/tables.js';
 
 /** A leased job, as the engine holds it. */
 export interface ClaimedJob {
@@ -136,6 +142,9 @@ function prepare(sqlite: SQLite.Database) {
       `update delivery_jobs set lane = ?, due_at = ?, locked_until = null, updated_at = ?
        where id = ? and state = 'queued'`,
     ),
+    assign: sqlite.prepare<[string, string]>(
+      `update delivery_jobs set lane = ? where id = ? and state = 'queued'`,
+    ),
     renew: sqlite.prepare<[number, number, string]>(
       `update delivery_jobs set locked_until = ?, due_at = ? where id = ? and state = 'queued'`,
     ),
@@ -180,7 +189,18 @@ function prepare(sqlite: SQLite.Database) {
       `delete from delivery_soft_bounces where project_id = ? and email = ?`,
     ),
     insertAttempt: sqlite.prepare<
-      [string, string, string | null, string | null, number, string, number | null, string | null, number, number]
+      [
+        string,
+        string,
+        string | null,
+        string | null,
+        number,
+        string,
+        number | null,
+        string | null,
+        number,
+        number,
+      ]
     >(
       `insert into delivery_attempts (job_id, message_id, lane, mx_host, tls, outcome, smtp_code, smtp_reply,
          started_at, duration_ms)
@@ -194,7 +214,9 @@ function prepare(sqlite: SQLite.Database) {
       `select id, message_id, project_id, domain, traffic, mode, lane, attempts, created_at
        from delivery_jobs where id = ?`,
     ),
-    policy: sqlite.prepare<[string], Record<string, unknown>>(`select * from mta_sts_policies where domain = ?`),
+    policy: sqlite.prepare<[string], Record<string, unknown>>(
+      `select * from mta_sts_policies where domain = ?`,
+    ),
     savePolicy: sqlite.prepare<[string, string, string, string, number, number, number]>(
       `insert into mta_sts_policies (domain, policy_id, mode, mx, max_age, fetched_at, expires_at)
        values (?, ?, ?, ?, ?, ?, ?)
@@ -225,7 +247,13 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
      * Leases up to `limit` due jobs of one lane (or, with `lane` null, jobs not yet routed) until
      * `now + leaseMs`, oldest due first.
      */
-    claim(traffic: Traffic, lane: string | null, limit: number, now: number, leaseMs: number): Promise<ClaimedJob[]> {
+    claim(
+      traffic: Traffic,
+      lane: string | null,
+      limit: number,
+      now: number,
+      leaseMs: number,
+    ): Promise<ClaimedJob[]> {
       const until = now + leaseMs;
       return locked((s) => s.claim.all(until, until, now, traffic, lane, now, limit).map(toJob));
     },
@@ -236,6 +264,16 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
       return locked((s) => {
         sqlite.transaction(() => {
           for (const job of jobs) s.release.run(job.lane, dueAt, now, job.id);
+        })();
+      });
+    },
+
+    /** Writes down the lane the router chose for jobs it keeps (stats show them in their lane). */
+    assignLane(jobs: readonly { id: string; lane: string }[]): Promise<void> {
+      if (jobs.length === 0) return Promise.resolve();
+      return locked((s) => {
+        sqlite.transaction(() => {
+          for (const job of jobs) s.assign.run(job.lane, job.id);
         })();
       });
     },
@@ -271,7 +309,13 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
       finishJob(jobId: string, lane: string | null, lastError: string | null, now: number): void {
         stmt().finishJob.run(lane, lastError, now, jobId);
       },
-      rescheduleJob(jobId: string, dueAt: number, lane: string | null, lastError: string | null, now: number): void {
+      rescheduleJob(
+        jobId: string,
+        dueAt: number,
+        lane: string | null,
+        lastError: string | null,
+        now: number,
+      ): void {
         stmt().rescheduleJob.run(dueAt, lane, lastError, now, jobId);
       },
       statusCounts(messageId: string): Partial<Record<RecipientStatus, number>> {
@@ -316,7 +360,9 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
       return locked((s) => {
         if (kind === 'recipient') {
           const recipient = s.recipientById.get(id);
-          return recipient ? { messageId: recipient.message_id, projectId: recipient.project_id, recipients: [recipient] } : null;
+          return recipient
+            ? { messageId: recipient.message_id, projectId: recipient.project_id, recipients: [recipient] }
+            : null;
         }
         const job = s.jobById.get(id);
         if (!job) return null;

@@ -2,7 +2,17 @@ import test from 'ava';
 import { simpleParser } from 'mailparser';
 import { parseVerp, verpKey } from '../../src/delivery/verp.js';
 import { dkimpyVerify } from '../helpers/dkimpy-verify.js';
-import { EHLO_NAME, events, eventually, messageStatus, mx, rows, send, settled, startDeliveryEnv } from './env.js';
+import {
+  EHLO_NAME,
+  events,
+  eventually,
+  messageStatus,
+  mx,
+  rows,
+  send,
+  settled,
+  startDeliveryEnv,
+} from './env.js';
 
 test('a sent message reaches the MX with its headers, a VERP return path and a DKIM signature dkimpy verifies', async (t) => {
   const env = await startDeliveryEnv(t);
@@ -32,7 +42,10 @@ test('a sent message reaches the MX with its headers, a VERP return path and a D
   t.is(parsed.subject, 'Your receipt');
   t.truthy(parsed.date);
   t.is(parsed.headers.get('mime-version'), '1.0');
-  t.false(received.data.toString('latin1').toLowerCase().includes('secret@example.net'), 'Bcc is never in the message');
+  t.false(
+    received.data.toString('latin1').toLowerCase().includes('secret@example.net'),
+    'Bcc is never in the message',
+  );
   const head = received.data.toString('latin1').split('\r\n\r\n')[0] ?? '';
   t.regex(head, /\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n/);
   t.regex(head, /\r\nList-Unsubscribe: <https:\/\/acme\.test\/u\/1>, <mailto:u@acme\.test>\r\n/);
@@ -47,7 +60,11 @@ test('a sent message reaches the MX with its headers, a VERP return path and a D
 
   t.is(await settled(env.ph, id), 'delivered');
   const delivered = events(env.ph, id).filter((e) => e.type === 'email.delivered');
-  t.deepEqual(delivered.map((e) => e.recipient).sort(), ['ann@example.net', 'cy@example.net', 'secret@example.net']);
+  t.deepEqual(delivered.map((e) => e.recipient).sort(), [
+    'ann@example.net',
+    'cy@example.net',
+    'secret@example.net',
+  ]);
   const first = delivered[0]?.data;
   t.is(first?.email_id, id);
   t.is(first?.delivery.mx_host, 'mx1.example.net');
@@ -61,11 +78,18 @@ test('one recipient gets a return path naming that recipient', async (t) => {
   const id = await send(env, { to: ['ann@example.net'] });
   const [received] = await env.peer.waitFor(1);
   const target = parseVerp(verpKey(env.ph.server.kernel.masterKey), received?.mailFrom ?? '');
-  const [recipient] = rows<{ id: string }>(env.ph, 'select id from message_recipients where message_id = ?', id);
+  const [recipient] = rows<{ id: string }>(
+    env.ph,
+    'select id from message_recipients where message_id = ?',
+    id,
+  );
   t.deepEqual(target, { kind: 'recipient', id: recipient?.id, domain: 'bounces.acme.test' });
   const back = await env.ph.server.services.delivery.bounceTarget(received?.mailFrom ?? '');
   t.is(back?.messageId, id);
-  t.deepEqual(back?.recipients.map((r) => r.email), ['ann@example.net']);
+  t.deepEqual(
+    back?.recipients.map((r) => r.email),
+    ['ann@example.net'],
+  );
 });
 
 test('several recipients share one transaction and each gets its own outcome', async (t) => {
@@ -110,7 +134,10 @@ test('a 4xx at the end of DATA is retried on the schedule and then delivered', a
   const id = await send(env, { to: ['ann@example.net'] });
   t.is(await settled(env.ph, id), 'delivered');
   const types = events(env.ph, id).map((e) => e.type);
-  t.deepEqual(types.filter((type) => type !== 'email.sent'), ['email.delivery_delayed', 'email.delivered']);
+  t.deepEqual(
+    types.filter((type) => type !== 'email.sent'),
+    ['email.delivery_delayed', 'email.delivered'],
+  );
   const delay = events(env.ph, id).find((e) => e.type === 'email.delivery_delayed');
   t.is(delay?.data.delay.status, '4.3.0');
   t.is(delay?.data.delay.attempt, 1);
@@ -160,6 +187,9 @@ test('a domain that does not exist bounces without a connection', async (t) => {
   const env = await startDeliveryEnv(t);
   const id = await send(env, { to: ['ann@does-not-exist.example'] });
   t.is(await settled(env.ph, id), 'bounced');
-  t.like(events(env.ph, id).find((e) => e.type === 'email.bounced')?.data.bounce, { status: '5.1.2', type: 'hard' });
+  t.like(events(env.ph, id).find((e) => e.type === 'email.bounced')?.data.bounce, {
+    status: '5.1.2',
+    type: 'hard',
+  });
   t.is(env.peer.connections, 0);
 });

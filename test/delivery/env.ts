@@ -53,7 +53,12 @@ export async function startDeliveryEnv(t: ExecutionContext, options: EnvOptions 
 export async function sendingDomain(env: DeliveryEnv, name: string): Promise<void> {
   const created = await env.ph.request('POST', '/v1/domains', { body: { name } });
   if (created.status !== 201) throw new Error(`creating ${name}: ${created.status} ${created.text}`);
-  for (const record of created.body.records as { type: string; host: string; value: string; value_strings?: string[] }[]) {
+  for (const record of created.body.records as {
+    type: string;
+    host: string;
+    value: string;
+    value_strings?: string[];
+  }[]) {
     if (record.type === 'TXT') env.dns.set(record.host, 'TXT', [record.value_strings ?? record.value]);
   }
   env.dns.set(EHLO_NAME, 'A', ['127.0.0.1']);
@@ -62,7 +67,11 @@ export async function sendingDomain(env: DeliveryEnv, name: string): Promise<voi
 }
 
 /** Publishes MX records for `domain`, each host with an A record. */
-export function mx(dns: DnsTestServer, domain: string, hosts: readonly { host: string; ip: string; preference?: number }[]) {
+export function mx(
+  dns: DnsTestServer,
+  domain: string,
+  hosts: readonly { host: string; ip: string; preference?: number }[],
+) {
   dns.set(
     domain,
     'MX',
@@ -100,7 +109,10 @@ export function events(ph: Posthorn, messageId: string): EventRow[] {
 }
 
 export function messageStatus(ph: Posthorn, messageId: string): string {
-  return rows<{ status: string }>(ph, 'select status from messages where id = ?', messageId)[0]?.status ?? 'missing';
+  return (
+    rows<{ status: string }>(ph, 'select status from messages where id = ?', messageId)[0]?.status ??
+    'missing'
+  );
 }
 
 export function recipientStatuses(ph: Posthorn, messageId: string): Record<string, string> {
@@ -116,7 +128,11 @@ export function recipientStatuses(ph: Posthorn, messageId: string): Record<strin
 }
 
 /** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function eventually<T>(what: string, check: () => T | undefined | false, timeoutMs = 8000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => T | undefined | false,
+  timeoutMs = 8000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = check();

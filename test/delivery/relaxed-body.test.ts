@@ -5,7 +5,11 @@ import { relaxedBodyHash } from '../../src/delivery/relaxed-body.js';
 // mailauth's own streaming hasher is the reference.
 const require = createRequire(import.meta.url);
 const { dkimBody } = require('mailauth/lib/dkim/body/index.js') as {
-  dkimBody: (canon: string, algo: string, max: false) => { update(chunk: Buffer): void; digest(enc: 'base64'): string };
+  dkimBody: (
+    canon: string,
+    algo: string,
+    max: false,
+  ) => { update(chunk: Buffer): void; digest(enc: 'base64'): string };
 };
 
 function reference(body: string): string {

@@ -28,9 +28,19 @@ test('a VERP address survives a server that upper-cases it', (t) => {
 
 test('a forged or foreign VERP address is refused', (t) => {
   const address = verpAddress(key, { kind: 'recipient', id: newId('rcp') }, 'bounces.example.com');
-  const other = verpAddress(verpKey(randomBytes(32)), { kind: 'recipient', id: newId('rcp') }, 'b.example.com');
+  const other = verpAddress(
+    verpKey(randomBytes(32)),
+    { kind: 'recipient', id: newId('rcp') },
+    'b.example.com',
+  );
   t.is(parseVerp(key, other), null, 'made with another master key');
-  t.is(parseVerp(key, address.replace(/-([0-9a-z])/, (_m, c: string) => `-${c === 'a' ? 'b' : 'a'}`)), null);
+  t.is(
+    parseVerp(
+      key,
+      address.replace(/-([0-9a-z])/, (_m, c: string) => `-${c === 'a' ? 'b' : 'a'}`),
+    ),
+    null,
+  );
   t.is(parseVerp(key, 'postmaster@bounces.example.com'), null);
   t.is(parseVerp(key, 'not an address'), null);
 });

@@ -282,3 +282,11 @@ function errorFor(reply: { code: number; text: string } | null): (Error & { resp
   if (reply === null || reply.code < 400) return null;
   return Object.assign(new Error(reply.text), { responseCode: reply.code });
 }
+
+/**
+ * The PEM certificate peers offer with STARTTLS (self-signed for "localhost"), for tests that make
+ * the client verify it (e.g. an MX under an enforced MTA-STS policy, with it as a trusted CA).
+ */
+export async function peerCertificatePem(): Promise<string> {
+  return (await testCertificate()).cert.toString('utf8');
+}
