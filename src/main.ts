@@ -5,6 +5,7 @@
 import { adminGroup } from './cli/admin.js';
 import { dispatch, type Group, type Io } from './cli/command.js';
 import { serveCommand } from './cli/serve.js';
+import { queueGroup } from './delivery/cli.js';
 import { configGroup, initCommand, migrateCommand } from './cli/setup-commands.js';
 import { ConfigError } from './platform/config/load.js';
 import { AppError } from './platform/http/errors.js';
@@ -14,7 +15,7 @@ const root: Group = {
   kind: 'group',
   name: 'posthorn',
   summary: `Posthorn ${VERSION}: self-hosted transactional email.`,
-  children: [serveCommand, initCommand, migrateCommand, configGroup, adminGroup],
+  children: [serveCommand, initCommand, migrateCommand, configGroup, adminGroup, queueGroup],
 };
 
 const io: Io = {
