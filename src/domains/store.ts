@@ -1,6 +1,7 @@
 /** The only file that queries `domains` and `domain_dkim_keys`. */
 import type { Db } from '../platform/db/database.js';
 import type { DomainDkimKeysTable, DomainStatus, DomainsTable } from '../platform/db/tables.js';
+import type { PublicDkimKey } from './records.js';
 
 export type DomainRow = DomainsTable;
 export type DkimKeyRow = DomainDkimKeysTable;
@@ -50,6 +51,17 @@ export function createDomainStore(db: Db) {
         .where('domain_id', 'in', domainIds)
         .orderBy('algorithm', 'desc')
         .execute();
+    },
+
+    /** The public keys of each domain, as the DNS records need them. */
+    async publicKeysByDomain(domainIds: readonly string[]): Promise<Map<string, PublicDkimKey[]>> {
+      const byDomain = new Map<string, PublicDkimKey[]>();
+      for (const key of await this.publicKeys(domainIds)) {
+        const list = byDomain.get(key.domain_id) ?? [];
+        list.push({ algorithm: key.algorithm, selector: key.selector, publicKey: key.public_key });
+        byDomain.set(key.domain_id, list);
+      }
+      return byDomain;
     },
 
     async sealedKeys(domainId: string): Promise<DkimKeyRow[]> {
