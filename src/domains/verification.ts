@@ -89,7 +89,9 @@ export function createVerifier(deps: VerifierDeps) {
     if (changed) events.notify();
     if (status !== row.status)
       log.info({ domain: row.name, from: row.status, to: status, actor }, 'domain status changed');
-    if (status === 'verified') await projects.activateFromSandbox(row.project_id, actor);
+    // Only on the transition: an operator who puts a project back in the sandbox is not overruled daily.
+    if (status === 'verified' && row.status !== 'verified')
+      await projects.activateFromSandbox(row.project_id, actor);
     return view;
   };
 }

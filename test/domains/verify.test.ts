@@ -163,3 +163,15 @@ test('verification emits domain.updated only when something changed', async (t) 
   const types = eventsOf(ph, ph.owner.projectId).map((e) => e.type);
   t.deepEqual(types, ['domain.created', 'domain.updated']);
 });
+
+test('only a domain becoming verified activates the project; an operator’s later sandbox stands', async (t) => {
+  const { ph, dns } = await startDomainEnv(t);
+  const domain = await createDomain(ph, 'example.com');
+  publish(dns, domain);
+  await ph.request('POST', `/v1/domains/${domain.id}/verify`);
+  t.is((await ph.server.services.projects.get(ph.owner.projectId))?.status, 'active');
+  await ph.server.services.projects.setStatus(ph.owner.projectId, 'sandbox', 'operator');
+  await ph.request('POST', `/v1/domains/${domain.id}/verify`);
+  await ph.server.services.domains.recheckAll();
+  t.is((await ph.server.services.projects.get(ph.owner.projectId))?.status, 'sandbox');
+});
