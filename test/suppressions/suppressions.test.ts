@@ -61,7 +61,9 @@ test('GET finds an address case-insensitively and answers 404 for one not suppre
   t.is(missing.status, 404);
   t.deepEqual(missing.body, { error: 'nobody@example.com is not on the suppression list.' });
   t.is((await ph.request('GET', '/v1/suppressions/not-an-address')).status, 404);
-  await ph.request('POST', '/v1/suppressions', { body: { email: 'ann+news@example.com', reason: 'unsubscribe' } });
+  await ph.request('POST', '/v1/suppressions', {
+    body: { email: 'ann+news@example.com', reason: 'unsubscribe' },
+  });
   const plus = await ph.request('GET', '/v1/suppressions/Ann+News@example.com');
   t.is(plus.status, 200, 'a + in the path is part of the address');
   t.is(plus.body.email, 'ann+news@example.com');
