@@ -56,7 +56,7 @@ export async function startBackground(
   );
   if (kernel.config.delivery.enabled) engines.push(services.delivery.start());
   engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
-  if (kernel.config.smtp_in.enabled) engines.push(await services.inbound.start());
+  if (kernel.config.smtp_in.enabled) engines.push(services.inbound.start());
   return {
     async stop() {
       for (const engine of engines.reverse()) await engine.stop();

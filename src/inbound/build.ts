@@ -2,7 +2,8 @@
  * Builds the inbound capability from the kernel and the services it depends on (domains, the send
  * path, events, suppressions, health), and starts its engine: the spool, the attachment scanner,
  * the processor and the SMTP listener. The composition root calls `buildInbound` once;
- * `background.ts` calls `start()` after HTTP listens when `smtp_in.enabled`.
+ * `background.ts` calls `start()` after HTTP listens when `smtp_in.enabled`; `ready()` resolves
+ * with the bound SMTP address.
  */
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -104,10 +105,20 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
   });
 
   let listener: InboundListener | undefined;
+  let starting: Promise<void> | undefined;
+  let startError: Error | undefined;
   let processor: Processor | undefined;
   let scanEngine: ScanEngine | undefined;
 
   if (config.smtp_in.enabled) {
+    deps.health.register('smtp_in', () => {
+      if (startError)
+        return { status: 'unavailable', detail: `the listener could not start: ${startError.message}` };
+      const address = listener?.address();
+      return address
+        ? { status: 'operational', detail: `listening on ${address.address}:${address.port}` }
+        : { status: 'degraded', detail: 'starting' };
+    });
     deps.health.register('scanner', async () => {
       if (scanEngine) return scanEngine.probe();
       return (await clamavHealth(scanner)) === 'ok'
@@ -140,43 +151,65 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
       await scanEngine?.runNow();
     },
 
-    async start(): Promise<InboundEngine> {
-      const spool = await openSpool(join(config.storage.data_dir, 'inbound', 'spool'));
-      scanEngine = startScanEngine({ store, scanner, config: config.clamav, log });
-      const engine = scanEngine;
-      processor = createProcessor({
-        db,
-        log,
-        spool,
-        store,
-        threads,
-        events: deps.events,
-        authenticate: createAuthenticator(config),
-        feedback,
-        onAttachments: () => engine.kick(),
+    /**
+     * Starts the spool, the scanner, the processor and the listener without holding up the rest
+     * of the boot (a certificate may have to be generated first); `ready()` says when it listens.
+     * A listener that cannot start (say, its port is taken) makes the `smtp_in` probe unavailable.
+     */
+    start(): InboundEngine {
+      starting ??= startAll().catch((error: unknown) => {
+        startError = error instanceof Error ? error : new Error(String(error));
+        log.error({ err: error }, `the inbound SMTP listener could not start: ${startError.message}`);
       });
-      const work = processor;
-      await work.recover();
-      listener = await startListener({
-        config: config.smtp_in,
-        shutdownTimeoutMs: parseDuration(config.server.shutdown_timeout),
-        tls: await tlsMaterial(),
-        log,
-        checkRecipient,
-        spool,
-        onSpooled: (id) => work.enqueue(id),
-      });
-      const smtp = listener;
+      const started = starting;
       return {
         name: 'inbound',
         async stop() {
-          await smtp.close();
-          await work.stop();
-          await engine.stop();
+          await started;
+          await listener?.close();
+          await processor?.stop();
+          await scanEngine?.stop();
         },
       };
     },
+
+    /** The bound address once the listener runs; rejects when it could not start. */
+    async ready(): Promise<AddressInfo> {
+      await starting;
+      if (startError) throw startError;
+      const address = listener?.address();
+      if (!address) throw new Error('the inbound listener was not started (smtp_in.enabled is false)');
+      return address;
+    },
   };
+
+  async function startAll(): Promise<void> {
+    const spool = await openSpool(join(config.storage.data_dir, 'inbound', 'spool'));
+    const engine = startScanEngine({ store, scanner, config: config.clamav, log });
+    scanEngine = engine;
+    const work = createProcessor({
+      db,
+      log,
+      spool,
+      store,
+      threads,
+      events: deps.events,
+      authenticate: createAuthenticator(config),
+      feedback,
+      onAttachments: () => engine.kick(),
+    });
+    processor = work;
+    await work.recover();
+    listener = await startListener({
+      config: config.smtp_in,
+      shutdownTimeoutMs: parseDuration(config.server.shutdown_timeout),
+      tls: await tlsMaterial(),
+      log,
+      checkRecipient,
+      spool,
+      onSpooled: (id) => work.enqueue(id),
+    });
+  }
 }
 
 export type Inbound = ReturnType<typeof buildInbound>;

@@ -132,6 +132,7 @@ test('a message acknowledged with 250 survives a SIGKILL and is processed on the
   // 3. The next start finds it and processes it.
   const overrides: ConfigOverrides = { ...base, smtp_in: { enabled: true, listen: '127.0.0.1:0' } };
   const restarted = await startServer(testConfig(dataDir, overrides), log);
+  await restarted.services.inbound.ready();
   await restarted.services.inbound.settled();
   const listed = await restarted.services.inbound.listEmails(projectId, { limit: 10 });
   t.deepEqual(
@@ -145,6 +146,7 @@ test('a message acknowledged with 250 survives a SIGKILL and is processed on the
   copyFileSync(saved, spoolFile);
   const again = await startServer(testConfig(dataDir, overrides), log);
   t.teardown(() => again.stop());
+  await again.services.inbound.ready();
   await again.services.inbound.settled();
   t.is((await again.services.inbound.listEmails(projectId, { limit: 10 })).data.length, 1);
   t.deepEqual(readdirSync(spoolDir), []);

@@ -44,7 +44,7 @@ export async function startInboundEnv(
   publish(dns, domain);
   const verified = await ph.request('POST', `/v1/domains/${domain.id}/verify`);
   if (verified.body.status !== 'verified') throw new Error(`domain not verified: ${verified.text}`);
-  const smtpPort = smtpPortOf(ph);
+  const smtpPort = (await ph.server.services.inbound.ready()).port;
   return {
     ph,
     dns,
@@ -53,12 +53,6 @@ export async function startInboundEnv(
     send: (message) => sendSmtp(smtpPort, message),
     settled: () => ph.server.services.inbound.settled(),
   };
-}
-
-export function smtpPortOf(ph: Posthorn): number {
-  const address = ph.server.services.inbound.address();
-  if (!address) throw new Error('the inbound listener is not running');
-  return address.port;
 }
 
 export async function sendSmtp(port: number, message: SendMailOptions) {
