@@ -6,7 +6,8 @@
  * is idempotent, and events that arrive without their predecessors still land somewhere sensible.
  *
  * A recipient counts on the UTC day its message was accepted (the cohort), in its provider lane
- * ('' until the delivery engine names one). Statuses: scheduled and queued count as `queued`;
+ * ('' until the delivery engine names one: `lane` in `data` or in the event's own object, e.g.
+ * `data.delivery.lane`; `latency_ms` likewise). Statuses: scheduled and queued count as `queued`;
  * complained also counts as delivered (a complaint means the mail arrived).
  */
 import { idTime } from '../platform/ids.js';
@@ -111,6 +112,21 @@ export function recipientsOf(recipient: string | null, data: Readonly<Record<str
 const finiteNonNegative = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
 
+/** The event's own object (`delivery`, `delay`, `bounce`, `failure`), where outcome details live. */
+const OWN_OBJECTS = ['delivery', 'delay', 'bounce', 'failure'] as const;
+
+/** A field of `data` itself or of its own object: `data.lane` or `data.delivery.lane`. */
+function field(data: Readonly<Record<string, unknown>>, name: string): unknown {
+  if (data[name] !== undefined) return data[name];
+  for (const key of OWN_OBJECTS) {
+    const own = data[key];
+    if (own && typeof own === 'object' && (own as Record<string, unknown>)[name] !== undefined) {
+      return (own as Record<string, unknown>)[name];
+    }
+  }
+  return undefined;
+}
+
 function fresh(
   event: AnalyticsEvent,
   recipient: string,
@@ -142,7 +158,8 @@ export function transition(
   const at = event.created_at;
   // A record first seen through a later event counts on the day its message was created.
   const createdAt = idTime(event.message_id) ?? at;
-  const lane = typeof event.data.lane === 'string' && event.data.lane !== '' ? event.data.lane : undefined;
+  const reported = field(event.data, 'lane');
+  const lane = typeof reported === 'string' && reported !== '' ? reported : undefined;
   const base = (status: string): RecipientRecord => ({
     ...(previous ?? { ...fresh(event, recipient, status, createdAt), queued_at: createdAt }),
     ...(lane ? { lane } : {}),
@@ -168,7 +185,7 @@ export function transition(
       if (!pending) return undefined;
       const next = base('delivered');
       const latency =
-        finiteNonNegative(event.data.latency_ms) ??
+        finiteNonNegative(field(event.data, 'latency_ms')) ??
         (next.queued_at !== null ? Math.max(0, at - next.queued_at) : null);
       return { ...next, status: 'delivered', delivered_at: at, latency_ms: latency };
     }

@@ -251,3 +251,27 @@ test('days must be 1 to 90 and the key needs analytics:read', async (t) => {
   const allowed = await ph.createKey(ph.owner.projectId, ['analytics:read']);
   t.is((await ph.request('GET', '/v1/analytics', { key: allowed })).status, 200);
 });
+
+test('lane and latency are read from the event object the delivery engine writes (data.delivery, data.bounce)', async (t) => {
+  const ph = await startPosthorn(t);
+  const r = recorder(ph);
+  const m = r.message(at(0));
+  await r.add('email.sent', m, null, at(0), { to: ['p@gmail.com', 'q@gmail.com'] });
+  await r.add('email.delivered', m, 'p@gmail.com', at(0, 800), {
+    delivery: { recipient: 'p@gmail.com', lane: 'gmail', latency_ms: 750, attempt: 1 },
+  });
+  await r.add('email.bounced', m, 'q@gmail.com', at(0, 900), {
+    bounce: { recipient: 'q@gmail.com', lane: 'gmail', type: 'hard' },
+  });
+  const body = await report(ph, 1);
+  t.deepEqual(
+    body.providers.map((p: { provider: string; total: number }) => [p.provider, p.total]),
+    [['gmail', 2]],
+  );
+  t.like(body.providers[0], {
+    delivered: 1,
+    bounced: 1,
+    median_delivery_latency_ms: 750,
+    delivery_rate: 0.5,
+  });
+});
