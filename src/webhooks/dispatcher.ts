@@ -206,7 +206,9 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
       }
       const gone = result.status === 410;
       const failingSince = current.failing_since ?? result.requestedAt;
-      if (current.status === 'enabled' && (gone || finishedAt - failingSince >= disableAfterMs)) {
+      // Measured between the starts of the first and the latest failed attempt, so one slow
+      // attempt cannot count as a failing streak by itself.
+      if (current.status === 'enabled' && (gone || result.requestedAt - failingSince >= disableAfterMs)) {
         disabled = gone ? 'gone' : 'failing';
       }
       await store.updateEndpoint(

@@ -13,10 +13,23 @@ import type { AttemptRow, EndpointRow, MessageRow, WebhookStore } from './store.
 
 export const DISPATCHER_CURSOR = 'webhooks';
 
-function subscribed(endpoint: EndpointRow, event: EventRecord): boolean {
-  if (event.created_at < endpoint.created_at) return false;
-  const events = JSON.parse(endpoint.events) as string[];
-  return events.includes('*') || events.includes(event.type);
+interface Subscription {
+  readonly endpoint: EndpointRow;
+  readonly all: boolean;
+  readonly types: ReadonlySet<string>;
+}
+
+function subscriptionOf(endpoint: EndpointRow): Subscription {
+  const types = new Set(JSON.parse(endpoint.events) as string[]);
+  return { endpoint, all: types.has('*'), types };
+}
+
+function subscribed({ endpoint, all, types }: Subscription, event: EventRecord): boolean {
+  return (
+    endpoint.project_id === event.project_id &&
+    event.created_at >= endpoint.created_at &&
+    (all || types.has(event.type))
+  );
 }
 
 /**
@@ -38,14 +51,15 @@ export async function fanOutPage(
     const last = events.at(-1);
     if (!last) return { read: 0, queued: 0 };
     const projects = [...new Set(events.map((event) => event.project_id))];
-    const endpoints = await deps.store.enabledEndpoints(trx, projects);
+    const subscriptions = (await deps.store.enabledEndpoints(trx, projects)).map(subscriptionOf);
     const messages: MessageRow[] = [];
     const attempts: AttemptRow[] = [];
     const now = Date.now();
     for (const event of events) {
       let body: string | undefined;
-      for (const endpoint of endpoints) {
-        if (endpoint.project_id !== event.project_id || !subscribed(endpoint, event)) continue;
+      for (const subscription of subscriptions) {
+        if (!subscribed(subscription, event)) continue;
+        const { endpoint } = subscription;
         body ??= JSON.stringify(toPayload(event));
         const message: MessageRow = {
           id: newId('whm', now),
