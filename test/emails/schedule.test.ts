@@ -86,10 +86,10 @@ test('a cancelled send is never released', async (t) => {
   const ph = await startPosthorn(t);
   verifiedDomain(ph);
   const res = await ph.request('POST', '/v1/emails', {
-    body: email({ send_at: new Date(Date.now() + 600).toISOString() }),
+    body: email({ send_at: new Date(Date.now() + 2000).toISOString() }),
   });
   t.is((await ph.request('DELETE', `/v1/emails/${res.body.id}/schedule`)).status, 204);
-  await sleep(1800);
+  await sleep(3000);
   t.is((await ph.request('GET', `/v1/emails/${res.body.id}`)).body.status, 'cancelled');
   t.deepEqual(
     (await ph.server.services.events.forMessage(res.body.id)).map((e) => e.type),
