@@ -36,8 +36,9 @@ export const serveCommand: Command = {
     const { config } = loadConfig(file, process.env);
     const log = createLogger(config.log.level);
     log.info({ config: file, data_dir: path.resolve(config.storage.data_dir) }, `configuration from ${file}`);
-    const server = await startServer(config, log);
-    await new Promise<void>((resolve) => {
+    // Listen for signals before booting: a SIGTERM that arrives while engines are still starting
+    // must still stop everything cleanly (exit 0), not kill the process half-started.
+    const stopRequested = new Promise<void>((resolve) => {
       const onSignal = (signal: NodeJS.Signals) => {
         log.info({ signal }, 'stopping');
         resolve();
@@ -45,6 +46,8 @@ export const serveCommand: Command = {
       process.once('SIGTERM', onSignal);
       process.once('SIGINT', onSignal);
     });
+    const server = await startServer(config, log);
+    await stopRequested;
     await server.stop();
     return 0;
   },
