@@ -43,12 +43,43 @@ export interface SmtpFacts {
 export type Authenticator = (raw: Buffer, facts: SmtpFacts) => Promise<AuthResults>;
 
 const AUTH_TIMEOUT_MS = 30_000;
+/** Answers are kept this long: c-ares reports no TTL for TXT, and senders repeat. */
+const ANSWER_TTL_MS = 60_000;
+/** "No such name / no such record" is kept for less (RFC 2308). */
+const NEGATIVE_TTL_MS = 30_000;
+const CACHE_MAX = 10_000;
+const PERMANENT = new Set(['ENOTFOUND', 'ENODATA']);
+
+type Resolve = (name: string, type: string) => Promise<string[][] | string[]>;
+
+/**
+ * mailauth asks for the same SPF, DMARC and DKIM records for every message from a sender; concurrent
+ * and repeated lookups share one answer. Temporary failures are never kept.
+ */
+function cachedResolver(resolver: Resolver): Resolve {
+  const cache = new Map<string, { expires: number; answer: Promise<string[][] | string[]> }>();
+  return (name, type) => {
+    const key = `${type} ${name.toLowerCase()}`;
+    const now = Date.now();
+    const hit = cache.get(key);
+    if (hit && hit.expires > now) return hit.answer;
+    const answer = resolver.resolve(name, type) as Promise<string[][] | string[]>;
+    const entry = { expires: now + ANSWER_TTL_MS, answer };
+    cache.delete(key);
+    cache.set(key, entry);
+    if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value as string);
+    answer.catch((error: { code?: string }) => {
+      if (PERMANENT.has(error?.code ?? '')) entry.expires = Date.now() + NEGATIVE_TTL_MS;
+      else if (cache.get(key) === entry) cache.delete(key);
+    });
+    return answer;
+  };
+}
 
 export function createAuthenticator(config: Pick<Config, 'dns' | 'smtp_in'>): Authenticator {
   const resolver = new Resolver({ timeout: config.dns.timeout_ms, tries: 2 });
   if (config.dns.servers.length > 0) resolver.setServers([...config.dns.servers]);
-  const resolve = (name: string, type: string) =>
-    resolver.resolve(name, type) as Promise<string[][] | string[]>;
+  const resolve = cachedResolver(resolver);
   const hostname = config.smtp_in.hostname;
 
   return async (raw, facts) => {

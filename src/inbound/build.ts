@@ -15,7 +15,7 @@ import type { Kernel } from '../kernel.js';
 import { parseDuration } from '../platform/config/duration.js';
 import { ensureSelfSignedCert } from '../platform/tls/self-signed.js';
 import type { SuppressionService } from '../suppressions/service.js';
-import { createAuthenticator } from './authenticate.js';
+import { type Analyzer, createAnalyzer } from './analyzer.js';
 import { createDsnWriter } from './dsn-outcome.js';
 import { createFeedbackHandler } from './feedback.js';
 import { type InboundListener, startListener } from './listener.js';
@@ -56,7 +56,7 @@ export interface InboundEngine {
 export function buildInbound(kernel: Kernel, deps: InboundDeps) {
   const { config, db } = kernel;
   const log = kernel.log.child({ capability: 'inbound' });
-  const store = createInboundStore(db);
+  const store = createInboundStore(db, kernel.store.sqlite);
   const outbound = createOutboundLookup(db);
   const threads = createThreads(store, outbound);
   const sentMail = createSentMail({ db, events: deps.events, suppressions: deps.suppressions });
@@ -109,6 +109,7 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
   let startError: Error | undefined;
   let processor: Processor | undefined;
   let scanEngine: ScanEngine | undefined;
+  let analyzer: Analyzer | undefined;
 
   if (config.smtp_in.enabled) {
     deps.health.register('smtp_in', () => {
@@ -168,6 +169,7 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
           await started;
           await listener?.close();
           await processor?.stop();
+          await analyzer?.close();
           await scanEngine?.stop();
         },
       };
@@ -185,8 +187,9 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
 
   async function startAll(): Promise<void> {
     const spool = await openSpool(join(config.storage.data_dir, 'inbound', 'spool'));
-    const engine = startScanEngine({ store, scanner, config: config.clamav, log });
+    const engine = startScanEngine({ db, store, scanner, config: config.clamav, log });
     scanEngine = engine;
+    analyzer = createAnalyzer(config);
     const work = createProcessor({
       db,
       log,
@@ -194,7 +197,7 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
       store,
       threads,
       events: deps.events,
-      authenticate: createAuthenticator(config),
+      analyzer,
       feedback,
       onAttachments: () => engine.kick(),
     });
@@ -207,7 +210,7 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
       log,
       checkRecipient,
       spool,
-      onSpooled: (id) => work.enqueue(id),
+      onSpooled: (message) => work.enqueue(message.envelope.id, message),
     });
   }
 }

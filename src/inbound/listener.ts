@@ -19,7 +19,7 @@ import { parseHostPort } from '../platform/host-port.js';
 import { newId } from '../platform/ids.js';
 import type { Logger } from '../platform/log.js';
 import type { InboundRecipient, RecipientCheck } from './recipients.js';
-import type { Spool, SpoolEnvelope } from './spool.js';
+import type { Spool, SpoolEnvelope, SpooledMessage } from './spool.js';
 
 export interface ListenerDeps {
   readonly config: Config['smtp_in'];
@@ -29,8 +29,8 @@ export interface ListenerDeps {
   readonly log: Logger;
   readonly checkRecipient: RecipientCheck;
   readonly spool: Spool;
-  /** Called after a transaction is durable and acknowledged. */
-  readonly onSpooled: (id: string) => void;
+  /** Called after a transaction is durable and acknowledged, with what was written. */
+  readonly onSpooled: (message: SpooledMessage) => void;
 }
 
 export interface InboundListener {
@@ -177,9 +177,9 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
       stream.on('end', () => {
         if (stream.sizeExceeded) return callback(smtpError(552, 'Message exceeds the maximum size'));
         accept(session, state, chunks).then(
-          (id) => {
-            callback(null, `Queued as ${id}`);
-            deps.onSpooled(id);
+          (message) => {
+            callback(null, `Queued as ${message.envelope.id}`);
+            deps.onSpooled(message);
           },
           (error: unknown) => {
             log.error({ err: error }, 'could not spool an inbound message');
@@ -190,7 +190,11 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
     },
   };
 
-  async function accept(session: SMTPServerSession, state: SessionState, chunks: Buffer[]): Promise<string> {
+  async function accept(
+    session: SMTPServerSession,
+    state: SessionState,
+    chunks: Buffer[],
+  ): Promise<SpooledMessage> {
     const receivedAt = Date.now();
     const id = newId('rcv', receivedAt);
     const recipients: InboundRecipient[] = [];
@@ -209,8 +213,9 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
       clientHostname: session.clientHostname,
       tls: session.secure,
     };
-    await deps.spool.write(envelope, [Buffer.from(receivedHeader(envelope, config.hostname)), ...chunks]);
-    return id;
+    const raw = Buffer.concat([Buffer.from(receivedHeader(envelope, config.hostname)), ...chunks]);
+    await deps.spool.write(envelope, [raw]);
+    return { envelope, raw };
   }
 
   const server = new SMTPServer(options);

@@ -12,10 +12,11 @@
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
 import type { Logger } from '../platform/log.js';
-import type { Authenticator } from './authenticate.js';
+import type { Analyzer } from './analyzer.js';
 import type { FeedbackHandler } from './feedback.js';
+import { createGroupCommit } from './group-commit.js';
 import type { InboundRecipient } from './recipients.js';
-import { parseInbound, type RoutedDelivery, storeReceived } from './received.js';
+import { type RoutedDelivery, storeReceived } from './received.js';
 import type { Spool, SpooledMessage } from './spool.js';
 import type { InboundStore } from './store.js';
 import type { Threads } from './threads.js';
@@ -27,7 +28,8 @@ export interface ProcessorDeps {
   readonly store: InboundStore;
   readonly threads: Threads;
   readonly events: EventService;
-  readonly authenticate: Authenticator;
+  /** Parses and authenticates routed mail (a worker pool). */
+  readonly analyzer: Analyzer;
   readonly feedback: FeedbackHandler;
   /** Told when attachments were stored, so the scanner starts at once. */
   readonly onAttachments: () => void;
@@ -35,7 +37,8 @@ export interface ProcessorDeps {
 }
 
 export interface Processor {
-  enqueue(id: string): void;
+  /** Queues a spooled transaction; `message` spares reading back a file just written. */
+  enqueue(id: string, message?: SpooledMessage): void;
   /** Queues whatever a previous run left in the spool. */
   recover(): Promise<number>;
   /** Resolves when nothing is queued or running (tests, benchmarks). */
@@ -44,15 +47,26 @@ export interface Processor {
   stop(): Promise<void>;
 }
 
+interface Prepared {
+  readonly id: string;
+  readonly spooled: SpooledMessage;
+  readonly effects: Awaited<ReturnType<ReturnType<typeof createPreparer>>>;
+}
+
 const MAX_FAILURES = 10;
+const MAX_IN_MEMORY = 256;
+/** A processed message waits this long for others to share its commit (and its fsync). */
+const COMMIT_LINGER_MS = 20;
 const RETRY_BASE_MS = 1_000;
 const RETRY_CAP_MS = 10 * 60_000;
 
 export function createProcessor(deps: ProcessorDeps): Processor {
   const { log } = deps;
-  const concurrency = deps.concurrency ?? 4;
+  const concurrency = deps.concurrency ?? 32;
   const queue: string[] = [];
   const queued = new Set<string>();
+  // Fresh messages as the listener wrote them, while few enough are waiting; others are read back.
+  const inMemory = new Map<string, SpooledMessage>();
   const failures = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
   let running = 0;
@@ -84,8 +98,9 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     }
   };
 
-  const enqueue = (id: string) => {
+  const enqueue = (id: string, message?: SpooledMessage) => {
     if (stopped || queued.has(id)) return;
+    if (message && inMemory.size < MAX_IN_MEMORY) inMemory.set(id, message);
     queued.add(id);
     queue.push(id);
     pump();
@@ -117,62 +132,57 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     queued.add(id);
   }
 
+  /** One spooled transaction's writes: received messages, feedback effects, and its receipt. */
+  async function write(trx: Db, { id, spooled, effects }: Prepared): Promise<number> {
+    let attachments = 0;
+    const outcome: Record<string, unknown> = {};
+    for (const delivery of effects.routed) {
+      const stored = await storeReceived(trx, deps, {
+        envelope: spooled.envelope,
+        size: spooled.raw.length,
+        delivery,
+        mail: effects.mail as NonNullable<typeof effects.mail>,
+        auth: effects.auth as NonNullable<typeof effects.auth>,
+      });
+      attachments += stored.attachments;
+      outcome[delivery.projectId] = stored.id;
+    }
+    const feedback = await deps.feedback.apply(trx, effects.feedback);
+    await deps.store.insertReceipt(trx, {
+      id,
+      kind: effects.routed.length > 0 ? 'routed' : feedback.kind,
+      mail_from: spooled.envelope.mailFrom,
+      rcpt_to: JSON.stringify(spooled.envelope.recipients.map((r) => r.address)),
+      remote_ip: spooled.envelope.remoteIp,
+      size_bytes: spooled.raw.length,
+      outcome: JSON.stringify({ received: outcome, ...feedback.summary }),
+      received_at: spooled.envelope.receivedAt,
+      processed_at: Date.now(),
+    });
+    return attachments;
+  }
+
+  const commit = createGroupCommit(deps.db, write, {
+    lingerMs: COMMIT_LINGER_MS,
+    afterCommit: () => deps.events.notify(),
+  });
+
   async function processOne(id: string): Promise<void> {
-    if (await deps.store.receiptExists(id)) {
+    let spooled = inMemory.get(id);
+    inMemory.delete(id);
+    // A file from an earlier run may have been committed just before a crash.
+    if (!spooled && (await deps.store.receiptExists(id))) {
       await deps.spool.remove(id);
       return;
     }
-    const spooled = await deps.spool.read(id);
+    spooled ??= await deps.spool.read(id);
     const effects = await prepare(spooled);
-    let attachments = 0;
-    await deps.db.transaction().execute(async (trx) => {
-      const outcome: Record<string, unknown> = {};
-      for (const delivery of effects.routed) {
-        const stored = await storeReceived(trx, deps, {
-          envelope: spooled.envelope,
-          size: spooled.raw.length,
-          delivery,
-          mail: effects.mail as NonNullable<typeof effects.mail>,
-          auth: effects.auth as NonNullable<typeof effects.auth>,
-        });
-        attachments += stored.attachments;
-        outcome[delivery.projectId] = stored.id;
-      }
-      const feedback = await deps.feedback.apply(trx, effects.feedback);
-      await deps.store.insertReceipt(trx, {
-        id,
-        kind: effects.routed.length > 0 ? 'routed' : feedback.kind,
-        mail_from: spooled.envelope.mailFrom,
-        rcpt_to: JSON.stringify(spooled.envelope.recipients.map((r) => r.address)),
-        remote_ip: spooled.envelope.remoteIp,
-        size_bytes: spooled.raw.length,
-        outcome: JSON.stringify({ received: outcome, ...feedback.summary }),
-        received_at: spooled.envelope.receivedAt,
-        processed_at: Date.now(),
-      });
-    });
-    deps.events.notify();
+    const attachments = await commit({ id, spooled, effects });
     if (attachments > 0) deps.onAttachments();
     await deps.spool.remove(id);
   }
 
-  /** Everything that can be worked out before the transaction: parsing, authentication, report reading. */
-  async function prepare({ envelope, raw }: SpooledMessage) {
-    const routed = routedDeliveries(envelope.recipients);
-    const [mail, auth] =
-      routed.length > 0
-        ? await Promise.all([
-            parseInbound(raw),
-            deps.authenticate(raw, {
-              ip: envelope.remoteIp,
-              helo: envelope.helo,
-              mailFrom: envelope.mailFrom,
-            }),
-          ])
-        : [undefined, undefined];
-    const feedback = await deps.feedback.read(envelope.recipients, raw, envelope.receivedAt);
-    return { routed, mail, auth, feedback };
-  }
+  const prepare = createPreparer(deps);
 
   return {
     enqueue,
@@ -196,6 +206,17 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       while (running > 0) await new Promise((resolve) => setTimeout(resolve, 10));
       settle();
     },
+  };
+}
+
+/** Everything that can be worked out before the transaction: parsing, authentication, report reading. */
+function createPreparer(deps: Pick<ProcessorDeps, 'analyzer' | 'feedback'>) {
+  return async ({ envelope, raw }: SpooledMessage) => {
+    const routed = routedDeliveries(envelope.recipients);
+    const facts = { ip: envelope.remoteIp, helo: envelope.helo, mailFrom: envelope.mailFrom };
+    const analyzed = routed.length > 0 ? await deps.analyzer.analyze(raw, facts) : undefined;
+    const feedback = await deps.feedback.read(envelope.recipients, raw, envelope.receivedAt);
+    return { routed, mail: analyzed?.mail, auth: analyzed?.auth, feedback };
   };
 }
 

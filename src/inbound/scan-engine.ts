@@ -12,7 +12,9 @@
 import type { ProbeResult } from '../health/registry.js';
 import type { Config } from '../platform/config/schema.js';
 import { parseDuration } from '../platform/config/duration.js';
+import type { Db } from '../platform/db/database.js';
 import type { Logger } from '../platform/log.js';
+import { createGroupCommit } from './group-commit.js';
 import { clamavHealth, type Scanner } from './scanner.js';
 import type { InboundStore } from './store.js';
 
@@ -25,12 +27,18 @@ export interface ScanEngine {
   stop(): Promise<void>;
 }
 
-const BATCH = 16;
-const PARALLEL = 4;
+const BATCH = 64;
+const PARALLEL = 6;
 
 type ScanResult = 'done' | 'clamd_down';
 
+interface Verdict {
+  readonly id: string;
+  readonly fields: Parameters<InboundStore['recordScan']>[1];
+}
+
 export function startScanEngine(deps: {
+  readonly db: Db;
   readonly store: InboundStore;
   readonly scanner: Scanner;
   readonly config: Config['clamav'];
@@ -38,22 +46,35 @@ export function startScanEngine(deps: {
 }): ScanEngine {
   const { store, scanner, config, log } = deps;
   const intervalMs = parseDuration(config.rescan_interval);
+  // Verdicts of attachments scanned together are written in one transaction.
+  const recordVerdict = createGroupCommit(
+    deps.db,
+    (trx, verdict: Verdict) => store.recordScan(verdict.id, verdict.fields, trx),
+    { lingerMs: 20 },
+  );
   let current: Promise<void> | undefined;
   let again = false;
   let stopped = false;
 
-  async function scanOne(attachment: { id: string; scan_attempts: number }): Promise<ScanResult> {
+  /** Scans one attachment; its verdict is written in the background, into `saves`. */
+  async function scanOne(
+    attachment: { id: string; scan_attempts: number },
+    saves: Promise<void>[],
+  ): Promise<ScanResult> {
+    const record = (verdict: Verdict) => {
+      saves.push(recordVerdict(verdict));
+    };
     const content = await store.attachmentContent(attachment.id);
     if (content === undefined) return 'done';
     const outcome = await scanner.scan(content);
     const at = Date.now();
     if (outcome.state === 'clean') {
-      await store.recordScan(attachment.id, { state: 'clean', at });
+      record({ id: attachment.id, fields: { state: 'clean', at } });
       return 'done';
     }
     if (outcome.state === 'infected') {
       log.warn({ attachment: attachment.id, signature: outcome.signature }, 'infected attachment');
-      await store.recordScan(attachment.id, { state: 'infected', signature: outcome.signature, at });
+      record({ id: attachment.id, fields: { state: 'infected', signature: outcome.signature, at } });
       return 'done';
     }
     // An error while clamd does not even answer PING is clamd's absence, not this attachment's fault.
@@ -64,14 +85,17 @@ export function startScanEngine(deps: {
         { attachment: attachment.id, reason: outcome.reason, attempts },
         'attachment could not be scanned',
       );
-      await store.recordScan(attachment.id, { state: 'error', detail: outcome.reason, attempts, at });
+      record({ id: attachment.id, fields: { state: 'error', detail: outcome.reason, attempts, at } });
     } else {
-      await store.recordScan(attachment.id, {
-        state: 'pending',
-        detail: outcome.reason,
-        attempts,
-        scanAfter: at + intervalMs * attempts,
-        at,
+      record({
+        id: attachment.id,
+        fields: {
+          state: 'pending',
+          detail: outcome.reason,
+          attempts,
+          scanAfter: at + intervalMs * attempts,
+          at,
+        },
       });
     }
     return 'done';
@@ -82,10 +106,16 @@ export function startScanEngine(deps: {
       const due = await store.dueForScan(Date.now(), BATCH);
       if (due.length === 0) return;
       let down = false;
-      for (let i = 0; i < due.length && !down && !stopped; i += PARALLEL) {
-        const results = await Promise.all(due.slice(i, i + PARALLEL).map(scanOne));
-        down = results.includes('clamd_down');
-      }
+      let next = 0;
+      const saves: Promise<void>[] = [];
+      const worker = async () => {
+        while (!down && !stopped && next < due.length) {
+          const attachment = due[next++] as (typeof due)[number];
+          if ((await scanOne(attachment, saves)) === 'clamd_down') down = true;
+        }
+      };
+      await Promise.all(Array.from({ length: PARALLEL }, worker));
+      await Promise.all(saves);
       if (down) {
         log.warn('clamd does not answer; attachments stay pending until it does');
         return;

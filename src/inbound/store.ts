@@ -3,6 +3,7 @@
  * their Message-ID index, received messages, attachments and reply idempotency records. Writes
  * that belong together take the caller's transaction (`executor`).
  */
+import type SQLite from 'better-sqlite3';
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../platform/db/database.js';
 import type {
@@ -14,6 +15,7 @@ import type {
   ScanState,
   ThreadMessageIdsTable,
 } from '../platform/db/tables.js';
+import { createHotStatements } from './store-hot.js';
 
 export type RouteRow = Selectable<InboundRoutesTable>;
 export type MessageRow = Selectable<InboundMessagesTable>;
@@ -41,21 +43,15 @@ const attachmentMetaColumns = [
   'created_at',
 ] as const;
 
-export function createInboundStore(db: Db) {
+export function createInboundStore(db: Db, sqlite: SQLite.Database) {
+  const hot = createHotStatements(sqlite);
   return {
     // Routes
     async insertRoute(row: Insertable<InboundRoutesTable>): Promise<void> {
       await db.insertInto('inbound_routes').values(row).execute();
     },
-    routeByAddress(domain: string, local: string): Promise<RouteRow | undefined> {
-      return db
-        .selectFrom('inbound_routes')
-        .selectAll()
-        .where('domain', '=', domain)
-        .where('local_part', 'in', [local, ''])
-        .orderBy('local_part', 'desc') // the exact local part before the catch-all ('')
-        .limit(1)
-        .executeTakeFirst();
+    async routeByAddress(domain: string, local: string): Promise<RouteRow | undefined> {
+      return hot.routeByAddress(domain, local);
     },
     listRoutes(projectId: string): Promise<RouteRow[]> {
       return db
@@ -76,48 +72,29 @@ export function createInboundStore(db: Db) {
 
     // Receipts
     async receiptExists(id: string): Promise<boolean> {
-      return (
-        (await db.selectFrom('inbound_receipts').select('id').where('id', '=', id).executeTakeFirst()) !==
-        undefined
-      );
+      return hot.receiptExists(id);
     },
-    async insertReceipt(executor: Db, row: Insertable<InboundReceiptsTable>): Promise<void> {
-      await executor.insertInto('inbound_receipts').values(row).execute();
+    /** Like every write below: call inside the caller's transaction `_trx` (store-hot.ts). */
+    async insertReceipt(_trx: Db, row: Insertable<InboundReceiptsTable>): Promise<void> {
+      hot.insertReceipt(row);
     },
 
     // Threads
     async threadOfMessageIds(
-      executor: Db,
+      _trx: Db,
       projectId: string,
       keys: readonly string[],
     ): Promise<string | undefined> {
-      if (keys.length === 0) return undefined;
-      const row = await executor
-        .selectFrom('thread_message_ids')
-        .select('thread_id')
-        .where('project_id', '=', projectId)
-        .where('message_id_header', 'in', [...keys])
-        .orderBy('at')
-        .limit(1)
-        .executeTakeFirst();
-      return row?.thread_id;
+      return hot.threadOf(projectId, keys);
     },
-    async insertThread(executor: Db, row: Insertable<InboundThreadsTable>): Promise<void> {
-      await executor.insertInto('inbound_threads').values(row).execute();
+    async insertThread(_trx: Db, row: Insertable<InboundThreadsTable>): Promise<void> {
+      hot.insertThread(row);
     },
-    async touchThread(executor: Db, id: string, at: number): Promise<void> {
-      await executor
-        .updateTable('inbound_threads')
-        .set({ last_message_at: at })
-        .where('id', '=', id)
-        .execute();
+    async touchThread(_trx: Db, id: string, at: number): Promise<void> {
+      hot.touchThread(id, at);
     },
-    async addThreadMessageId(executor: Db, row: Insertable<ThreadMessageIdsTable>): Promise<void> {
-      await executor
-        .insertInto('thread_message_ids')
-        .values(row)
-        .onConflict((conflict) => conflict.columns(['project_id', 'message_id_header']).doNothing())
-        .execute();
+    async addThreadMessageId(_trx: Db, row: Insertable<ThreadMessageIdsTable>): Promise<void> {
+      hot.addThreadMessageId(row);
     },
     getThread(projectId: string, id: string): Promise<ThreadRow | undefined> {
       return db
@@ -138,8 +115,8 @@ export function createInboundStore(db: Db) {
     },
 
     // Messages
-    async insertMessage(executor: Db, row: Insertable<InboundMessagesTable>): Promise<void> {
-      await executor.insertInto('inbound_messages').values(row).execute();
+    async insertMessage(_trx: Db, row: Insertable<InboundMessagesTable>): Promise<void> {
+      hot.insertMessage(row);
     },
     listMessages(projectId: string, limit: number, after: string | undefined): Promise<MessageRow[]> {
       let query = db.selectFrom('inbound_messages').selectAll().where('project_id', '=', projectId);
@@ -165,15 +142,8 @@ export function createInboundStore(db: Db) {
     },
 
     // Attachments
-    async insertAttachments(
-      executor: Db,
-      rows: readonly Insertable<InboundAttachmentsTable>[],
-    ): Promise<void> {
-      if (rows.length > 0)
-        await executor
-          .insertInto('inbound_attachments')
-          .values([...rows])
-          .execute();
+    async insertAttachments(_trx: Db, rows: readonly Insertable<InboundAttachmentsTable>[]): Promise<void> {
+      for (const row of rows) hot.insertAttachment(row);
     },
     attachmentsOf(messageIds: readonly string[]): Promise<AttachmentMeta[]> {
       if (messageIds.length === 0) return Promise.resolve([]);
@@ -197,12 +167,7 @@ export function createInboundStore(db: Db) {
         .execute();
     },
     async attachmentContent(id: string): Promise<Buffer | undefined> {
-      const row = await db
-        .selectFrom('inbound_attachments')
-        .select('content')
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return row?.content;
+      return hot.attachmentContent(id);
     },
     async countPending(): Promise<number> {
       const row = await db
@@ -222,8 +187,9 @@ export function createInboundStore(db: Db) {
         scanAfter?: number;
         at: number;
       },
+      executor: Db = db,
     ): Promise<void> {
-      await db
+      await executor
         .updateTable('inbound_attachments')
         .set({
           scan_state: fields.state,

@@ -6,7 +6,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import test from 'ava';
 import { MX_HOST } from '../domains/env.js';
-import { createRoute, DOMAIN, eventRows, sendSmtp, startInboundEnv } from './env.js';
+import { createRoute, DOMAIN, eventRows, startInboundEnv } from './env.js';
 
 test('a routed message is parsed, stored, listed and announced with email.received', async (t) => {
   const env = await startInboundEnv(t);

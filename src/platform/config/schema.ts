@@ -100,6 +100,12 @@ const smtpIn = z
       .positive()
       .default(200)
       .describe('Commands a client may send before DATA (per transaction); more gets 421 and the connection is closed.'),
+    workers: z
+      .int()
+      .min(0)
+      .max(64)
+      .default(1)
+      .describe('Worker threads that parse and authenticate received mail; 0 does it on the main thread.'),
     max_refused_recipients: z
       .int()
       .positive()
