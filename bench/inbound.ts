@@ -218,7 +218,6 @@ async function runPosthorn(raw: Buffer, dnsAddress: string, clamdPort: number): 
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, main, 'serve', '--config', config], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env },
   });
   const db = new Database(path.join(dataDir, 'posthorn.sqlite'), { readonly: true, fileMustExist: false });
   try {
@@ -231,6 +230,8 @@ async function runPosthorn(raw: Buffer, dnsAddress: string, clamdPort: number): 
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const processedSeconds = (performance.now() - started) / 1000;
+    const cpu = cpuSeconds(child.pid);
+    console.log(`  posthorn CPU: ${cpu.toFixed(1)} s, ${((cpu * 1000) / total).toFixed(1)} ms per message (all threads)`);
     const states = db
       .prepare('select scan_state, count(*) as n from inbound_attachments group by scan_state')
       .all();

@@ -56,7 +56,7 @@ interface Prepared {
 const MAX_FAILURES = 10;
 const MAX_IN_MEMORY = 256;
 /** A processed message waits this long for others to share its commit (and its fsync). */
-const COMMIT_LINGER_MS = 20;
+const COMMIT_LINGER_MS = 50;
 const RETRY_BASE_MS = 1_000;
 const RETRY_CAP_MS = 10 * 60_000;
 

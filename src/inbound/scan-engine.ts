@@ -50,7 +50,7 @@ export function startScanEngine(deps: {
   const recordVerdict = createGroupCommit(
     deps.db,
     (trx, verdict: Verdict) => store.recordScan(verdict.id, verdict.fields, trx),
-    { lingerMs: 20 },
+    { lingerMs: 50 },
   );
   let current: Promise<void> | undefined;
   let again = false;

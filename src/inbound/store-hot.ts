@@ -14,9 +14,20 @@ import type {
   InboundMessagesTable,
   InboundReceiptsTable,
   InboundThreadsTable,
+  ScanState,
   ThreadMessageIdsTable,
 } from '../platform/db/tables.js';
 import type { RouteRow } from './store.js';
+
+/** A scan verdict; attempts and scan_after change only when given. */
+export interface ScanFields {
+  readonly state: ScanState;
+  readonly signature?: string | null;
+  readonly detail?: string | null;
+  readonly attempts?: number;
+  readonly scanAfter?: number;
+  readonly at: number;
+}
 
 const insertSql = (table: string, columns: readonly string[], orIgnore = false) =>
   `insert ${orIgnore ? 'or ignore ' : ''}into ${table} (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns
@@ -104,6 +115,13 @@ function prepare(sqlite: SQLite.Database) {
         true,
       ),
     ),
+    // coalesce keeps attempts and scan_after when a verdict does not set them.
+    recordScan: sqlite.prepare(
+      `update inbound_attachments set scan_state = @state, scan_signature = @signature, scan_detail = @detail,
+         scan_attempts = coalesce(@attempts, scan_attempts), scan_after = coalesce(@scanAfter, scan_after),
+         scanned_at = @scannedAt
+       where id = @id and scan_state = 'pending'`,
+    ),
     attachmentContent: sqlite.prepare<[string], { content: Buffer }>(
       'select content from inbound_attachments where id = ?',
     ),
@@ -145,6 +163,17 @@ export function createHotStatements(sqlite: SQLite.Database) {
     },
     addThreadMessageId: (row: Insertable<ThreadMessageIdsTable>) => {
       stmt().addThreadMessageId.run(row);
+    },
+    recordScan: (id: string, fields: ScanFields) => {
+      stmt().recordScan.run({
+        id,
+        state: fields.state,
+        signature: fields.signature ?? null,
+        detail: fields.detail ?? null,
+        attempts: fields.attempts ?? null,
+        scanAfter: fields.scanAfter ?? null,
+        scannedAt: fields.state === 'pending' ? null : fields.at,
+      });
     },
     attachmentContent: (id: string): Buffer | undefined => stmt().attachmentContent.get(id)?.content,
   };

@@ -15,7 +15,7 @@ import type {
   ScanState,
   ThreadMessageIdsTable,
 } from '../platform/db/tables.js';
-import { createHotStatements } from './store-hot.js';
+import { createHotStatements, type ScanFields } from './store-hot.js';
 
 export type RouteRow = Selectable<InboundRoutesTable>;
 export type MessageRow = Selectable<InboundMessagesTable>;
@@ -177,31 +177,9 @@ export function createInboundStore(db: Db, sqlite: SQLite.Database) {
         .executeTakeFirst();
       return Number(row?.n ?? 0);
     },
-    async recordScan(
-      id: string,
-      fields: {
-        state: ScanState;
-        signature?: string | null;
-        detail?: string | null;
-        attempts?: number;
-        scanAfter?: number;
-        at: number;
-      },
-      executor: Db = db,
-    ): Promise<void> {
-      await executor
-        .updateTable('inbound_attachments')
-        .set({
-          scan_state: fields.state,
-          scan_signature: fields.signature ?? null,
-          scan_detail: fields.detail ?? null,
-          ...(fields.attempts === undefined ? {} : { scan_attempts: fields.attempts }),
-          ...(fields.scanAfter === undefined ? {} : { scan_after: fields.scanAfter }),
-          scanned_at: fields.state === 'pending' ? null : fields.at,
-        })
-        .where('id', '=', id)
-        .where('scan_state', '=', 'pending')
-        .execute();
+    /** Writes a scan verdict (inside the scanner's transaction `_trx`); only a pending attachment changes. */
+    async recordScan(id: string, fields: ScanFields, _trx: Db): Promise<void> {
+      hot.recordScan(id, fields);
     },
     attachmentForDownload(projectId: string, id: string) {
       return db
