@@ -1,11 +1,12 @@
 /**
- * Turns spooled transactions into their effects, one transaction each: routed mail is stored per
- * project (`received.ts`), DSNs to VERP addresses become bounce or delay outcomes and complaint
- * reports become complaints (`feedback.ts`). A receipt row commits with the effects, so a spool
- * file that survives a crash after the commit is recognised and only removed.
+ * Turns spooled transactions into their effects: routed mail is stored per project
+ * (`received.ts`), DSNs to VERP addresses become bounce or delay outcomes and complaint reports
+ * become complaints (`feedback.ts`). A receipt row commits with each transaction's effects, so a
+ * spool file that survives a crash after the commit is recognised and only removed. Transactions
+ * processed close together share one database transaction (`group-commit.ts`).
  *
- * Slow work (authentication's DNS lookups, MIME parsing) happens before the database transaction;
- * the transaction itself only writes. Files left in the spool by a crash are picked up at start.
+ * Slow work (MIME parsing and authentication's DNS lookups, on worker threads) happens before the
+ * database transaction; the transaction itself only writes. Files left in the spool by a crash are picked up at start.
  * A file that keeps failing is retried with backoff and, after `MAX_FAILURES`, left in place with
  * an error in the log: it is never deleted unprocessed.
  */
@@ -54,7 +55,8 @@ interface Prepared {
 }
 
 const MAX_FAILURES = 10;
-const MAX_IN_MEMORY = 256;
+/** Bytes of fresh messages kept in memory for the processor; beyond it they are read back from the spool. */
+const MAX_IN_MEMORY_BYTES = 64 * 1024 * 1024;
 /** A processed message waits this long for others to share its commit (and its fsync). */
 const COMMIT_LINGER_MS = 50;
 const RETRY_BASE_MS = 1_000;
@@ -67,6 +69,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
   const queued = new Set<string>();
   // Fresh messages as the listener wrote them, while few enough are waiting; others are read back.
   const inMemory = new Map<string, SpooledMessage>();
+  let inMemoryBytes = 0;
   const failures = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
   let running = 0;
@@ -100,7 +103,10 @@ export function createProcessor(deps: ProcessorDeps): Processor {
 
   const enqueue = (id: string, message?: SpooledMessage) => {
     if (stopped || queued.has(id)) return;
-    if (message && inMemory.size < MAX_IN_MEMORY) inMemory.set(id, message);
+    if (message && inMemoryBytes + message.raw.length <= MAX_IN_MEMORY_BYTES) {
+      inMemory.set(id, message);
+      inMemoryBytes += message.raw.length;
+    }
     queued.add(id);
     queue.push(id);
     pump();
@@ -169,7 +175,10 @@ export function createProcessor(deps: ProcessorDeps): Processor {
 
   async function processOne(id: string): Promise<void> {
     let spooled = inMemory.get(id);
-    inMemory.delete(id);
+    if (spooled) {
+      inMemory.delete(id);
+      inMemoryBytes -= spooled.raw.length;
+    }
     // A file from an earlier run may have been committed just before a crash.
     if (!spooled && (await deps.store.receiptExists(id))) {
       await deps.spool.remove(id);
