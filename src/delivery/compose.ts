@@ -36,14 +36,18 @@ export interface ComposeFields {
  *   subject: 'Hi', html: '<p>Hi</p>', text: null, headers: {}, messageId: '<msg_1@acme.test>', date: Date.now() });
  */
 export async function composeMessage(fields: ComposeFields): Promise<Buffer> {
+  const html = fields.html === null ? undefined : crlf(fields.html);
+  const text = fields.text === null ? undefined : crlf(fields.text);
   const composer = new MailComposer({
     from: fields.from,
     to: [...fields.to],
     cc: fields.cc.length > 0 ? [...fields.cc] : undefined,
     replyTo: fields.replyTo.length > 0 ? [...fields.replyTo] : undefined,
     subject: fields.subject,
-    html: fields.html ?? undefined,
-    text: fields.text ?? undefined,
+    html,
+    text,
+    // Decided once here; left to MailComposer it is worked out again for every part and pass.
+    textEncoding: transferEncoding(`${html ?? ''}${text ?? ''}`),
     headers: { ...fields.headers },
     messageId: fields.messageId,
     date: new Date(fields.date),
@@ -51,6 +55,30 @@ export async function composeMessage(fields: ComposeFields): Promise<Buffer> {
     envelope: { from: '', to: [] },
   });
   return composer.compile().build();
+}
+
+/**
+ * quoted-printable for mostly Latin text, base64 otherwise: MailComposer's own rule (more Latin
+ * letters than 8-bit and control characters), computed in one pass.
+ */
+export function transferEncoding(value: string): 'quoted-printable' | 'base64' {
+  let latin = 0;
+  let other = 0;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code >= 0x80 || code < 0x09 || code === 0x0b || code === 0x0c || (code >= 0x0e && code <= 0x1f))
+      other++;
+    else if ((code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) latin++;
+  }
+  return other < latin ? 'quoted-printable' : 'base64';
+}
+
+/**
+ * Line breaks as CRLF (RFC 5322 §2.3). MailComposer keeps a body's own line breaks, so a bare LF
+ * would reach the wire, where the SMTP client rewrites it: the bytes signed must be the bytes sent.
+ */
+function crlf(text: string): string {
+  return text.includes('\n') || text.includes('\r') ? text.replace(/\r\n|\r|\n/g, '\r\n') : text;
 }
 
 /** Splits a message at the empty line that ends its header section (RFC 5322 §2.1). */

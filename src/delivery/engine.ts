@@ -48,8 +48,10 @@ export class DeliveryEngine {
   readonly #o: EngineOptions;
   readonly #held = new Map<string, ClaimedJob>();
   readonly #sandboxHeld: Record<Traffic, number> = { transactional: 0, marketing: 0 };
-  readonly #toRelease: { id: string; lane: string | null }[] = [];
+  readonly #toRelease: { id: string; lane: string | null; traffic: Traffic }[] = [];
   readonly #toAssign: { id: string; lane: string }[] = [];
+  /** Claim sources (`traffic/lane`, router: `traffic/`) known to have nothing due. */
+  readonly #drained = new Set<string>();
   #routing = 0;
   #stopping = false;
   #ticking = false;
@@ -68,12 +70,19 @@ export class DeliveryEngine {
   }
 
   start(): void {
-    this.#poll = setInterval(() => this.wake(), this.#o.pollMs);
+    this.#poll = setInterval(() => {
+      this.#drained.clear();
+      this.wake();
+    }, this.#o.pollMs);
     this.#renew = setInterval(
       () => void this.#renewLeases(),
       Math.max(1000, Math.floor(this.#o.leaseMs / 3)),
     );
-    this.#unsubscribe = this.#o.onWake?.(() => this.wake());
+    this.#unsubscribe = this.#o.onWake?.(() => {
+      // Something was queued: only the routers can have new work.
+      for (const traffic of TRAFFIC) this.#drained.delete(`${traffic}/`);
+      this.wake();
+    });
     this.wake();
   }
 
@@ -114,7 +123,11 @@ export class DeliveryEngine {
     }
     for (const lane of this.#o.lanes.values()) lane.close();
     // Whatever is still in flight after the drain time goes back to the queue; its late result is dropped.
-    const abandoned = [...this.#held.values()].map((job) => ({ id: job.id, lane: job.lane }));
+    const abandoned = [...this.#held.values()].map((job) => ({
+      id: job.id,
+      lane: job.lane,
+      traffic: job.traffic,
+    }));
     this.#held.clear();
     await this.#o.store.release([...this.#toRelease.splice(0), ...abandoned], Date.now(), Date.now());
   }
@@ -124,7 +137,11 @@ export class DeliveryEngine {
       for (const traffic of TRAFFIC) {
         for (const lane of this.#o.laneTable.lanes(traffic)) {
           const live = this.#o.lanes.get(`${traffic}/${lane.name}`);
-          if (live) await this.#claimFor(traffic, live.name, live.room, (job) => this.#run(job, live));
+          if (!live) continue;
+          // Claim in batches: when a quarter of the lane is free, or at once when it is idle.
+          const batch = live.held === 0 ? 1 : Math.max(1, Math.floor(live.highWater / 4));
+          if (live.room >= batch)
+            await this.#claimFor(traffic, live.name, live.room, (job) => this.#run(job, live));
         }
         await this.#claimFor(traffic, SANDBOX_LANE, SANDBOX_HIGH_WATER - this.#sandboxHeld[traffic], (job) =>
           this.#run(job, null),
@@ -146,15 +163,17 @@ export class DeliveryEngine {
     }
   }
 
+  /**
+   * Claims up to `room` jobs for one lane (null: the router). A claim that comes back short means
+   * the lane has nothing more due; it is not asked again until something may have added jobs to
+   * it (a send, a job released to it, or the poll, which also catches retries and lapsed leases).
+   */
   async #claimFor(traffic: Traffic, lane: string | null, room: number, start: (job: ClaimedJob) => void) {
-    if (this.#stopping || room <= 0) return;
-    const jobs = await this.#o.store.claim(
-      traffic,
-      lane,
-      Math.min(room, this.#o.claimBatch),
-      Date.now(),
-      this.#o.leaseMs,
-    );
+    const key = `${traffic}/${lane ?? ''}`;
+    if (this.#stopping || room <= 0 || this.#drained.has(key)) return;
+    const limit = Math.min(room, this.#o.claimBatch);
+    const jobs = await this.#o.store.claim(traffic, lane, limit, Date.now(), this.#o.leaseMs);
+    if (jobs.length < limit) this.#drained.add(key);
     for (const job of jobs) {
       // A lease that ran out while the job was still being worked on: it is already in hand.
       if (!this.#held.has(job.id)) start(job);
@@ -174,13 +193,13 @@ export class DeliveryEngine {
           this.#toAssign.push({ id: job.id, lane: routed.lane });
           this.#run(routed, lane);
         } else {
-          this.#toRelease.push({ id: job.id, lane: routed.lane });
+          this.#toRelease.push({ id: job.id, lane: routed.lane, traffic: job.traffic });
         }
       })
       .catch((error: unknown) => {
         this.#held.delete(job.id);
         this.#o.log.error({ err: error, job_id: job.id }, 'routing a job failed');
-        this.#toRelease.push({ id: job.id, lane: null });
+        this.#toRelease.push({ id: job.id, lane: null, traffic: job.traffic });
       })
       .finally(() => {
         this.#routing -= 1;
@@ -212,7 +231,7 @@ export class DeliveryEngine {
         if (!this.#held.has(job.id)) return; // abandoned at shutdown: already released
         const reachedServer = ctx.via !== null && ctx.via.mxHost !== null;
         if (result === RELEASED || (this.#stopping && !reachedServer)) {
-          this.#toRelease.push({ id: job.id, lane: lane?.name ?? SANDBOX_LANE });
+          this.#toRelease.push({ id: job.id, lane: lane?.name ?? SANDBOX_LANE, traffic: job.traffic });
           if (this.#stopping) await this.#flushReleases();
           return;
         }
@@ -240,7 +259,9 @@ export class DeliveryEngine {
     if (this.#toAssign.length > 0) await this.#o.store.assignLane(this.#toAssign.splice(0));
     if (this.#toRelease.length === 0) return;
     const now = Date.now();
-    await this.#o.store.release(this.#toRelease.splice(0), now, now);
+    const released = this.#toRelease.splice(0);
+    await this.#o.store.release(released, now, now);
+    for (const job of released) this.#drained.delete(`${job.traffic}/${job.lane ?? ''}`);
   }
 
   async #renewLeases(): Promise<void> {

@@ -14,7 +14,9 @@
  * After a transaction the connection stays open for the next message to the same host; a failed
  * transaction is reset with RSET. It never decides what a reply means (bounce-classifier.ts).
  */
+import type { Transform } from 'node:stream';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import { type DataStreamState, fastDataTransform } from './dot-stuffing.js';
 
 export type TlsMode = 'opportunistic' | 'require' | 'verify' | 'none';
 
@@ -64,6 +66,22 @@ export interface SmtpError extends Error {
   recipient?: string;
 }
 
+/**
+ * nodemailer's connection with a faster DATA encoder (dot-stuffing.ts) put on each DataStream it
+ * creates; everything else is nodemailer's. Pinned to nodemailer 10.6's `_createSendStream`.
+ */
+class FastSmtpConnection extends SMTPConnection {
+  _createSendStream(callback: unknown): Transform {
+    const parent = SMTPConnection.prototype as unknown as {
+      _createSendStream(this: unknown, cb: unknown): Transform;
+    };
+    const stream = parent._createSendStream.call(this, callback) as Transform & DataStreamState;
+    const original = Object.getPrototypeOf(stream)._transform;
+    stream._transform = fastDataTransform(original);
+    return stream;
+  }
+}
+
 export class MxConnection {
   readonly target: MxTarget;
   readonly tls: TlsMode;
@@ -88,7 +106,7 @@ export class MxConnection {
 
   /** Opens the connection and completes EHLO (and STARTTLS); rejects with an SmtpError. */
   static open(target: MxTarget, options: ConnectOptions): Promise<MxConnection> {
-    const smtp = new SMTPConnection({
+    const smtp = new FastSmtpConnection({
       host: target.address,
       port: target.port,
       servername: target.host,

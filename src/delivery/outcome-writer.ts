@@ -6,18 +6,20 @@
  * the attempt log. State and events commit together (DESIGN.md §2), and listeners are told after
  * the commit.
  *
- * Outcomes arriving within one turn of the event loop share a transaction (group commit), so a
- * busy engine pays for one fsync per batch rather than one per message.
+ * Outcomes arriving within one turn of the event loop share a transaction (group commit), written
+ * with relaxed durability (durability.ts): at least once, never lost.
  *
  * Retries follow `retry-policy.ts`; a deferral past the maximum age becomes a bounce with 5.4.7
  * (RFC 5321 §4.5.4.1), which is soft: the address may be fine and only the server unreachable.
  */
+import type SQLite from 'better-sqlite3';
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
 import type { RecipientStatus } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
 import type { SuppressionInput } from '../suppressions/service.js';
 import { type BounceClass, expired } from './bounce-classifier.js';
+import { withRelaxedSyncAsync } from './durability.js';
 import { messageStatus } from './message-status.js';
 import {
   bouncedEvent,
@@ -41,8 +43,8 @@ export interface SuppressionPort {
 
 export interface WriterDeps {
   readonly db: Db;
-  /** The raw handle, for savepoints inside the transaction (which holds Kysely's lock). */
-  readonly sqlite: { exec(sql: string): unknown };
+  /** The raw handle: the batch's transaction and savepoints run on it under Kysely's lock. */
+  readonly sqlite: SQLite.Database;
   readonly store: Pick<DeliveryStore, 'writes'>;
   readonly events: Pick<EventService, 'append' | 'notify'>;
   readonly suppressions: SuppressionPort;
@@ -65,6 +67,7 @@ interface Pending {
 }
 
 const MAX_BATCH = 128;
+const NOTIFY_MS = 50;
 
 /**
  * Bounces that count towards `repeated_soft_bounce`: those about the recipient's mailbox or system.
@@ -89,6 +92,8 @@ export class OutcomeWriter {
   readonly #deps: WriterDeps;
   #queue: Pending[] = [];
   #scheduled = false;
+  #notifiedAt = 0;
+  #notifyTimer: NodeJS.Timeout | undefined;
 
   constructor(deps: WriterDeps) {
     this.#deps = deps;
@@ -111,29 +116,57 @@ export class OutcomeWriter {
       const batch = this.#queue.splice(0, MAX_BATCH);
       try {
         const settle: (() => void)[] = [];
-        await this.#deps.db.transaction().execute(async (trx) => {
-          const now = Date.now();
-          for (const item of batch) {
-            // Each job in its own savepoint: one that cannot be recorded rolls back alone.
-            this.#deps.sqlite.exec('savepoint outcome');
+        const { sqlite } = this.#deps;
+        await this.#deps.db.connection().execute((conn) =>
+          withRelaxedSyncAsync(sqlite, async () => {
+            sqlite.exec('begin immediate');
             try {
-              await this.#apply(trx, item.report, now);
-              this.#deps.sqlite.exec('release outcome');
-              settle.push(item.resolve);
+              const now = Date.now();
+              for (const item of batch) {
+                // Each job in its own savepoint: one that cannot be recorded rolls back alone.
+                sqlite.exec('savepoint outcome');
+                try {
+                  await this.#apply(conn, item.report, now);
+                  sqlite.exec('release outcome');
+                  settle.push(item.resolve);
+                } catch (error) {
+                  sqlite.exec('rollback to outcome');
+                  sqlite.exec('release outcome');
+                  settle.push(() => item.reject(error));
+                }
+              }
+              sqlite.exec('commit');
             } catch (error) {
-              this.#deps.sqlite.exec('rollback to outcome');
-              this.#deps.sqlite.exec('release outcome');
-              settle.push(() => item.reject(error));
+              if (sqlite.inTransaction) sqlite.exec('rollback');
+              throw error;
             }
-          }
-        });
-        this.#deps.events.notify();
+          }),
+        );
+        this.#notify();
         for (const done of settle) done();
       } catch (error) {
         this.#deps.log.error({ err: error, jobs: batch.length }, 'recording delivery outcomes failed');
         for (const item of batch) item.reject(error);
       }
     }
+  }
+
+  /**
+   * Tells event readers (webhooks, analytics) about new events: at once, then at most every
+   * NOTIFY_MS while outcomes keep coming, so a busy engine wakes them per batch of batches.
+   */
+  #notify(): void {
+    const wait = this.#notifiedAt + NOTIFY_MS - Date.now();
+    if (wait <= 0) {
+      this.#notifiedAt = Date.now();
+      this.#deps.events.notify();
+      return;
+    }
+    this.#notifyTimer ??= setTimeout(() => {
+      this.#notifyTimer = undefined;
+      this.#notifiedAt = Date.now();
+      this.#deps.events.notify();
+    }, wait);
   }
 
   async #apply(trx: Db, report: JobReport, now: number): Promise<void> {
@@ -157,6 +190,7 @@ export class OutcomeWriter {
             replyText: firstDeferred.reply.text,
           });
     let lastError: string | null = null;
+    const statuses: RecipientStatus[] = [];
     for (const [recipient, outcome] of outcomes) {
       const event: EventContext = {
         message,
@@ -167,11 +201,11 @@ export class OutcomeWriter {
         attempt,
       };
       if (outcome.kind !== 'delivered') lastError ??= formatSmtpReply(outcome.reply);
-      await this.#recipient(trx, recipient, outcome, next, event, now);
+      statuses.push(await this.#recipient(trx, recipient, outcome, next, event, now));
     }
     if (next instanceof Date) writes.rescheduleJob(job.id, next.getTime(), report.lane, lastError, now);
     else writes.finishJob(job.id, report.lane, lastError, now);
-    writes.setMessageStatus(message.id, messageStatus(writes.statusCounts(message.id)), now);
+    writes.setMessageStatus(message.id, messageStatus(this.#counts(ctx, statuses)), now);
     const first = outcomes[0]?.[1];
     writes.attempt({
       jobId: job.id,
@@ -194,7 +228,7 @@ export class OutcomeWriter {
     next: Date | 'expired' | null,
     event: EventContext,
     now: number,
-  ): Promise<void> {
+  ): Promise<RecipientStatus> {
     const writes = this.#deps.store.writes;
     const { message } = event;
     const update = (status: RecipientStatus, category: string | null, deliveredAt: number | null) =>
@@ -225,8 +259,9 @@ export class OutcomeWriter {
         if (outcome.complained) {
           await this.#event(trx, event, complainedEvent(event), now);
           await suppress('spam_complaint');
+          return 'complained';
         }
-        return;
+        return 'delivered';
       }
       case 'deferred': {
         if (next instanceof Date) {
@@ -237,28 +272,36 @@ export class OutcomeWriter {
             delayedEvent(event, outcome.reply, outcome.class, next.getTime()),
             now,
           );
-          return;
+          return 'deferred';
         }
         // Retries ran out (RFC 5321 §4.5.4.1): the recipient bounces with 5.4.7.
         const cls = expired(outcome.class);
         update('bounced', cls.category, null);
         await this.#event(trx, event, bouncedEvent(event, outcome.reply, cls, true), now);
         await this.#softBounce(event, cls, suppress, now);
-        return;
+        return 'bounced';
       }
       case 'bounced': {
         update('bounced', outcome.class.category, null);
         await this.#event(trx, event, bouncedEvent(event, outcome.reply, outcome.class, false), now);
         if (outcome.class.hard) await suppress('hard_bounce');
         else await this.#softBounce(event, outcome.class, suppress, now);
-        return;
+        return 'bounced';
       }
       case 'failed': {
         update('failed', null, null);
         await this.#event(trx, event, failedEvent(event, outcome.reason), now);
-        return;
+        return 'failed';
       }
     }
+  }
+
+  /** Recipient counts of the message: from this job alone when it holds them all, else a query. */
+  #counts(ctx: JobContext, statuses: readonly RecipientStatus[]): Partial<Record<RecipientStatus, number>> {
+    if (ctx.settledElsewhere === null) return this.#deps.store.writes.statusCounts(ctx.job.messageId);
+    const counts: Partial<Record<RecipientStatus, number>> = {};
+    for (const status of [...ctx.settledElsewhere, ...statuses]) counts[status] = (counts[status] ?? 0) + 1;
+    return counts;
   }
 
   async #softBounce(

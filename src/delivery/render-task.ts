@@ -11,10 +11,13 @@
 import { DkimSigner } from 'mailauth/lib/dkim/dkim-signer.js';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { parseHeaders } from 'mailauth/lib/tools.js';
+import { workerData } from 'node:worker_threads';
+import SQLite from 'better-sqlite3';
 import { move } from 'piscina';
 import { SIGNED_HEADERS } from '../dkim/sign-worker.js';
 import { type ComposeFields, composeMessage, splitHeaderBody } from './compose.js';
 import { relaxedBodyHash } from './relaxed-body.js';
+import { contentReader, type MessageContent } from './store.js';
 
 /** One key a message is signed with; `algorithm` must match the key. */
 export interface RenderKey {
@@ -31,7 +34,12 @@ export interface RenderDkim {
 }
 
 export interface RenderTask {
-  readonly fields: ComposeFields;
+  /** Everything but the bodies, which the worker reads from the store itself (see `message`). */
+  readonly fields: Omit<ComposeFields, 'html' | 'text'>;
+  /** The message whose html and text bodies to read; null to use `bodies` instead. */
+  readonly messageId: string | null;
+  /** Bodies given inline (tools and benchmarks without a store). */
+  readonly bodies?: { readonly html: string | null; readonly text: string | null };
   /** Null sends the message unsigned (no key for the From domain). */
   readonly dkim: RenderDkim | null;
   /** t=, milliseconds since the epoch. */
@@ -42,7 +50,9 @@ const CANONICALIZATION = 'relaxed/relaxed';
 
 /** The finished message, DKIM-Signature lines first (moved to the caller, not copied). */
 export default async function render(task: RenderTask): Promise<Uint8Array> {
-  const composed = await composeMessage(task.fields);
+  const bodies =
+    task.messageId === null ? (task.bodies ?? { html: null, text: null }) : readContent(task.messageId);
+  const composed = await composeMessage({ ...task.fields, html: bodies.html, text: bodies.text });
   if (task.dkim === null || task.dkim.keys.length === 0) return transfer(composed);
   const signatures = await sign(composed, task.dkim, new Date(task.signTime));
   return transfer(Buffer.concat([Buffer.from(signatures, 'latin1'), composed]));
@@ -81,6 +91,20 @@ export async function sign(message: Buffer, dkim: RenderDkim, signTime: Date): P
   await signer.finalize();
   const lines = signer.signatureHeaders.length > 0 ? `${signer.signatureHeaders.join('\r\n')}\r\n` : '';
   return checked(lines, signer.errors);
+}
+
+let reader: ((messageId: string) => MessageContent | undefined) | null = null;
+
+/** Reads the bodies on this worker's own read-only connection, opened on first use. */
+function readContent(messageId: string): MessageContent {
+  if (reader === null) {
+    const file = (workerData as { databaseFile?: string } | null)?.databaseFile;
+    if (!file) throw new Error('the render worker was started without a database file');
+    reader = contentReader(new SQLite(file, { readonly: true, fileMustExist: true }));
+  }
+  const content = reader(messageId);
+  if (content === undefined) throw new Error(`message ${messageId} is gone`);
+  return content;
 }
 
 function checked(

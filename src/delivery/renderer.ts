@@ -18,14 +18,21 @@ export interface Renderer {
 // Relative to the compiled file: dist/src/delivery/renderer.js loads dist/src/delivery/render-task.js.
 const WORKER_FILE = fileURLToPath(new URL('./render-task.js', import.meta.url));
 
-/** @example const renderer = createRenderer(config.dkim.workers); await renderer.render(task); */
-export function createRenderer(workers: number): Renderer {
+/**
+ * @example const renderer = createRenderer(config.dkim.workers, kernel.store.file); await renderer.render(task);
+ */
+export function createRenderer(workers: number, databaseFile: string): Renderer {
   const threads = workerCount(workers);
   const pool = new Piscina<RenderTask, Uint8Array>({
     filename: WORKER_FILE,
+    // Each worker reads message bodies on its own read-only connection.
+    workerData: { databaseFile },
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: Number.POSITIVE_INFINITY,
+    // A render allocates a few times the message size and keeps nothing: a small young
+    // generation collects it promptly instead of letting each worker's heap swell (RSS).
+    resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 256 },
   });
   return {
     threads,

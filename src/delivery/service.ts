@@ -139,7 +139,7 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
           lanes.set(lane.key, lane);
         }
       }
-      const renderer = createRenderer(kernel.config.dkim.workers);
+      const renderer = createRenderer(kernel.config.dkim.workers, kernel.store.file);
       const mtaSts = config.mta_sts ? new MtaSts({ dns, store, log, port: config.mta_sts_port, ca }) : null;
       const writer = new OutcomeWriter({
         db: kernel.db,

@@ -47,6 +47,11 @@ export interface JobContext {
   message: MessageRow | null;
   /** The recipients of this job's domain still to deliver. */
   recipients: readonly RecipientRow[];
+  /**
+   * Statuses of the message's other recipients when all of them are this job's (one recipient
+   * domain): they cannot change under us, so the message status needs no query. Null otherwise.
+   */
+  settledElsewhere: readonly RecipientRow['status'][] | null;
   /** The To and Cc headers (all recipients of the message, as submitted). */
   headerTo: readonly string[];
   headerCc: readonly string[];
@@ -67,6 +72,10 @@ const loadMessage: Step = async (ctx, deps) => {
   if (message === undefined) return nothingToDo;
   ctx.message = message;
   ctx.recipients = recipients.filter((r) => r.domain === ctx.job.domain && PENDING.has(r.status));
+  const onlyThisDomain = recipients.every((r) => r.domain === ctx.job.domain);
+  ctx.settledElsewhere = onlyThisDomain
+    ? recipients.filter((r) => !ctx.recipients.includes(r)).map((r) => r.status)
+    : null;
   ctx.headerTo = recipients.filter((r) => r.kind === 'to').map((r) => r.display);
   ctx.headerCc = recipients.filter((r) => r.kind === 'cc').map((r) => r.display);
   return ctx.recipients.length === 0 ? nothingToDo : CONTINUE;
@@ -120,6 +129,7 @@ const renderMessage: Step = async (ctx, deps) => {
   try {
     const dkim = await deps.keys.signingKeys(message.project_id, message.from_domain);
     ctx.bytes = await deps.renderer.render({
+      messageId: message.id,
       fields: composeFields(message, ctx),
       dkim,
       signTime: Date.now(),
@@ -144,6 +154,7 @@ const transmit: Step = async (ctx, deps) => {
     return sinkOutcomes(to, deps.testDomain, ctx.job.attempts);
   }
   const bytes = ctx.bytes as Buffer;
+  ctx.bytes = null; // the outcome may wait in the writer's batch: do not keep the message alive
   const sent = await ctx.lane.transmit(ctx.route, { from: ctx.envelopeFrom, to, size: bytes.length }, bytes);
   ctx.via = { mxHost: sent.mxHost, secure: sent.secure };
   return sent.result;
@@ -183,6 +194,7 @@ export function newContext(job: ClaimedJob, lane: Lane | null): JobContext {
     lane,
     message: null,
     recipients: [],
+    settledElsewhere: null,
     headerTo: [],
     headerCc: [],
     route: null,
@@ -192,15 +204,13 @@ export function newContext(job: ClaimedJob, lane: Lane | null): JobContext {
   };
 }
 
-function composeFields(message: MessageRow, ctx: JobContext): ComposeFields {
+function composeFields(message: MessageRow, ctx: JobContext): Omit<ComposeFields, 'html' | 'text'> {
   return {
     from: message.from_header,
     to: ctx.headerTo,
     cc: ctx.headerCc,
     replyTo: message.reply_to === null ? [] : (JSON.parse(message.reply_to) as string[]),
     subject: message.subject,
-    html: message.html,
-    text: message.text,
     headers: JSON.parse(message.headers) as Record<string, string>,
     messageId: `<${message.id}@${message.from_domain}>`,
     date: message.created_at,

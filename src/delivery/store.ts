@@ -11,10 +11,11 @@
  *
  * Hot statements are prepared once on the raw handle. Every call runs under Kysely's connection
  * lock (`db.connection()` or the caller's transaction), so none of them ever lands inside another
- * capability's open transaction.
+ * capability's open transaction, and with relaxed durability (see durability.ts).
  */
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
+import { withRelaxedSync } from './durability.js';
 import type {
   KeyMode,
   MessageStatus,
@@ -47,8 +48,6 @@ export interface MessageRow {
   readonly from_domain: string;
   readonly reply_to: string | null;
   readonly subject: string;
-  readonly html: string | null;
-  readonly text: string | null;
   readonly headers: string;
   readonly tags: string;
   readonly created_at: number;
@@ -149,8 +148,7 @@ function prepare(sqlite: SQLite.Database) {
       `update delivery_jobs set locked_until = ?, due_at = ? where id = ? and state = 'queued'`,
     ),
     message: sqlite.prepare<[string], MessageRow>(
-      `select id, project_id, status, from_header, from_email, from_domain, reply_to, subject, html, text, headers,
-              tags, created_at
+      `select id, project_id, status, from_header, from_email, from_domain, reply_to, subject, headers, tags, created_at
        from messages where id = ?`,
     ),
     recipients: sqlite.prepare<[string], RecipientRow>(
@@ -231,6 +229,21 @@ function prepare(sqlite: SQLite.Database) {
 
 type Statements = ReturnType<typeof prepare>;
 
+/** A message's bodies, which only the render workers read (on their own read-only connection). */
+export interface MessageContent {
+  readonly html: string | null;
+  readonly text: string | null;
+}
+
+/**
+ * The bodies of a message, read by a render worker so that a large body never crosses the event
+ * loop. `sqlite` is the worker's own read-only connection (WAL lets it read beside the writer).
+ */
+export function contentReader(sqlite: SQLite.Database): (messageId: string) => MessageContent | undefined {
+  const statement = sqlite.prepare<[string], MessageContent>('select html, text from messages where id = ?');
+  return (messageId) => statement.get(messageId);
+}
+
 export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
   let prepared: Statements | undefined;
   // Prepared on first use: the tables exist only once migrations ran.
@@ -239,7 +252,11 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
     return prepared;
   };
   /** Runs synchronous statements while holding Kysely's connection lock. */
+  /** Writes under the lock, with relaxed durability (durability.ts). */
   const locked = <T>(work: (s: Statements) => T): Promise<T> =>
+    db.connection().execute(async () => withRelaxedSync(sqlite, () => work(stmt())));
+  /** Reads under the lock. */
+  const reading = <T>(work: (s: Statements) => T): Promise<T> =>
     db.connection().execute(async () => work(stmt()));
 
   return {
@@ -290,7 +307,7 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
 
     /** The message and all its recipients (one read under the lock). */
     load(messageId: string): Promise<{ message: MessageRow | undefined; recipients: RecipientRow[] }> {
-      return locked((s) => ({ message: s.message.get(messageId), recipients: s.recipients.all(messageId) }));
+      return reading((s) => ({ message: s.message.get(messageId), recipients: s.recipients.all(messageId) }));
     },
 
     /** The writes of one outcome; call inside the caller's transaction (it holds the lock). */
@@ -357,7 +374,7 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
 
     /** The recipient (or the recipients of the job) a VERP address names. */
     verpTarget(kind: 'recipient' | 'job', id: string) {
-      return locked((s) => {
+      return reading((s) => {
         if (kind === 'recipient') {
           const recipient = s.recipientById.get(id);
           return recipient
@@ -372,7 +389,7 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
     },
 
     policy(domain: string): Promise<StoredPolicy | undefined> {
-      return locked((s) => {
+      return reading((s) => {
         const row = s.policy.get(domain);
         if (!row) return undefined;
         return {
@@ -403,7 +420,7 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
 
     /** The earliest due time of each traffic class (index-only, cheap enough for a health probe). */
     oldestDue(): Promise<number | null> {
-      return locked((s) => {
+      return reading((s) => {
         const dues = (['transactional', 'marketing'] as const)
           .map((traffic) => s.oldestDue.get(traffic)?.due ?? null)
           .filter((d): d is number => d !== null);

@@ -1,0 +1,162 @@
+/**
+ * Delivery: N queued messages (one recipient, DKIM RSA-2048, 10 KB and 100 KB HTML) delivered by Posthorn to a loopback smtp-sink, against Postfix relaying the same messages; API-to-MX latency; memory with 1M queued jobs.
+ *
+ * Usage: scripts/bench delivery [--messages 10000] [--sizes 10,100] [--latency 50] [--queue 1000000]
+ *                               [--queue-seconds 30] [--no-postfix]
+ * Needs Debian's postfix package (smtp-sink is the MX; postfix is the reference) and root.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { composeMessage } from '../src/delivery/compose.js';
+import { sign } from '../src/delivery/render-task.js';
+import { startDnsServer } from '../test/helpers/dns-server.js';
+import { freePort, median } from './lib.js';
+import { measurePostfix, startPostfix, submit } from './delivery/postfix.js';
+import {
+  htmlBody,
+  latency,
+  measure,
+  memoryMb,
+  prepare,
+  RECIPIENT_DOMAIN,
+  type RunResult,
+  SENDER_DOMAIN,
+  stop,
+} from './delivery/posthorn.js';
+import { fillQueue } from './delivery/queue-fill.js';
+import { startSink } from './delivery/sink.js';
+
+const { values } = parseArgs({
+  options: {
+    messages: { type: 'string', default: '10000' },
+    sizes: { type: 'string', default: '10,100' },
+    latency: { type: 'string', default: '50' },
+    queue: { type: 'string', default: '1000000' },
+    'queue-seconds': { type: 'string', default: '30' },
+    'no-postfix': { type: 'boolean', default: false },
+  },
+});
+const messages = Number(values.messages);
+const sizes = String(values.sizes).split(',').map(Number);
+const samples = Number(values.latency);
+const queueRows = Number(values.queue);
+
+const base = mkdtempSync(path.join(tmpdir(), 'posthorn-bench-delivery-'));
+const dns = await startDnsServer({ defaultTtl: 3600 });
+dns.set(RECIPIENT_DOMAIN, 'MX', [{ preference: 10, exchange: `mx.${RECIPIENT_DOMAIN}` }]);
+dns.set(`mx.${RECIPIENT_DOMAIN}`, 'A', ['127.0.0.1']);
+const sink = await startSink(await freePort());
+
+const rows: { subject: string; kb: number; r: RunResult }[] = [];
+let latencies: number[] = [];
+const memory: { second: number; rssMb: number; delivered: number }[] = [];
+const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+try {
+  for (const kb of sizes) {
+    const dir = path.join(base, `posthorn-${kb}`);
+    mkdirSync(dir, { recursive: true });
+    process.stderr.write(`posthorn ${kb} KB: queueing ${messages} messages through the API...\n`);
+    const prepared = await prepare(dir, dns, sink.port, messages, kb);
+    process.stderr.write(`posthorn ${kb} KB: delivering...\n`);
+    const { result, child } = await measure(prepared, sink, messages);
+    rows.push({ subject: 'posthorn', kb, r: result });
+    if (latencies.length === 0 && samples > 0) {
+      process.stderr.write(`posthorn: API-to-MX latency, ${samples} sends one at a time...\n`);
+      latencies = await latency(prepared, sink, samples, kb);
+    }
+    await stop(child);
+
+    if (!values['no-postfix']) {
+      const { privateKey } = generateKeyPairSync('rsa', {
+        modulusLength: 2048,
+        privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+        publicKeyEncoding: { type: 'spki', format: 'pem' },
+      });
+      const composed = await composeMessage({
+        from: `Acme <hello@${SENDER_DOMAIN}>`,
+        to: [`user0@${RECIPIENT_DOMAIN}`],
+        cc: [],
+        replyTo: [],
+        subject: 'Order 0',
+        html: htmlBody(kb),
+        text: null,
+        headers: {},
+        messageId: `<m0@${SENDER_DOMAIN}>`,
+        date: Date.now(),
+      });
+      const dkim = {
+        domain: SENDER_DOMAIN,
+        keys: [{ selector: 'bench', privateKeyPem: privateKey, algorithm: 'rsa-sha256' as const }],
+      };
+      const bytes = Buffer.concat([Buffer.from(await sign(composed, dkim, new Date()), 'latin1'), composed]);
+      const pfDir = path.join(base, `postfix-${kb}`);
+      process.stderr.write(`postfix ${kb} KB: submitting ${messages} messages (held)...\n`);
+      const postfix = startPostfix(pfDir, sink.port);
+      try {
+        await submit(postfix, bytes, messages);
+        process.stderr.write(`postfix ${kb} KB: releasing and delivering...\n`);
+        rows.push({ subject: 'postfix', kb, r: await measurePostfix(postfix, sink, messages) });
+      } finally {
+        postfix.stop();
+      }
+    }
+  }
+
+  if (queueRows > 0) {
+    const dir = path.join(base, 'queue');
+    mkdirSync(dir, { recursive: true });
+    process.stderr.write(`memory: filling the queue with ${queueRows} jobs...\n`);
+    const prepared = await prepare(dir, dns, sink.port, 0, 1);
+    await fillQueue(prepared.dataDir, queueRows);
+    process.stderr.write('memory: draining and sampling RSS once a second...\n');
+    const startCount = sink.count;
+    const { spawnPosthorn } = await import('./delivery/posthorn.js');
+    const child = spawnPosthorn(prepared);
+    const seconds = Number(values['queue-seconds']);
+    for (let s = 1; s <= seconds; s++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      memory.push({
+        second: s,
+        rssMb: memoryMb(child.pid as number).rss,
+        delivered: sink.count - startCount,
+      });
+    }
+    await stop(child);
+  }
+} finally {
+  await sink.stop();
+  await dns.stop();
+  rmSync(base, { recursive: true, force: true });
+}
+
+console.log(
+  `\ndelivery to a loopback smtp-sink, ${messages} messages per run, node ${process.version}, ${(await import('node:os')).availableParallelism()} CPUs`,
+);
+console.log('| subject | body | messages/s | seconds | process CPU % | machine CPU % | peak RSS MB |');
+console.log('|---|---|---|---|---|---|---|');
+for (const { subject, kb, r } of rows) {
+  console.log(
+    `| ${subject} | ${kb} KB | ${fmt(r.rate)} | ${fmt(r.seconds, 1)} | ${fmt(r.cpuPercent)} | ${fmt(r.machinePercent)} | ${r.peakRssMb === null ? '-' : fmt(r.peakRssMb)} |`,
+  );
+}
+for (const kb of sizes) {
+  const ph = rows.find((row) => row.subject === 'posthorn' && row.kb === kb);
+  const pf = rows.find((row) => row.subject === 'postfix' && row.kb === kb);
+  if (ph && pf) console.log(`ratio posthorn/postfix at ${kb} KB: ${(ph.r.rate / pf.r.rate).toFixed(2)}x`);
+}
+if (latencies.length > 0) {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  console.log(
+    `API-to-MX latency, empty queue, ${latencies.length} sends: median ${fmt(median(latencies), 1)} ms, p95 ${fmt(sorted[Math.floor(sorted.length * 0.95)] ?? Number.NaN, 1)} ms, max ${fmt(sorted[sorted.length - 1] ?? Number.NaN, 1)} ms`,
+  );
+}
+if (memory.length > 0) {
+  console.log(`\nRSS while draining a queue of ${queueRows} jobs (1 KB bodies):`);
+  console.log('| second | RSS MB | delivered |');
+  console.log('|---|---|---|');
+  for (const m of memory.filter((_, i) => i === 0 || (i + 1) % 5 === 0))
+    console.log(`| ${m.second} | ${fmt(m.rssMb)} | ${m.delivered} |`);
+}

@@ -1,0 +1,240 @@
+/**
+ * Posthorn's side of the delivery benchmark: a data directory with a verified, DKIM-keyed sending
+ * domain and N queued messages (accepted through the real send API with the engine off), then a
+ * real `posthorn serve` child with the engine on, measured from the first to the last message the
+ * sink receives.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { validateConfig } from '../../src/platform/config/load.js';
+import { createLogger } from '../../src/platform/log.js';
+import { startServer } from '../../src/server.js';
+import type { DnsTestServer } from '../../test/helpers/dns-server.js';
+import { freePort } from '../lib.js';
+import { machineCpuMs, memoryMb, processCpuMs } from './proc.js';
+import type { Sink } from './sink.js';
+
+export const SENDER_DOMAIN = 'acme.bench';
+export const RECIPIENT_DOMAIN = 'sink.bench';
+const MAIN = path.resolve(import.meta.dirname, '../../src/main.js');
+
+export interface Prepared {
+  readonly dataDir: string;
+  readonly configFile: string;
+  readonly port: number;
+  readonly apiKey: string;
+}
+
+export interface RunResult {
+  readonly messages: number;
+  readonly seconds: number;
+  readonly rate: number;
+  /** CPU of the measured process(es), percent of one core. */
+  readonly cpuPercent: number;
+  /** CPU of the whole machine during the window, percent of one core (200 = both cores busy). */
+  readonly machinePercent: number;
+  readonly peakRssMb: number | null;
+}
+
+/** An HTML body of about `kb` kilobytes: paragraphs, links, a few non-ASCII characters. */
+export function htmlBody(kb: number): string {
+  const paragraph =
+    '<p style="margin:0 0 12px">Thanks for your order n° 4711. Your parcel is on its way; track it at ' +
+    '<a href="https://acme.bench/track/4711?utm_source=email">acme.bench/track</a>. Questions? Reply — we read every mail.</p>\n';
+  const head = '<!doctype html><html><body style="font-family:sans-serif">\n';
+  const tail = '</body></html>\n';
+  let body = head;
+  while (body.length + paragraph.length + tail.length < kb * 1024) body += paragraph;
+  return body + tail;
+}
+
+function configToml(
+  dataDir: string,
+  port: number,
+  dns: DnsTestServer,
+  sinkPort: number,
+  enabled: boolean,
+): string {
+  return `# written by scripts/bench delivery
+[server]
+listen = "127.0.0.1:${port}"
+[storage]
+data_dir = ${JSON.stringify(dataDir)}
+[smtp_in]
+enabled = false
+[dns]
+servers = [${JSON.stringify(dns.address)}]
+[log]
+level = "warn"
+access_log = false
+[limits]
+sends_per_minute_per_key = 0
+sends_per_hour_per_recipient = 0
+[delivery]
+enabled = ${enabled}
+hostname = "mta.posthorn.bench"
+port = ${sinkPort}
+sending_ips = ["127.0.0.1"]
+[[delivery.lanes]]
+name = "default"
+max_connections = 16
+connections_per_mx = 16
+messages_per_connection = 1000
+rate_per_second = 1000000
+`;
+}
+
+/** Bootstraps a project, a verified DKIM domain, and queues `messages` sends of `kb` KB. */
+export async function prepare(
+  dir: string,
+  dns: DnsTestServer,
+  sinkPort: number,
+  messages: number,
+  kb: number,
+): Promise<Prepared> {
+  const dataDir = path.join(dir, 'data');
+  mkdirSync(dataDir, { recursive: true });
+  const port = await freePort();
+  const configFile = path.join(dir, 'posthorn.toml');
+  writeFileSync(configFile, configToml(dataDir, port, dns, sinkPort, true));
+  const { parse } = await import('smol-toml');
+  const config = validateConfig(parse(configToml(dataDir, port, dns, sinkPort, false)), 'bench');
+  const server = await startServer(
+    { ...config, server: { ...config.server, listen: '127.0.0.1:0' } },
+    createLogger('warn'),
+  );
+  try {
+    const owner = await server.services.projects.bootstrap(
+      { email: 'bench@acme.bench', organization: 'Bench', project: 'Bench' },
+      'bench',
+    );
+    const apiKey = (
+      await server.services.keys.create(
+        { projectId: owner.projectId, scopes: ['full_access'], mode: 'live' },
+        'bench',
+      )
+    ).key;
+    const call = async (method: string, pathname: string, body?: unknown) => {
+      const res = await fetch(`${server.url}${pathname}`, {
+        method,
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      if (res.status >= 300) throw new Error(`${method} ${pathname}: ${res.status} ${text}`);
+      return JSON.parse(text);
+    };
+    const domain = await call('POST', '/v1/domains', { name: SENDER_DOMAIN });
+    for (const record of domain.records as {
+      type: string;
+      host: string;
+      value: string;
+      value_strings?: string[];
+    }[]) {
+      if (record.type === 'TXT') dns.set(record.host, 'TXT', [record.value_strings ?? record.value]);
+    }
+    dns.set('mta.posthorn.bench', 'A', ['127.0.0.1']);
+    const verified = await call('POST', `/v1/domains/${domain.id}/verify`);
+    if (verified.status !== 'verified') throw new Error(`domain not verified: ${JSON.stringify(verified)}`);
+    const html = htmlBody(kb);
+    // A batch request stays under limits.max_body_bytes (5 MB by default).
+    const perBatch = Math.max(1, Math.min(100, Math.floor(4000 / kb)));
+    let next = 0;
+    const worker = async () => {
+      while (next < messages) {
+        const start = next;
+        next = Math.min(messages, next + perBatch);
+        const items = [];
+        for (let i = start; i < next; i++) {
+          items.push({
+            from: `Acme <hello@${SENDER_DOMAIN}>`,
+            to: [`user${i}@${RECIPIENT_DOMAIN}`],
+            subject: `Order ${i}`,
+            html,
+          });
+        }
+        await call('POST', '/v1/emails/batch', { emails: items });
+      }
+    };
+    await Promise.all([worker(), worker(), worker(), worker()]);
+    return { dataDir, configFile, port, apiKey };
+  } finally {
+    await server.stop();
+  }
+}
+
+export function spawnPosthorn(prepared: Prepared): ChildProcess {
+  return spawn(process.execPath, [MAIN, 'serve', '--config', prepared.configFile], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+export function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** Starts the engine and measures the sink from its first to its last message. */
+export async function measure(
+  prepared: Prepared,
+  sink: Sink,
+  messages: number,
+): Promise<{ result: RunResult; child: ChildProcess }> {
+  const base = sink.count;
+  const child = spawnPosthorn(prepared);
+  const pid = child.pid as number;
+  const t0 = await sink.waitFor(base + 1, 60_000);
+  const cpu0 = processCpuMs(pid);
+  const machine0 = machineCpuMs();
+  const t1 = await sink.waitFor(base + messages, 600_000);
+  const cpu1 = processCpuMs(pid);
+  const machine1 = machineCpuMs();
+  const seconds = (t1 - t0) / 1000;
+  return {
+    child,
+    result: {
+      messages,
+      seconds,
+      rate: (messages - 1) / seconds,
+      cpuPercent: ((cpu1 - cpu0) / (t1 - t0)) * 100,
+      machinePercent: ((machine1.busy - machine0.busy) / (t1 - t0)) * 100,
+      peakRssMb: memoryMb(pid).peak,
+    },
+  };
+}
+
+/** API-to-MX latency with an empty queue: one send at a time, from the request to the sink's count. */
+export async function latency(
+  prepared: Prepared,
+  sink: Sink,
+  samples: number,
+  kb: number,
+): Promise<number[]> {
+  const html = htmlBody(kb);
+  const out: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const base = sink.count;
+    const start = performance.now();
+    const res = await fetch(`http://127.0.0.1:${prepared.port}/v1/emails`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${prepared.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        from: `hello@${SENDER_DOMAIN}`,
+        to: [`late${i}@${RECIPIENT_DOMAIN}`],
+        subject: 'Latency',
+        html,
+      }),
+    });
+    await res.text();
+    if (res.status !== 202) throw new Error(`latency send: ${res.status}`);
+    out.push((await sink.waitFor(base + 1, 10_000)) - start);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return out;
+}
+
+export { memoryMb };
