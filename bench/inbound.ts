@@ -231,7 +231,9 @@ async function runPosthorn(raw: Buffer, dnsAddress: string, clamdPort: number): 
     }
     const processedSeconds = (performance.now() - started) / 1000;
     const cpu = cpuSeconds(child.pid);
-    console.log(`  posthorn CPU: ${cpu.toFixed(1)} s, ${((cpu * 1000) / total).toFixed(1)} ms per message (all threads)`);
+    console.log(
+      `  posthorn CPU: ${cpu.toFixed(1)} s, ${((cpu * 1000) / total).toFixed(1)} ms per message (all threads)`,
+    );
     const states = db
       .prepare('select scan_state, count(*) as n from inbound_attachments group by scan_state')
       .all();

@@ -58,7 +58,7 @@ const MAX_FAILURES = 10;
 /** Bytes of fresh messages kept in memory for the processor; beyond it they are read back from the spool. */
 const MAX_IN_MEMORY_BYTES = 64 * 1024 * 1024;
 /** A processed message waits this long for others to share its commit (and its fsync). */
-const COMMIT_LINGER_MS = 50;
+const COMMIT_LINGER_MS = 100;
 const RETRY_BASE_MS = 1_000;
 const RETRY_CAP_MS = 10 * 60_000;
 

@@ -13,7 +13,7 @@
  * their effects, and only then removes them.
  */
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InboundRecipient } from './recipients.js';
 
@@ -76,7 +76,11 @@ export async function openSpool(dir: string): Promise<Spool> {
       return { envelope, raw: bytes.subarray(newline + 1) };
     },
     async remove(id) {
-      await rm(join(dir, `${id}${SUFFIX}`), { force: true });
+      try {
+        await unlink(join(dir, `${id}${SUFFIX}`));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
     },
     async pending() {
       const names = await readdir(dir);

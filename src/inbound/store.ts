@@ -12,7 +12,6 @@ import type {
   InboundReceiptsTable,
   InboundRoutesTable,
   InboundThreadsTable,
-  ScanState,
   ThreadMessageIdsTable,
 } from '../platform/db/tables.js';
 import { createHotStatements, type ScanFields } from './store-hot.js';
