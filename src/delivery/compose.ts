@@ -47,7 +47,7 @@ export async function composeMessage(fields: ComposeFields): Promise<Buffer> {
     html,
     text,
     // Decided once here; left to MailComposer it is worked out again for every part and pass.
-    textEncoding: transferEncoding(`${html ?? ''}${text ?? ''}`),
+    textEncoding: transferEncoding(html ?? '', text ?? ''),
     headers: { ...fields.headers },
     messageId: fields.messageId,
     date: new Date(fields.date),
@@ -61,17 +61,25 @@ export async function composeMessage(fields: ComposeFields): Promise<Buffer> {
  * quoted-printable for mostly Latin text, base64 otherwise: MailComposer's own rule (more Latin
  * letters than 8-bit and control characters), computed in one pass.
  */
-export function transferEncoding(value: string): 'quoted-printable' | 'base64' {
+export function transferEncoding(...values: readonly string[]): 'quoted-printable' | 'base64' {
+  // Printable ASCII only (the usual case): native scans decide it.
+  if (values.every((value) => !NOT_PRINTABLE_ASCII.test(value))) {
+    return values.some((value) => /[A-Za-z]/.test(value)) ? 'quoted-printable' : 'base64';
+  }
   let latin = 0;
   let other = 0;
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code >= 0x80 || code < 0x09 || code === 0x0b || code === 0x0c || (code >= 0x0e && code <= 0x1f))
-      other++;
-    else if ((code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) latin++;
+  for (const value of values) {
+    for (let i = 0; i < value.length; i++) {
+      const code = value.charCodeAt(i);
+      if (code >= 0x80 || code < 0x09 || code === 0x0b || code === 0x0c || (code >= 0x0e && code <= 0x1f))
+        other++;
+      else if ((code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) latin++;
+    }
   }
   return other < latin ? 'quoted-printable' : 'base64';
 }
+
+const NOT_PRINTABLE_ASCII = /[^\t\n\r\x20-\x7e]/;
 
 /**
  * Line breaks as CRLF (RFC 5322 §2.3). MailComposer keeps a body's own line breaks, so a bare LF

@@ -24,37 +24,29 @@ type TransformFn = (
   done: TransformCallback,
 ) => void;
 
-const BARE_CR_OR_LF = /\r(?!\n)|(?<!\r)\n/;
 const DOT = Buffer.from('.');
+const CR = 0x0d;
+const LF = 0x0a;
+const PERIOD = 0x2e;
 
 /** Returns DataStream's transform made fast for CRLF-only chunks; `original` handles the rest. */
 export function fastDataTransform(original: TransformFn): TransformFn {
   return function transform(chunk, encoding, done) {
     if (typeof chunk === 'string' || chunk.length === 0) return original.call(this, chunk, encoding, done);
-    const text = chunk.toString('latin1');
-    // A chunk boundary inside a CRLF, or a bare CR/LF anywhere, goes the careful way.
-    if (
-      BARE_CR_OR_LF.test(text) ||
-      text.endsWith('\r') ||
-      (this.lastByte === 0x0d && text.startsWith('\n'))
-    ) {
-      return original.call(this, chunk, encoding, done);
-    }
+    const stuffAt = lineStarts(chunk, this.lastByte);
+    // A bare CR or LF, or a CRLF split across chunks, goes the careful way.
+    if (stuffAt === null) return original.call(this, chunk, encoding, done);
     this.inByteCount += chunk.length;
-    const parts: Buffer[] = [];
-    let from = 0;
-    // A dot at the very start of the data, or of a chunk that follows a line break, is a line start.
-    if (chunk[0] === 0x2e && (this.lastByte === false || this.lastByte === 0x0a)) {
-      parts.push(DOT);
-    }
-    for (let at = text.indexOf('\n.'); at !== -1; at = text.indexOf('\n.', at + 2)) {
-      parts.push(chunk.subarray(from, at + 1), DOT);
-      from = at + 1;
-    }
-    if (parts.length === 0) {
+    if (stuffAt.length === 0) {
       this.outByteCount += chunk.length;
       this.push(chunk);
     } else {
+      const parts: Buffer[] = [];
+      let from = 0;
+      for (const at of stuffAt) {
+        parts.push(chunk.subarray(from, at), DOT);
+        from = at;
+      }
       parts.push(chunk.subarray(from));
       const out = Buffer.concat(parts);
       this.outByteCount += out.length;
@@ -63,4 +55,22 @@ export function fastDataTransform(original: TransformFn): TransformFn {
     this.lastByte = chunk[chunk.length - 1] as number;
     done();
   };
+}
+
+/**
+ * Offsets of the dots that start a line, or null when the chunk has a line break that is not a
+ * whole CRLF (Buffer.indexOf is a native scan: one call per line, not per byte).
+ */
+function lineStarts(chunk: Buffer, lastByte: number | false): number[] | null {
+  const dots: number[] = [];
+  if (chunk[0] === PERIOD && (lastByte === false || lastByte === LF)) dots.push(0);
+  if (lastByte === CR || chunk[chunk.length - 1] === CR) return null;
+  for (let at = chunk.indexOf(LF); at !== -1; at = chunk.indexOf(LF, at + 1)) {
+    if (at === 0 || chunk[at - 1] !== CR) return null;
+    if (chunk[at + 1] === PERIOD) dots.push(at + 1);
+  }
+  for (let at = chunk.indexOf(CR); at !== -1; at = chunk.indexOf(CR, at + 1)) {
+    if (chunk[at + 1] !== LF) return null;
+  }
+  return dots;
 }

@@ -8,6 +8,8 @@
  * that hash and the parsed header section and signs the headers only. A body the fast hasher
  * refuses goes through mailauth's streaming `dkimSign` instead, which gives the same answer.
  */
+// First: it must patch mailauth before mailauth's DKIM signer loads.
+import './mailauth-key-cache.js';
 import { DkimSigner } from 'mailauth/lib/dkim/dkim-signer.js';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { parseHeaders } from 'mailauth/lib/tools.js';

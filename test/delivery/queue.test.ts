@@ -258,3 +258,44 @@ test('a job leased by a crashed engine is delivered once its lease runs out', as
     ['email.sent', 'email.delivered'],
   );
 });
+
+test('marketing traffic has its own lanes: a stuck broadcast never holds up transactional mail', async (t) => {
+  const env = await startDeliveryEnv(t, {
+    config: {
+      delivery: {
+        enabled: false,
+        connect_timeout: '20s',
+        lanes: [
+          { name: 'default', traffic: 'marketing', max_connections: 1, connections_per_mx: 1 } as never,
+        ],
+      },
+    },
+  });
+  await tarpit(t, '127.0.0.3', env.peer.port);
+  mx(env.dns, 'stalled.example', [{ host: 'mx.stalled.example', ip: '127.0.0.3' }]);
+  mx(env.dns, 'fast.example', [{ host: 'mx.fast.example', ip: '127.0.0.1' }]);
+  const broadcast = await Promise.all(
+    Array.from({ length: 5 }, (_, i) => send(env, { to: [`fan${i}@stalled.example`] })),
+  );
+  const sqlite = env.ph.server.kernel.store.sqlite;
+  for (const id of broadcast)
+    sqlite.prepare("update delivery_jobs set traffic = 'marketing' where message_id = ?").run(id);
+  const engine = env.ph.server.services.delivery.start();
+  t.teardown(() => engine.stop());
+  await eventually(
+    'the broadcast to be stuck in its lane',
+    () =>
+      rows(env.ph, "select 1 from delivery_jobs where traffic = 'marketing' and locked_until is not null")
+        .length > 0,
+  );
+  const receipt = await send(env, { to: ['ann@fast.example'] });
+  t.is(await settled(env.ph, receipt, 5000), 'delivered');
+  t.deepEqual(rows(env.ph, 'select traffic, lane from delivery_jobs where message_id = ?', receipt), [
+    { traffic: 'transactional', lane: 'default' },
+  ]);
+  for (const id of broadcast)
+    t.deepEqual(
+      events(env.ph, id).map((e) => e.type),
+      ['email.sent'],
+    );
+});
