@@ -2,7 +2,7 @@
  * Delivery: N queued messages (one recipient, DKIM RSA-2048, 10 KB and 100 KB HTML) delivered by Posthorn to a loopback smtp-sink, against Postfix relaying the same messages; API-to-MX latency; memory with 1M queued jobs.
  *
  * Usage: scripts/bench delivery [--messages 10000] [--sizes 10,100] [--latency 50] [--queue 1000000]
- *                               [--queue-seconds 30] [--no-postfix]
+ *                               [--queue-seconds 30] [--no-postfix] [--node-flags "..."]
  * Needs Debian's postfix package (smtp-sink is the MX; postfix is the reference) and root.
  */
 import { generateKeyPairSync } from 'node:crypto';
@@ -24,6 +24,7 @@ import {
   RECIPIENT_DOMAIN,
   type RunResult,
   SENDER_DOMAIN,
+  setNodeFlags,
   stop,
 } from './delivery/posthorn.js';
 import { fillQueue } from './delivery/queue-fill.js';
@@ -37,12 +38,21 @@ const { values } = parseArgs({
     queue: { type: 'string', default: '1000000' },
     'queue-seconds': { type: 'string', default: '30' },
     'no-postfix': { type: 'boolean', default: false },
+    'node-flags': { type: 'string', default: '--max-semi-space-size=8 --max-old-space-size=256' },
   },
 });
 const messages = Number(values.messages);
-const sizes = String(values.sizes).split(',').map(Number);
+const sizes = String(values.sizes)
+  .split(',')
+  .map(Number)
+  .filter((kb) => kb > 0);
 const samples = Number(values.latency);
 const queueRows = Number(values.queue);
+setNodeFlags(
+  String(values['node-flags'])
+    .split(' ')
+    .filter((flag) => flag !== ''),
+);
 
 const base = mkdtempSync(path.join(tmpdir(), 'posthorn-bench-delivery-'));
 const dns = await startDnsServer({ defaultTtl: 3600 });
@@ -132,6 +142,7 @@ try {
   rmSync(base, { recursive: true, force: true });
 }
 
+console.log(`posthorn serve runs with node flags: ${String(values['node-flags']) || '(none)'}`);
 console.log(
   `\ndelivery to a loopback smtp-sink, ${messages} messages per run, node ${process.version}, ${(await import('node:os')).availableParallelism()} CPUs`,
 );

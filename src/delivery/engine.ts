@@ -1,9 +1,9 @@
 /**
  * The delivery engine: claims due jobs in batches and runs each through its steps in its lane.
  *
- * - Jobs that have no lane yet are claimed by the router, which resolves the recipient domain's
- *   MX (cached) and picks the lane by MX host suffix; a job whose lane has no room goes back to
- *   the queue with its lane written down, and that lane claims it when it has room.
+ * - Jobs that have no lane yet are read (not leased) by the router, which resolves each recipient
+ *   domain's MX once (cached), picks the lane by MX host suffix and writes it on the jobs; from
+ *   then on only that lane claims them, when it has room.
  * - Each lane claims only its own jobs and holds at most `highWater` of them in memory, so memory
  *   stays flat whatever the queue's depth, and a stalled provider fills only its own lane.
  * - Transactional and marketing traffic have separate lanes (and budgets) and separate routers.
@@ -23,7 +23,7 @@ import { deliverJob, newContext, type StepDeps } from './steps.js';
 import type { ClaimedJob, DeliveryStore } from './store.js';
 
 export interface EngineOptions {
-  readonly store: Pick<DeliveryStore, 'claim' | 'release' | 'renew' | 'assignLane'>;
+  readonly store: Pick<DeliveryStore, 'claim' | 'release' | 'renew' | 'assignLane' | 'unrouted'>;
   readonly dns: DnsResolver;
   readonly laneTable: LaneTable;
   /** Lanes by `${traffic}/${name}`. */
@@ -42,17 +42,18 @@ export interface EngineOptions {
 const TRAFFIC: readonly Traffic[] = ['transactional', 'marketing'];
 export const SANDBOX_LANE = 'sandbox';
 const SANDBOX_HIGH_WATER = 256;
-const ROUTING_LIMIT = 512;
+/** Jobs the router reads at a time. */
+const ROUTE_BATCH = 500;
 
 export class DeliveryEngine {
   readonly #o: EngineOptions;
   readonly #held = new Map<string, ClaimedJob>();
   readonly #sandboxHeld: Record<Traffic, number> = { transactional: 0, marketing: 0 };
   readonly #toRelease: { id: string; lane: string | null; traffic: Traffic }[] = [];
-  readonly #toAssign: { id: string; lane: string }[] = [];
   /** Claim sources (`traffic/lane`, router: `traffic/`) known to have nothing due. */
   readonly #drained = new Set<string>();
-  #routing = 0;
+  /** Traffic classes whose router is running (it never blocks the claims: DNS may be slow). */
+  readonly #routing = new Set<Traffic>();
   #stopping = false;
   #ticking = false;
   #again = false;
@@ -146,7 +147,7 @@ export class DeliveryEngine {
         await this.#claimFor(traffic, SANDBOX_LANE, SANDBOX_HIGH_WATER - this.#sandboxHeld[traffic], (job) =>
           this.#run(job, null),
         );
-        await this.#claimFor(traffic, null, ROUTING_LIMIT - this.#routing, (job) => this.#route(job));
+        this.#startRouting(traffic);
       }
       await this.#flushReleases();
       this.lastError = null;
@@ -180,43 +181,53 @@ export class DeliveryEngine {
     }
   }
 
-  /** Picks the lane of a job that has none yet, then runs it there or queues it for that lane. */
-  #route(job: ClaimedJob): void {
-    this.#routing += 1;
-    this.#held.set(job.id, job);
-    void this.#laneOf(job)
-      .then((lane) => {
-        this.#held.delete(job.id);
-        const room = lane === null ? SANDBOX_HIGH_WATER - this.#sandboxHeld[job.traffic] : lane.room;
-        const routed = { ...job, lane: lane?.name ?? SANDBOX_LANE };
-        if (room > 0 && !this.#stopping) {
-          this.#toAssign.push({ id: job.id, lane: routed.lane });
-          this.#run(routed, lane);
-        } else {
-          this.#toRelease.push({ id: job.id, lane: routed.lane, traffic: job.traffic });
-        }
-      })
+  /**
+   * Gives lanes to due jobs that have none: one MX lookup per recipient domain of the batch, one
+   * write per batch, no lease (assigning a lane twice is harmless). Runs beside the claims, so a
+   * slow DNS answer delays routing only; batches follow each other until none is left.
+   */
+  #startRouting(traffic: Traffic): void {
+    const key = `${traffic}/`;
+    if (this.#stopping || this.#routing.has(traffic) || this.#drained.has(key)) return;
+    this.#routing.add(traffic);
+    void (async () => {
+      const jobs = await this.#o.store.unrouted(traffic, ROUTE_BATCH, Date.now());
+      if (jobs.length < ROUTE_BATCH) this.#drained.add(key);
+      if (jobs.length === 0) return;
+      const lanes = new Map<string, Promise<string>>();
+      for (const job of jobs) {
+        const domainKey = job.mode === 'test' ? '' : job.domain;
+        if (!lanes.has(domainKey))
+          lanes.set(
+            domainKey,
+            job.mode === 'test' ? Promise.resolve(SANDBOX_LANE) : this.#laneOf(job.domain, traffic),
+          );
+      }
+      const assigned = await Promise.all(
+        jobs.map(async (job) => ({
+          id: job.id,
+          lane: await (lanes.get(job.mode === 'test' ? '' : job.domain) as Promise<string>),
+        })),
+      );
+      await this.#o.store.assignLane(assigned);
+      for (const lane of new Set(assigned.map((a) => a.lane))) this.#drained.delete(`${traffic}/${lane}`);
+    })()
       .catch((error: unknown) => {
-        this.#held.delete(job.id);
-        this.#o.log.error({ err: error, job_id: job.id }, 'routing a job failed');
-        this.#toRelease.push({ id: job.id, lane: null, traffic: job.traffic });
+        this.lastError = error instanceof Error ? error.message : String(error);
+        this.#o.log.error({ err: error }, 'routing jobs to lanes failed');
       })
       .finally(() => {
-        this.#routing -= 1;
-        if (this.#toRelease.length + this.#toAssign.length >= 64 || this.#routing === 0) this.wake();
+        this.#routing.delete(traffic);
+        this.wake();
       });
   }
 
-  async #laneOf(job: ClaimedJob): Promise<Lane | null> {
-    if (job.mode === 'test') return null;
-    const answer = await this.#o.dns.mx(job.domain);
+  /** The lane of a recipient domain: by its first MX host; a domain without one goes to `default`. */
+  async #laneOf(domain: string, traffic: Traffic): Promise<string> {
+    const answer = await this.#o.dns.mx(domain);
     const host = answer.status === 'found' ? answer.hosts[0]?.exchange : undefined;
-    // A domain without a usable MX goes to the default lane, whose steps record why.
-    const config = host === undefined ? undefined : this.#o.laneTable.laneFor(host, job.traffic);
-    const name = config?.name ?? 'default';
-    const lane = this.#o.lanes.get(`${job.traffic}/${name}`);
-    if (!lane) throw new Error(`no lane ${job.traffic}/${name}`);
-    return lane;
+    // The default lane's steps record why a domain cannot receive mail (or retry a DNS failure).
+    return host === undefined ? 'default' : this.#o.laneTable.laneFor(host, traffic).name;
   }
 
   /** Runs one job's steps in `lane` (null: the sandbox) and records the outcome. */
@@ -256,7 +267,6 @@ export class DeliveryEngine {
   }
 
   async #flushReleases(): Promise<void> {
-    if (this.#toAssign.length > 0) await this.#o.store.assignLane(this.#toAssign.splice(0));
     if (this.#toRelease.length === 0) return;
     const now = Date.now();
     const released = this.#toRelease.splice(0);

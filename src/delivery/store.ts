@@ -142,7 +142,12 @@ function prepare(sqlite: SQLite.Database) {
        where id = ? and state = 'queued'`,
     ),
     assign: sqlite.prepare<[string, string]>(
-      `update delivery_jobs set lane = ? where id = ? and state = 'queued'`,
+      `update delivery_jobs set lane = ? where id = ? and state = 'queued' and lane is null`,
+    ),
+    unrouted: sqlite.prepare<[Traffic, number, number], { id: string; domain: string; mode: KeyMode }>(
+      `select id, domain, mode from delivery_jobs
+       where state = 'queued' and traffic = ? and lane is null and due_at <= ?
+       order by due_at limit ?`,
     ),
     renew: sqlite.prepare<[number, number, string]>(
       `update delivery_jobs set locked_until = ?, due_at = ? where id = ? and state = 'queued'`,
@@ -285,7 +290,16 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
       });
     },
 
-    /** Writes down the lane the router chose for jobs it keeps (stats show them in their lane). */
+    /** Due jobs that have no lane yet, oldest first (the router reads them without leasing them). */
+    unrouted(
+      traffic: Traffic,
+      limit: number,
+      now: number,
+    ): Promise<{ id: string; domain: string; mode: KeyMode }[]> {
+      return reading((s) => s.unrouted.all(traffic, now, limit));
+    },
+
+    /** Writes down the lane the router chose; from then on that lane claims the job. */
     assignLane(jobs: readonly { id: string; lane: string }[]): Promise<void> {
       if (jobs.length === 0) return Promise.resolve();
       return locked((s) => {
