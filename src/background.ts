@@ -50,6 +50,7 @@ export async function startBackground(
         events: (cutoff) => services.events.purgeBefore(cutoff),
         webhook_messages: (cutoff) => services.webhooks.store.purgeBefore(cutoff),
         analytics_recipients: (cutoff) => services.analytics.purgeBefore(cutoff),
+        delivery_attempts: (cutoff) => services.delivery.purgeAttemptsBefore(cutoff),
       },
       kernel.log.child({ capability: 'retention' }),
     ),

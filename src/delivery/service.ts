@@ -191,6 +191,9 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
     /** The `queue` health probe. */
     probe,
 
+    /** Retention of the attempt log (`retention.events_days`, with the events it explains). */
+    purgeAttemptsBefore: (cutoff: number) => store.purgeAttemptsBefore(cutoff),
+
     /** Per-lane depth, in flight, deferred and oldest job, with what the running engine knows. */
     async stats(
       now = Date.now(),

@@ -226,6 +226,10 @@ function prepare(sqlite: SQLite.Database) {
        on conflict (domain) do update set policy_id = excluded.policy_id, mode = excluded.mode, mx = excluded.mx,
          max_age = excluded.max_age, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at`,
     ),
+    purgeAttempts: sqlite.prepare<[number, number]>(
+      `delete from delivery_attempts where id in (
+         select id from delivery_attempts where started_at < ? order by started_at limit ?)`,
+    ),
     oldestDue: sqlite.prepare<[Traffic], { due: number | null }>(
       `select min(due_at) as due from delivery_jobs where state = 'queued' and traffic = ?`,
     ),
@@ -430,6 +434,11 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
           policy.expiresAt,
         );
       });
+    },
+
+    /** Deletes up to `batch` attempt-log rows older than `cutoff` (retention); returns how many. */
+    purgeAttemptsBefore(cutoff: number, batch = 5000): Promise<number> {
+      return locked((s) => s.purgeAttempts.run(cutoff, batch).changes);
     },
 
     /** The earliest due time of each traffic class (index-only, cheap enough for a health probe). */
