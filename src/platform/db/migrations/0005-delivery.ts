@@ -52,8 +52,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('started_at', 'integer', (c) => c.notNull())
     .addColumn('duration_ms', 'integer', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('delivery_attempts_message').on('delivery_attempts').column('message_id').execute();
-  await db.schema.createIndex('delivery_attempts_started').on('delivery_attempts').column('started_at').execute();
+  await db.schema
+    .createIndex('delivery_attempts_message')
+    .on('delivery_attempts')
+    .column('message_id')
+    .execute();
+  await db.schema
+    .createIndex('delivery_attempts_started')
+    .on('delivery_attempts')
+    .column('started_at')
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
