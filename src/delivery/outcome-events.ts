@@ -16,6 +16,8 @@ export interface EventContext {
   readonly secure: boolean;
   /** The attempt this was (1 for the first). */
   readonly attempt: number;
+  /** The provider lane that carried it (analytics groups by it); absent for asynchronous DSNs. */
+  readonly lane?: string | null;
 }
 
 export interface EventDraft {
@@ -36,6 +38,7 @@ function base(ctx: EventContext): Record<string, unknown> {
     to: ctx.headerTo,
     subject: ctx.message.subject,
     tags,
+    ...(ctx.lane ? { lane: ctx.lane } : {}),
   };
 }
 
@@ -50,7 +53,8 @@ export function deliveredEvent(ctx: EventContext, reply: SmtpReply, at: number):
         tls: ctx.secure,
         smtp_response: formatSmtpReply(reply),
         attempt: ctx.attempt,
-        latency_ms: Math.max(0, at - ctx.message.created_at),
+        // Measured from acceptance, or from the due time of a scheduled send.
+        latency_ms: Math.max(0, at - (ctx.message.send_at ?? ctx.message.created_at)),
       },
     },
   };

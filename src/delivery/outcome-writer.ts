@@ -199,6 +199,7 @@ export class OutcomeWriter {
         mxHost: ctx.via?.mxHost ?? null,
         secure: ctx.via?.secure ?? false,
         attempt,
+        lane: report.lane,
       };
       if (outcome.kind !== 'delivered') lastError ??= formatSmtpReply(outcome.reply);
       statuses.push(await this.#recipient(trx, recipient, outcome, next, event, now));

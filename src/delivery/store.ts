@@ -50,6 +50,8 @@ export interface MessageRow {
   readonly subject: string;
   readonly headers: string;
   readonly tags: string;
+  /** When a scheduled send was due; delivery latency is measured from here when set. */
+  readonly send_at: number | null;
   readonly created_at: number;
 }
 
@@ -153,7 +155,8 @@ function prepare(sqlite: SQLite.Database) {
       `update delivery_jobs set locked_until = ?, due_at = ? where id = ? and state = 'queued'`,
     ),
     message: sqlite.prepare<[string], MessageRow>(
-      `select id, project_id, status, from_header, from_email, from_domain, reply_to, subject, headers, tags, created_at
+      `select id, project_id, status, from_header, from_email, from_domain, reply_to, subject, headers, tags, send_at,
+              created_at
        from messages where id = ?`,
     ),
     recipients: sqlite.prepare<[string], RecipientRow>(

@@ -69,6 +69,7 @@ test('a sent message reaches the MX with its headers, a VERP return path and a D
   t.is(first?.email_id, id);
   t.is(first?.delivery.mx_host, 'mx1.example.net');
   t.is(typeof first?.delivery.latency_ms, 'number');
+  t.is(first?.lane, 'default', 'the provider lane is named, so analytics can group by it');
   t.regex(String(first?.delivery.smtp_response), /^250/);
 });
 
