@@ -46,7 +46,7 @@ export function startScheduler(
             data: {
               email_id: message.id,
               from: message.from_header,
-              to: await store.toAddresses(trx, message.id),
+              ...(await store.recipientLists(trx, message.id)),
               subject: message.subject,
               tags: JSON.parse(message.tags) as Record<string, string>,
               created_at: new Date(now).toISOString(),

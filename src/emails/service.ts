@@ -160,7 +160,11 @@ export function createEmailService(deps: EmailServiceDeps) {
       data: {
         email_id: ref.id,
         from: draft.from.display,
+        // cc and bcc too: the event goes only to the project's own webhooks, and analytics counts
+        // every recipient from it.
         to: draft.recipients.filter((r) => r.kind === 'to').map((r) => r.email),
+        cc: draft.recipients.filter((r) => r.kind === 'cc').map((r) => r.email),
+        bcc: draft.recipients.filter((r) => r.kind === 'bcc').map((r) => r.email),
         subject: draft.subject,
         tags: draft.tags,
         created_at: new Date(ref.createdAt).toISOString(),

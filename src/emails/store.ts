@@ -209,15 +209,17 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
       return true;
     },
 
-    async toAddresses(executor: Db, messageId: string): Promise<string[]> {
+    /** The message's recipients by kind, in submission order (for event data). */
+    async recipientLists(executor: Db, messageId: string): Promise<Record<'to' | 'cc' | 'bcc', string[]>> {
       const rows = await executor
         .selectFrom('message_recipients')
-        .select('email')
+        .select(['email', 'kind'])
         .where('message_id', '=', messageId)
-        .where('kind', '=', 'to')
         .orderBy('id')
         .execute();
-      return rows.map((row) => row.email);
+      const lists: Record<'to' | 'cc' | 'bcc', string[]> = { to: [], cc: [], bcc: [] };
+      for (const row of rows) lists[row.kind].push(row.email);
+      return lists;
     },
 
     /** Messages a project created since `dayStart` (seeds the daily quota). */
