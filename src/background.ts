@@ -33,7 +33,12 @@ export async function startBackground(
 ): Promise<{ stop(): Promise<void> }> {
   const engines: Engine[] = [lastUsedFlusher(kernel, services)];
   engines.push(
-    startScheduler(kernel.db, services.emails.store, services.events, kernel.log.child({ capability: 'emails' })),
+    startScheduler(
+      kernel.db,
+      services.emails.store,
+      services.events,
+      kernel.log.child({ capability: 'emails' }),
+    ),
   );
   engines.push(startWebhooks(kernel, services.webhooks, services.events));
   engines.push(

@@ -91,7 +91,9 @@ const smtpIn = z
       .describe('Address that receives feedback-loop (ARF) complaint reports.'),
     idle_timeout: duration
       .default('2m')
-      .describe('Close a connection that sends nothing for this long (RFC 5321 §4.5.3.2 allows 5m; slow clients are cut off).'),
+      .describe(
+        'Close a connection that sends nothing for this long (RFC 5321 §4.5.3.2 allows 5m; slow clients are cut off).',
+      ),
     max_session: duration
       .default('10m')
       .describe('Longest time one connection may stay open, whatever it does; then 421 and close.'),
@@ -99,7 +101,9 @@ const smtpIn = z
       .int()
       .positive()
       .default(200)
-      .describe('Commands a client may send before DATA (per transaction); more gets 421 and the connection is closed.'),
+      .describe(
+        'Commands a client may send before DATA (per transaction); more gets 421 and the connection is closed.',
+      ),
     workers: z
       .int()
       .min(0)
@@ -175,11 +179,16 @@ const delivery = z
     smtp_timeout: duration
       .default('5m')
       .describe('Time allowed for one SMTP reply (RFC 5321 §4.5.3.2 asks for minutes, not seconds).'),
-    idle_timeout: duration.default('5s').describe('An unused connection to an MX host is closed after this long.'),
+    idle_timeout: duration
+      .default('5s')
+      .describe('An unused connection to an MX host is closed after this long.'),
     drain_timeout: duration
       .default('10s')
       .describe('On shutdown, how long transactions in flight may take before their jobs are released.'),
-    mta_sts: z.boolean().default(true).describe('Honour MTA-STS policies (RFC 8461) published by recipient domains.'),
+    mta_sts: z
+      .boolean()
+      .default(true)
+      .describe('Honour MTA-STS policies (RFC 8461) published by recipient domains.'),
     mta_sts_port: z
       .int()
       .min(1)
