@@ -10,16 +10,27 @@ import type { AnalyticsService } from './service.js';
 const COALESCE_MS = 200;
 const POLL_MS = 5000;
 
-export function startAnalyticsProjection(analytics: AnalyticsService, events: EventService, log: Logger) {
+export function startAnalyticsProjection(
+  analytics: Pick<AnalyticsService, 'catchUp'>,
+  events: Pick<EventService, 'onAppended'>,
+  log: Logger,
+  timing: { readonly coalesceMs: number; readonly pollMs: number } = {
+    coalesceMs: COALESCE_MS,
+    pollMs: POLL_MS,
+  },
+) {
   let soon: NodeJS.Timeout | undefined;
   const run = () => {
+    // The poll runs this too: a coalesced timer still pending would otherwise be orphaned, and
+    // could fire after stop() (and after the store is closed).
+    clearTimeout(soon);
     soon = undefined;
     analytics.catchUp().catch((error: unknown) => log.error({ err: error }, 'analytics projection failed'));
   };
   const off = events.onAppended(() => {
-    soon ??= setTimeout(run, COALESCE_MS);
+    soon ??= setTimeout(run, timing.coalesceMs);
   });
-  const poll = setInterval(run, POLL_MS);
+  const poll = setInterval(run, timing.pollMs);
   poll.unref();
   run();
   return {
