@@ -10,7 +10,9 @@
  *
  * Runs in the render worker; pure apart from MailComposer's random MIME boundary.
  */
+import { randomBytes } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { encodeQuotedPrintable, textStats } from './quoted-printable.js';
 
 /** What the composer needs, all plain data so it crosses to a worker thread as a structured clone. */
 export interface ComposeFields {
@@ -20,8 +22,9 @@ export interface ComposeFields {
   readonly cc: readonly string[];
   readonly replyTo: readonly string[];
   readonly subject: string;
-  readonly html: string | null;
-  readonly text: string | null;
+  /** UTF-8 bytes (as a render worker reads them) or a string. */
+  readonly html: string | Uint8Array | null;
+  readonly text: string | Uint8Array | null;
   /** The allowed extra headers (In-Reply-To, References, List-Unsubscribe, List-Unsubscribe-Post). */
   readonly headers: Readonly<Record<string, string>>;
   /** With angle brackets: `<msg_...@example.com>`. */
@@ -30,56 +33,86 @@ export interface ComposeFields {
   readonly date: number;
 }
 
+type Part = string | { readonly content: string; readonly contentTransferEncoding: 'quoted-printable' };
+
 /**
  * @example
  * const bytes = await composeMessage({ from: 'Acme <a@acme.test>', to: ['b@x.test'], cc: [], replyTo: [],
  *   subject: 'Hi', html: '<p>Hi</p>', text: null, headers: {}, messageId: '<msg_1@acme.test>', date: Date.now() });
  */
 export async function composeMessage(fields: ComposeFields): Promise<Buffer> {
-  const html = fields.html === null ? undefined : crlf(fields.html);
-  const text = fields.text === null ? undefined : crlf(fields.text);
+  const html = fields.html === null ? null : bytesOf(fields.html);
+  const text = fields.text === null ? null : bytesOf(fields.text);
+  const stats = [html, text].map((bytes) => (bytes === null ? null : textStats(bytes)));
+  const latin = stats.reduce((sum, s) => sum + (s?.latin ?? 0), 0);
+  const other = stats.reduce((sum, s) => sum + (s?.other ?? 0), 0);
+  // MailComposer's rule for a part that is not plain 7-bit text: quoted-printable for mostly
+  // Latin text, base64 otherwise; decided once for both parts, as its textEncoding option does.
+  const encoding = other < latin ? 'quoted-printable' : 'base64';
+  // A quoted-printable part is encoded here (quoted-printable.ts) and spliced in where
+  // MailComposer put a placeholder: its own encoder costs more than the DKIM signature.
+  const placeholders = new Map<string, Buffer>();
+  const part = (bytes: Buffer | null, plain: boolean | undefined): Part | undefined => {
+    if (bytes === null) return undefined;
+    if (plain || encoding === 'base64') return crlf(bytes.toString('utf8'));
+    const token = `posthorn${randomBytes(12).toString('hex')}`;
+    placeholders.set(token, encodeQuotedPrintable(bytes));
+    return { content: token, contentTransferEncoding: 'quoted-printable' };
+  };
   const composer = new MailComposer({
     from: fields.from,
     to: [...fields.to],
     cc: fields.cc.length > 0 ? [...fields.cc] : undefined,
     replyTo: fields.replyTo.length > 0 ? [...fields.replyTo] : undefined,
     subject: fields.subject,
-    html,
-    text,
-    // Decided once here; left to MailComposer it is worked out again for every part and pass.
-    textEncoding: transferEncoding(html ?? '', text ?? ''),
+    html: part(html, stats[0]?.plain),
+    text: part(text, stats[1]?.plain),
+    textEncoding: encoding,
     headers: { ...fields.headers },
     messageId: fields.messageId,
     date: new Date(fields.date),
     // The envelope is ours (VERP); never let the composer derive one from the headers.
     envelope: { from: '', to: [] },
-  });
-  return composer.compile().build();
+  } as ConstructorParameters<typeof MailComposer>[0]);
+  const built = await composer.compile().build();
+  return placeholders.size === 0 ? built : splice(built, placeholders);
+}
+
+function bytesOf(body: string | Uint8Array): Buffer {
+  return typeof body === 'string'
+    ? Buffer.from(body, 'utf8')
+    : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
 /**
- * quoted-printable for mostly Latin text, base64 otherwise: MailComposer's own rule (more Latin
- * letters than 8-bit and control characters), computed in one pass.
+ * Puts each encoded part where its placeholder is; each placeholder occurs exactly once. A
+ * single-part message ends with a line break MailComposer adds only when the content has none,
+ * so there an encoded part's own final CRLF takes its place, as it would have.
  */
-export function transferEncoding(...values: readonly string[]): 'quoted-printable' | 'base64' {
-  // Printable ASCII only (the usual case): native scans decide it.
-  if (values.every((value) => !NOT_PRINTABLE_ASCII.test(value))) {
-    return values.some((value) => /[A-Za-z]/.test(value)) ? 'quoted-printable' : 'base64';
-  }
-  let latin = 0;
-  let other = 0;
-  for (const value of values) {
-    for (let i = 0; i < value.length; i++) {
-      const code = value.charCodeAt(i);
-      if (code >= 0x80 || code < 0x09 || code === 0x0b || code === 0x0c || (code >= 0x0e && code <= 0x1f))
-        other++;
-      else if ((code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) latin++;
+function splice(message: Buffer, placeholders: ReadonlyMap<string, Buffer>): Buffer {
+  const found = [...placeholders].map(([token, encoded]) => {
+    const at = message.indexOf(token, 0, 'latin1');
+    if (at < 0 || message.indexOf(token, at + token.length, 'latin1') >= 0) {
+      throw new Error('composing the message failed: a body placeholder was not found exactly once');
     }
+    const end = at + token.length;
+    const last = end + 2 === message.length && endsWithCrlf(encoded);
+    return { at, end, encoded: last ? encoded.subarray(0, encoded.length - 2) : encoded };
+  });
+  found.sort((a, b) => a.at - b.at);
+  const pieces: Buffer[] = [];
+  let from = 0;
+  for (const { at, end, encoded } of found) {
+    pieces.push(message.subarray(from, at), encoded);
+    from = end;
   }
-  return other < latin ? 'quoted-printable' : 'base64';
+  pieces.push(message.subarray(from));
+  return Buffer.concat(pieces);
 }
 
-const NOT_PRINTABLE_ASCII = /[^\t\n\r\x20-\x7e]/;
+function endsWithCrlf(bytes: Buffer): boolean {
+  return bytes.length >= 2 && bytes[bytes.length - 2] === 0x0d && bytes[bytes.length - 1] === 0x0a;
+}
 
 /**
  * Line breaks as CRLF (RFC 5322 §2.3). MailComposer keeps a body's own line breaks, so a bare LF

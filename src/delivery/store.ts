@@ -242,9 +242,10 @@ function prepare(sqlite: SQLite.Database) {
 type Statements = ReturnType<typeof prepare>;
 
 /** A message's bodies, which only the render workers read (on their own read-only connection). */
+/** UTF-8 bytes: read as blobs, a large body is never decoded into a string and encoded back. */
 export interface MessageContent {
-  readonly html: string | null;
-  readonly text: string | null;
+  readonly html: Buffer | null;
+  readonly text: Buffer | null;
 }
 
 /**
@@ -252,7 +253,9 @@ export interface MessageContent {
  * loop. `sqlite` is the worker's own read-only connection (WAL lets it read beside the writer).
  */
 export function contentReader(sqlite: SQLite.Database): (messageId: string) => MessageContent | undefined {
-  const statement = sqlite.prepare<[string], MessageContent>('select html, text from messages where id = ?');
+  const statement = sqlite.prepare<[string], MessageContent>(
+    'select cast(html as blob) as html, cast(text as blob) as text from messages where id = ?',
+  );
   return (messageId) => statement.get(messageId);
 }
 

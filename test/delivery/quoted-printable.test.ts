@@ -1,0 +1,140 @@
+import test from 'ava';
+import { simpleParser } from 'mailparser';
+import { composeMessage } from '../../src/delivery/compose.js';
+import { encodeQuotedPrintable, textStats } from '../../src/delivery/quoted-printable.js';
+
+const qp = (text: string) => encodeQuotedPrintable(Buffer.from(text, 'utf8')).toString('latin1');
+
+/** An independent decoder (RFC 2045 §6.7): drop soft breaks, turn =XX into its byte. */
+function decode(encoded: string): Buffer {
+  const joined = encoded.replace(/=\r\n/g, '');
+  const bytes: number[] = [];
+  for (let i = 0; i < joined.length; i++) {
+    if (joined[i] === '=') {
+      bytes.push(Number.parseInt(joined.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else bytes.push(joined.charCodeAt(i));
+  }
+  return Buffer.from(bytes);
+}
+
+/** A small deterministic generator, so a failure can be replayed. */
+function generator(seed: number) {
+  let state = seed;
+  return (n: number) => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state % n;
+  };
+}
+
+const PIECES = [
+  'a',
+  'Z',
+  ' ',
+  '\t',
+  '=',
+  '.',
+  'é',
+  '—',
+  '😀',
+  '\n',
+  '\r\n',
+  '\r',
+  'x'.repeat(80),
+  'ü'.repeat(30),
+  ' \n',
+  '\u0000',
+  'Привет',
+];
+
+function randomText(next: (n: number) => number, pieces: number): string {
+  let text = '';
+  for (let i = 1 + next(pieces); i > 0; i--) text += PIECES[next(PIECES.length)];
+  return text;
+}
+
+test('bytes that cannot stand for themselves are written =XX, UTF-8 included', (t) => {
+  t.is(qp('Grüße'), 'Gr=C3=BC=C3=9Fe');
+  t.is(qp('a=b'), 'a=3Db');
+  t.is(qp('tab\there'), 'tab\there');
+  t.is(qp('nul\u0000'), 'nul=00');
+});
+
+test('every line break becomes CRLF, and white space that ends a line is encoded', (t) => {
+  t.is(qp('a\nb\rc\r\nd'), 'a\r\nb\r\nc\r\nd');
+  t.is(qp('trailing \nspace'), 'trailing=20\r\nspace');
+  t.is(qp('tab\t'), 'tab=09');
+  t.is(qp('\n\n'), '\r\n\r\n');
+});
+
+test('lines are at most 76 characters: soft breaks never split a triplet or a character', (t) => {
+  t.is(qp('x'.repeat(76)), 'x'.repeat(76));
+  t.is(qp('x'.repeat(77)), `${'x'.repeat(75)}=\r\nxx`);
+  const accents = qp(`${'x'.repeat(73)}é`);
+  t.is(accents, `${'x'.repeat(73)}=\r\n=C3=A9`);
+  const emoji = qp(`${'x'.repeat(70)}😀y`);
+  t.is(emoji, `${'x'.repeat(70)}=\r\n=F0=9F=98=80y`);
+});
+
+test('random texts decode to their bytes with CRLF line breaks, within the line limit', (t) => {
+  const next = generator(20261123);
+  for (let round = 0; round < 2000; round++) {
+    const text = randomText(next, round % 100 === 0 ? 2000 : 60);
+    const encoded = qp(text);
+    const lines = encoded.split('\r\n');
+    t.true(
+      lines.every((line) => line.length <= 76 && !/[ \t]$/.test(line)),
+      JSON.stringify(text),
+    );
+    t.false(/[^\r]\n|\r[^\n]|^\n|\r$/.test(encoded), 'no bare CR or LF');
+    t.deepEqual(
+      decode(encoded),
+      Buffer.from(text.replace(/\r\n|\r|\n/g, '\r\n'), 'utf8'),
+      JSON.stringify(text),
+    );
+  }
+});
+
+test('the transfer encoding is chosen by nodemailer’s rules: 7bit for short ASCII lines', (t) => {
+  t.true(textStats(Buffer.from('Hello\r\nworld')).plain);
+  t.false(textStats(Buffer.from('x'.repeat(77))).plain);
+  t.false(textStats(Buffer.from('Grüße')).plain);
+  t.false(textStats(Buffer.from('bell\u0007')).plain);
+  const mixed = textStats(Buffer.from('Ab😀é'));
+  t.is(mixed.latin, 2);
+  t.is(mixed.other, 3);
+});
+
+test('composed messages carry the bodies exactly, in quoted-printable, 7bit or base64', async (t) => {
+  const next = generator(7);
+  const encodings = new Set<string>();
+  for (let round = 0; round < 300; round++) {
+    const html = next(5) === 0 ? null : randomText(next, round % 50 === 0 ? 1500 : 40);
+    const text = html === null || next(2) === 0 ? randomText(next, 40) : null;
+    const raw = await composeMessage({
+      from: 'Acme <hello@acme.test>',
+      to: ['user@example.test'],
+      cc: [],
+      replyTo: [],
+      subject: 'Order',
+      html,
+      text,
+      headers: {},
+      messageId: '<msg_1@acme.test>',
+      date: 0,
+    });
+    const wire = raw.toString('latin1');
+    for (const m of wire.matchAll(/Content-Transfer-Encoding: (\S+)/g)) encodings.add(m[1] as string);
+    t.false(/[^\r]\n|\r[^\n]/.test(wire), 'no bare CR or LF on the wire');
+    const parsed = await simpleParser(raw);
+    const expected = (body: string | null) => (body === null ? '' : body.replace(/\r\n|\r/g, '\n'));
+    const got = (body: string | false | undefined) => (typeof body === 'string' ? body : '');
+    const context = JSON.stringify({ html, text });
+    // A single-part message ends with a line break (MailComposer adds one when the body has none).
+    const same = (actual: string, wanted: string) =>
+      actual === wanted || (!wanted.endsWith('\n') && actual === `${wanted}\n`);
+    if (html !== null) t.true(same(got(parsed.html), expected(html)), context);
+    if (text !== null) t.true(same(got(parsed.text), expected(text)), context);
+  }
+  t.deepEqual([...encodings].sort(), ['7bit', 'base64', 'quoted-printable']);
+});
