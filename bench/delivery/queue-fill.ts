@@ -15,9 +15,10 @@ export async function fillQueue(dataDir: string, count: number): Promise<void> {
   const project = db.prepare('select id from projects limit 1').get() as { id: string };
   const message = db.prepare(
     `insert into messages (id, project_id, api_key_id, mode, traffic, status, from_header, from_email, from_domain,
-       reply_to, subject, html, text, headers, tags, created_at, updated_at)
-     values (?, ?, null, 'live', 'transactional', 'queued', ?, ?, ?, null, ?, ?, null, '{}', '{}', ?, ?)`,
+       reply_to, subject, headers, tags, created_at, updated_at)
+     values (?, ?, null, 'live', 'transactional', 'queued', ?, ?, ?, null, ?, '{}', '{}', ?, ?)`,
   );
+  const body = db.prepare('insert into message_bodies (message_id, html, text) values (?, ?, null)');
   const recipient = db.prepare(
     `insert into message_recipients (id, message_id, project_id, kind, email, display, domain, status, attempts, updated_at)
      values (?, ?, ?, 'to', ?, ?, ?, 'queued', 0, ?)`,
@@ -36,7 +37,8 @@ export async function fillQueue(dataDir: string, count: number): Promise<void> {
       for (let i = start; i < Math.min(count, start + chunk); i++) {
         const id = newId('msg', now);
         const email = `q${i}@${RECIPIENT_DOMAIN}`;
-        message.run(id, project.id, `Acme <${from}>`, from, SENDER_DOMAIN, `Queued ${i}`, html, now, now);
+        message.run(id, project.id, `Acme <${from}>`, from, SENDER_DOMAIN, `Queued ${i}`, now, now);
+        body.run(id, html);
         recipient.run(newId('rcp', now), id, project.id, email, email, RECIPIENT_DOMAIN, now);
         job.run(newId('job', now), id, project.id, RECIPIENT_DOMAIN, now, now, now);
       }

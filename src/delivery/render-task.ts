@@ -105,7 +105,7 @@ function readContent(messageId: string): MessageContent {
     reader = contentReader(new SQLite(file, { readonly: true, fileMustExist: true }));
   }
   const content = reader(messageId);
-  if (content === undefined) throw new Error(`message ${messageId} is gone`);
+  if (content === undefined) throw new Error(`message ${messageId} has no stored body (deleted?)`);
   return content;
 }
 

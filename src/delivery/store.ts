@@ -254,7 +254,7 @@ export interface MessageContent {
  */
 export function contentReader(sqlite: SQLite.Database): (messageId: string) => MessageContent | undefined {
   const statement = sqlite.prepare<[string], MessageContent>(
-    'select cast(html as blob) as html, cast(text as blob) as text from messages where id = ?',
+    'select cast(html as blob) as html, cast(text as blob) as text from message_bodies where message_id = ?',
   );
   return (messageId) => statement.get(messageId);
 }

@@ -67,8 +67,6 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
         from_domain: draft.from.domain,
         reply_to: draft.replyTo.length ? JSON.stringify(draft.replyTo.map((m) => m.display)) : null,
         subject: draft.subject,
-        html: draft.html,
-        text: draft.text,
         headers: JSON.stringify(draft.headers),
         tags: JSON.stringify(draft.tags),
         template_id: draft.template?.id ?? null,
@@ -79,6 +77,7 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
         track_clicks: bool(draft.trackClicks),
         now,
       });
+      if (draft.html !== null || draft.text !== null) s.insertBody.run(id, draft.html, draft.text);
       for (const recipient of draft.recipients) {
         s.insertRecipient.run(
           newId('rcp', now),
@@ -259,12 +258,13 @@ function prepare(sqlite: SQLite.Database) {
     ),
     insertMessage: sqlite.prepare(
       `insert into messages (id, project_id, api_key_id, mode, traffic, status, from_header, from_email, from_domain,
-         reply_to, subject, html, text, headers, tags, template_id, template_version, variables, send_at,
+         reply_to, subject, headers, tags, template_id, template_version, variables, send_at,
          track_opens, track_clicks, created_at, updated_at)
        values (@id, @project_id, @api_key_id, @mode, 'transactional', @status, @from_header, @from_email, @from_domain,
-         @reply_to, @subject, @html, @text, @headers, @tags, @template_id, @template_version, @variables, @send_at,
+         @reply_to, @subject, @headers, @tags, @template_id, @template_version, @variables, @send_at,
          @track_opens, @track_clicks, @now, @now)`,
     ),
+    insertBody: sqlite.prepare('insert into message_bodies (message_id, html, text) values (?, ?, ?)'),
     insertRecipient: sqlite.prepare(
       `insert into message_recipients (id, message_id, project_id, kind, email, display, domain, status, attempts, updated_at)
        values (?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?)`,

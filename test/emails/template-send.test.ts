@@ -32,7 +32,11 @@ test('a template send stores the message rendered from the published version, HT
     },
   });
   t.is(res.status, 202, res.text);
-  const [message] = rows<Record<string, unknown>>(ph, 'select * from messages where id = ?', res.body.id);
+  const [message] = rows<Record<string, unknown>>(
+    ph,
+    'select m.*, b.html, b.text from messages m join message_bodies b on b.message_id = m.id where m.id = ?',
+    res.body.id,
+  );
   t.like(message, {
     subject: 'Hi Ann <b>',
     html: '<p>Hello Ann &lt;b&gt;, your plan is Pro &amp; more.</p>',

@@ -15,7 +15,10 @@ async function received(env: InboundEnv, subject: string) {
 
 function storedMessage(env: InboundEnv, id: string) {
   const row = env.ph.server.kernel.store.sqlite
-    .prepare('select subject, headers, text, from_header from messages where id = ?')
+    .prepare(
+      `select m.subject, m.headers, b.text, m.from_header
+       from messages m left join message_bodies b on b.message_id = m.id where m.id = ?`,
+    )
     .get(id) as { subject: string; headers: string; text: string; from_header: string };
   const to = env.ph.server.kernel.store.sqlite
     .prepare('select email from message_recipients where message_id = ?')

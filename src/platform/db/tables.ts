@@ -113,8 +113,6 @@ export interface MessagesTable {
   /** JSON list of addresses, or null. */
   reply_to: JsonText | null;
   subject: string;
-  html: string | null;
-  text: string | null;
   /** JSON object of the allowed extra headers (threading, RFC 8058). */
   headers: JsonText;
   tags: JsonText;
@@ -127,6 +125,13 @@ export interface MessagesTable {
   /** Per-message tracking overrides (migration 0004): 1/0, or null for the project setting. */
   track_opens: Defaulted<number | null>;
   track_clicks: Defaulted<number | null>;
+}
+
+/** The bodies of a sent message (migration 0008), apart so status updates never rewrite them. */
+export interface MessageBodiesTable {
+  message_id: string;
+  html: string | null;
+  text: string | null;
 }
 
 export interface MessageRecipientsTable {
@@ -519,6 +524,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
   messages: MessagesTable;
+  message_bodies: MessageBodiesTable;
   message_recipients: MessageRecipientsTable;
   delivery_jobs: DeliveryJobsTable;
   events: EventsTable;

@@ -10,6 +10,7 @@ import * as webhooksAnalytics from './0006-webhooks-analytics.js';
 import * as sendApi from './0004-send-api.js';
 import * as domainsSuppressionsTemplates from './0003-domains-suppressions-templates.js';
 import * as inbound from './0007-inbound.js';
+import * as messageBodies from './0008-message-bodies.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0003-domains-suppressions-templates': domainsSuppressionsTemplates,
   '0006-webhooks-analytics': webhooksAnalytics,
   '0007-inbound': inbound,
+  '0008-message-bodies': messageBodies,
 };
