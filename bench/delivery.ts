@@ -1,8 +1,10 @@
 /**
  * Delivery: N queued messages (one recipient, DKIM RSA-2048, 10 KB and 100 KB HTML) delivered by Posthorn to a loopback smtp-sink, against Postfix relaying the same messages; API-to-MX latency; memory with 1M queued jobs.
  *
- * Usage: scripts/bench delivery [--messages 10000] [--sizes 10,100] [--latency 50] [--queue 1000000]
- *                               [--queue-seconds 30] [--no-postfix] [--node-flags "..."]
+ * Usage: scripts/bench delivery [--messages 10000] [--sizes 10,100] [--rounds 3] [--latency 50]
+ *                               [--queue 1000000] [--queue-seconds 30] [--no-postfix] [--node-flags "..."]
+ * Each round runs Posthorn then Postfix on the same messages (alternating, so drifting machine speed
+ * hits both); the summary gives medians over the rounds and the median of the per-round ratios.
  * Needs Debian's postfix package (smtp-sink is the MX; postfix is the reference) and root.
  */
 import { generateKeyPairSync } from 'node:crypto';
@@ -34,6 +36,7 @@ const { values } = parseArgs({
   options: {
     messages: { type: 'string', default: '10000' },
     sizes: { type: 'string', default: '10,100' },
+    rounds: { type: 'string', default: '3' },
     latency: { type: 'string', default: '50' },
     queue: { type: 'string', default: '1000000' },
     'queue-seconds': { type: 'string', default: '30' },
@@ -46,6 +49,7 @@ const sizes = String(values.sizes)
   .split(',')
   .map(Number)
   .filter((kb) => kb > 0);
+const rounds = Math.max(1, Number(values.rounds));
 const samples = Number(values.latency);
 const queueRows = Number(values.queue);
 setNodeFlags(
@@ -60,57 +64,68 @@ dns.set(RECIPIENT_DOMAIN, 'MX', [{ preference: 10, exchange: `mx.${RECIPIENT_DOM
 dns.set(`mx.${RECIPIENT_DOMAIN}`, 'A', ['127.0.0.1']);
 const sink = await startSink(await freePort());
 
-const rows: { subject: string; kb: number; r: RunResult }[] = [];
+const rows: { subject: string; kb: number; round: number; r: RunResult }[] = [];
 let latencies: number[] = [];
 const memory: { second: number; rssMb: number; delivered: number }[] = [];
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+
+/** The message Postfix relays: composed and signed by Posthorn's own code, so the same bytes. */
+async function referenceMessage(kb: number): Promise<Buffer> {
+  const { privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  const composed = await composeMessage({
+    from: `Acme <hello@${SENDER_DOMAIN}>`,
+    to: [`user0@${RECIPIENT_DOMAIN}`],
+    cc: [],
+    replyTo: [],
+    subject: 'Order 0',
+    html: htmlBody(kb),
+    text: null,
+    headers: {},
+    messageId: `<m0@${SENDER_DOMAIN}>`,
+    date: Date.now(),
+  });
+  const dkim = {
+    domain: SENDER_DOMAIN,
+    keys: [{ selector: 'bench', privateKeyPem: privateKey, algorithm: 'rsa-sha256' as const }],
+  };
+  return Buffer.concat([Buffer.from(await sign(composed, dkim, new Date()), 'latin1'), composed]);
+}
+
 try {
   for (const kb of sizes) {
-    const dir = path.join(base, `posthorn-${kb}`);
-    mkdirSync(dir, { recursive: true });
-    process.stderr.write(`posthorn ${kb} KB: queueing ${messages} messages through the API...\n`);
-    const prepared = await prepare(dir, dns, sink.port, messages, kb);
-    process.stderr.write(`posthorn ${kb} KB: delivering...\n`);
-    const { result, child } = await measure(prepared, sink, messages);
-    rows.push({ subject: 'posthorn', kb, r: result });
-    if (latencies.length === 0 && samples > 0) {
-      process.stderr.write(`posthorn: API-to-MX latency, ${samples} sends one at a time...\n`);
-      latencies = await latency(prepared, sink, samples, kb);
-    }
-    await stop(child);
+    const reference = values['no-postfix'] ? null : await referenceMessage(kb);
+    for (let round = 1; round <= rounds; round++) {
+      const tag = `${kb} KB, round ${round}/${rounds}`;
+      const dir = path.join(base, `posthorn-${kb}-${round}`);
+      mkdirSync(dir, { recursive: true });
+      process.stderr.write(`posthorn ${tag}: queueing ${messages} messages through the API...\n`);
+      const prepared = await prepare(dir, dns, sink.port, messages, kb);
+      process.stderr.write(`posthorn ${tag}: delivering...\n`);
+      const { result, child } = await measure(prepared, sink, messages);
+      rows.push({ subject: 'posthorn', kb, round, r: result });
+      if (latencies.length === 0 && samples > 0) {
+        process.stderr.write(`posthorn: API-to-MX latency, ${samples} sends one at a time...\n`);
+        latencies = await latency(prepared, sink, samples, kb);
+      }
+      await stop(child);
+      rmSync(dir, { recursive: true, force: true });
 
-    if (!values['no-postfix']) {
-      const { privateKey } = generateKeyPairSync('rsa', {
-        modulusLength: 2048,
-        privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-        publicKeyEncoding: { type: 'spki', format: 'pem' },
-      });
-      const composed = await composeMessage({
-        from: `Acme <hello@${SENDER_DOMAIN}>`,
-        to: [`user0@${RECIPIENT_DOMAIN}`],
-        cc: [],
-        replyTo: [],
-        subject: 'Order 0',
-        html: htmlBody(kb),
-        text: null,
-        headers: {},
-        messageId: `<m0@${SENDER_DOMAIN}>`,
-        date: Date.now(),
-      });
-      const dkim = {
-        domain: SENDER_DOMAIN,
-        keys: [{ selector: 'bench', privateKeyPem: privateKey, algorithm: 'rsa-sha256' as const }],
-      };
-      const bytes = Buffer.concat([Buffer.from(await sign(composed, dkim, new Date()), 'latin1'), composed]);
-      const pfDir = path.join(base, `postfix-${kb}`);
-      process.stderr.write(`postfix ${kb} KB: submitting ${messages} messages (held)...\n`);
-      const postfix = startPostfix(pfDir, sink.port);
-      try {
-        await submit(postfix, bytes, messages);
-        process.stderr.write(`postfix ${kb} KB: releasing and delivering...\n`);
-        rows.push({ subject: 'postfix', kb, r: await measurePostfix(postfix, sink, messages) });
-      } finally {
-        postfix.stop();
+      if (reference !== null) {
+        const pfDir = path.join(base, `postfix-${kb}-${round}`);
+        process.stderr.write(`postfix ${tag}: submitting ${messages} messages (held)...\n`);
+        const postfix = startPostfix(pfDir, sink.port);
+        try {
+          await submit(postfix, reference, messages);
+          process.stderr.write(`postfix ${tag}: releasing and delivering...\n`);
+          rows.push({ subject: 'postfix', kb, round, r: await measurePostfix(postfix, sink, messages) });
+        } finally {
+          postfix.stop();
+          rmSync(pfDir, { recursive: true, force: true });
+        }
       }
     }
   }
@@ -146,17 +161,31 @@ console.log(`posthorn serve runs with node flags: ${String(values['node-flags'])
 console.log(
   `\ndelivery to a loopback smtp-sink, ${messages} messages per run, node ${process.version}, ${(await import('node:os')).availableParallelism()} CPUs`,
 );
-console.log('| subject | body | messages/s | seconds | process CPU % | machine CPU % | peak RSS MB |');
-console.log('|---|---|---|---|---|---|---|');
-for (const { subject, kb, r } of rows) {
+console.log(
+  '| subject | body | round | messages/s | seconds | process CPU % | machine CPU % | peak RSS MB |',
+);
+console.log('|---|---|---|---|---|---|---|---|');
+for (const { subject, kb, round, r } of rows) {
   console.log(
-    `| ${subject} | ${kb} KB | ${fmt(r.rate)} | ${fmt(r.seconds, 1)} | ${fmt(r.cpuPercent)} | ${fmt(r.machinePercent)} | ${r.peakRssMb === null ? '-' : fmt(r.peakRssMb)} |`,
+    `| ${subject} | ${kb} KB | ${round} | ${fmt(r.rate)} | ${fmt(r.seconds, 1)} | ${fmt(r.cpuPercent)} | ${fmt(r.machinePercent)} | ${r.peakRssMb === null ? '-' : fmt(r.peakRssMb)} |`,
   );
 }
+console.log(
+  '\n| body | posthorn msg/s (median) | postfix msg/s (median) | ratio (median of rounds) | posthorn peak RSS MB (max) |',
+);
+console.log('|---|---|---|---|---|');
 for (const kb of sizes) {
-  const ph = rows.find((row) => row.subject === 'posthorn' && row.kb === kb);
-  const pf = rows.find((row) => row.subject === 'postfix' && row.kb === kb);
-  if (ph && pf) console.log(`ratio posthorn/postfix at ${kb} KB: ${(ph.r.rate / pf.r.rate).toFixed(2)}x`);
+  const of = (subject: string) => rows.filter((row) => row.subject === subject && row.kb === kb);
+  const ph = of('posthorn');
+  const pf = of('postfix');
+  const ratios = ph.flatMap((p) => {
+    const q = pf.find((row) => row.round === p.round);
+    return q ? [p.r.rate / q.r.rate] : [];
+  });
+  const peak = Math.max(...ph.map((p) => p.r.peakRssMb ?? Number.NaN));
+  console.log(
+    `| ${kb} KB | ${fmt(median(ph.map((p) => p.r.rate)))} | ${pf.length ? fmt(median(pf.map((p) => p.r.rate))) : '-'} | ${ratios.length ? `${median(ratios).toFixed(2)}x` : '-'} | ${fmt(peak)} |`,
+  );
 }
 if (latencies.length > 0) {
   const sorted = [...latencies].sort((a, b) => a - b);
