@@ -9,6 +9,7 @@
  * (Kysely's async transactions); it waits and tries again.
  */
 import type SQLite from 'better-sqlite3';
+import { withRelaxedSync } from '../delivery/durability.js';
 import type { Logger } from '../platform/log.js';
 import { LatencyHistogram } from './latency-histogram.js';
 import {
@@ -97,88 +98,95 @@ export function createAnalyticsProjector(sqlite: SQLite.Database, log: Logger) {
     return statements;
   };
 
-  /** Projects one batch; returns the number of events read, or null when the connection is busy. */
+  /**
+   * Projects one batch; returns the number of events read, or null when the connection is busy.
+   * Committed without waiting for the disk (synchronous=NORMAL): the projection is derived from
+   * the event log, and after a power cut it resumes from its cursor, which rolls back with it; an
+   * fsync here would stall the event loop, and every request behind it, a few times a second.
+   */
   function runBatch(limit: number): number | null {
     if (sqlite.inTransaction) return null;
     const s = stmt();
-    return sqlite.transaction(() => {
-      const cursor = s.cursor.get(ANALYTICS_CURSOR)?.last_event_id ?? '';
-      const rows = s.events.all(cursor, limit);
-      const last = rows.at(-1);
-      if (!last) return 0;
-      const records = new Map<string, RecipientRecord | undefined>();
-      const dirty = new Set<string>();
-      const changes = new Map<string, DailyChange>();
-      const change = (record: RecipientRecord): DailyChange => {
-        const key = `${record.project_id}\u0000${record.day}\u0000${record.lane}`;
-        let entry = changes.get(key);
-        if (!entry) {
-          entry = {
-            project_id: record.project_id,
-            day: record.day,
-            lane: record.lane,
-            counters: zeroCounters(),
-            latencies: [],
+    return withRelaxedSync(sqlite, () =>
+      sqlite.transaction(() => {
+        const cursor = s.cursor.get(ANALYTICS_CURSOR)?.last_event_id ?? '';
+        const rows = s.events.all(cursor, limit);
+        const last = rows.at(-1);
+        if (!last) return 0;
+        const records = new Map<string, RecipientRecord | undefined>();
+        const dirty = new Set<string>();
+        const changes = new Map<string, DailyChange>();
+        const change = (record: RecipientRecord): DailyChange => {
+          const key = `${record.project_id}\u0000${record.day}\u0000${record.lane}`;
+          let entry = changes.get(key);
+          if (!entry) {
+            entry = {
+              project_id: record.project_id,
+              day: record.day,
+              lane: record.lane,
+              counters: zeroCounters(),
+              latencies: [],
+            };
+            changes.set(key, entry);
+          }
+          return entry;
+        };
+
+        for (const row of rows) {
+          if (!row.message_id || !TYPES.includes(row.type)) continue;
+          let data: Record<string, unknown>;
+          try {
+            data = JSON.parse(row.data) as Record<string, unknown>;
+          } catch {
+            log.warn({ event_id: row.id }, 'analytics skipped an event whose data is not JSON');
+            continue;
+          }
+          const event: AnalyticsEvent = {
+            project_id: row.project_id,
+            type: row.type,
+            message_id: row.message_id,
+            created_at: row.created_at,
+            data,
           };
-          changes.set(key, entry);
-        }
-        return entry;
-      };
-
-      for (const row of rows) {
-        if (!row.message_id || !TYPES.includes(row.type)) continue;
-        let data: Record<string, unknown>;
-        try {
-          data = JSON.parse(row.data) as Record<string, unknown>;
-        } catch {
-          log.warn({ event_id: row.id }, 'analytics skipped an event whose data is not JSON');
-          continue;
-        }
-        const event: AnalyticsEvent = {
-          project_id: row.project_id,
-          type: row.type,
-          message_id: row.message_id,
-          created_at: row.created_at,
-          data,
-        };
-        for (const recipient of recipientsOf(row.recipient, data)) {
-          const key = `${row.message_id}\u0000${recipient}`;
-          const previous = records.has(key) ? records.get(key) : s.recipient.get(row.message_id, recipient);
-          const next = transition(previous, event, recipient);
-          records.set(key, next ?? previous);
-          if (!next) continue;
-          dirty.add(key);
-          if (previous) {
-            const minus = contribution(previous);
-            const entry = change(previous);
-            for (const name of COUNTERS) entry.counters[name] -= minus[name];
-          }
-          const plus = contribution(next);
-          const entry = change(next);
-          for (const name of COUNTERS) entry.counters[name] += plus[name];
-          if (next.latency_ms !== null && previous?.delivered_at == null && next.delivered_at !== null) {
-            entry.latencies.push(next.latency_ms);
+          for (const recipient of recipientsOf(row.recipient, data)) {
+            const key = `${row.message_id}\u0000${recipient}`;
+            const previous = records.has(key) ? records.get(key) : s.recipient.get(row.message_id, recipient);
+            const next = transition(previous, event, recipient);
+            records.set(key, next ?? previous);
+            if (!next) continue;
+            dirty.add(key);
+            if (previous) {
+              const minus = contribution(previous);
+              const entry = change(previous);
+              for (const name of COUNTERS) entry.counters[name] -= minus[name];
+            }
+            const plus = contribution(next);
+            const entry = change(next);
+            for (const name of COUNTERS) entry.counters[name] += plus[name];
+            if (next.latency_ms !== null && previous?.delivered_at == null && next.delivered_at !== null) {
+              entry.latencies.push(next.latency_ms);
+            }
           }
         }
-      }
 
-      for (const key of dirty) s.putRecipient.run(records.get(key) as RecipientRecord);
-      for (const entry of changes.values()) {
-        const current = s.daily.get(entry.project_id, entry.day, entry.lane);
-        const histogram = LatencyHistogram.parse(current?.latency ?? '[]');
-        for (const latency of entry.latencies) histogram.add(latency);
-        const next: Record<string, number | string> = {
-          project_id: entry.project_id,
-          day: entry.day,
-          lane: entry.lane,
-          latency: histogram.serialize(),
-        };
-        for (const name of COUNTERS) next[name] = (current?.[name] ?? 0) + entry.counters[name];
-        s.putDaily.run(next);
-      }
-      s.setCursor.run(ANALYTICS_CURSOR, last.id, Date.now());
-      return rows.length;
-    })();
+        for (const key of dirty) s.putRecipient.run(records.get(key) as RecipientRecord);
+        for (const entry of changes.values()) {
+          const current = s.daily.get(entry.project_id, entry.day, entry.lane);
+          const histogram = LatencyHistogram.parse(current?.latency ?? '[]');
+          for (const latency of entry.latencies) histogram.add(latency);
+          const next: Record<string, number | string> = {
+            project_id: entry.project_id,
+            day: entry.day,
+            lane: entry.lane,
+            latency: histogram.serialize(),
+          };
+          for (const name of COUNTERS) next[name] = (current?.[name] ?? 0) + entry.counters[name];
+          s.putDaily.run(next);
+        }
+        s.setCursor.run(ANALYTICS_CURSOR, last.id, Date.now());
+        return rows.length;
+      })(),
+    );
   }
 
   return { runBatch };
