@@ -41,7 +41,8 @@ const { values } = parseArgs({
     queue: { type: 'string', default: '1000000' },
     'queue-seconds': { type: 'string', default: '30' },
     'no-postfix': { type: 'boolean', default: false },
-    'node-flags': { type: 'string', default: '--max-semi-space-size=8 --max-old-space-size=256' },
+    // The flags bin/posthorn runs with (POSTHORN_NODE_FLAGS).
+    'node-flags': { type: 'string', default: '--max-semi-space-size=8 --max-old-space-size=512' },
   },
 });
 const messages = Number(values.messages);

@@ -165,11 +165,12 @@ export async function prepare(
 }
 
 /**
- * V8 flags of the measured server: a small young generation and an old-space cap make V8 collect
- * early instead of letting the heap swell while memory is plentiful (the RSS target is 300 MB).
- * `--node-flags ""` measures Node's defaults.
+ * V8 flags of the measured server, set from `--node-flags` (by default those bin/posthorn runs
+ * with): a small young generation and an old-space cap make V8 collect early instead of letting
+ * the heap swell while memory is plentiful (the RSS target is 300 MB). `--node-flags ""` measures
+ * Node's defaults.
  */
-export let nodeFlags: readonly string[] = ['--max-semi-space-size=8', '--max-old-space-size=256'];
+export let nodeFlags: readonly string[] = [];
 
 export function setNodeFlags(flags: readonly string[]): void {
   nodeFlags = flags;
