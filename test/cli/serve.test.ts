@@ -40,6 +40,12 @@ test('the first start writes config/config.toml and a 0600 master key, says wher
   t.is(statSync(key).mode & 0o777, 0o600);
   t.regex(stdout, /master key/);
   t.regex(readFileSync(config, 'utf8'), /\[server\]/);
+  // bin/posthorn execs Node with the heap flags that keep RSS flat (same process ID).
+  const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+  t.true(
+    argv.includes('--max-semi-space-size=8') && argv.includes('--max-old-space-size=512'),
+    argv.join(' '),
+  );
   child.kill('SIGTERM');
   t.is(await exited, 0);
   t.regex(stdout, /posthorn stopped/);
