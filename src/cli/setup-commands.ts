@@ -9,13 +9,15 @@ import { configKeys } from '../platform/config/shape.js';
 import { openStore } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { ensureMasterKey, masterKeyPath } from '../platform/master-key.js';
+import { certFileName, ensureSelfSignedCert } from '../platform/tls/self-signed.js';
 import { type Command, type Group, stringOption } from './command.js';
 import { loadFor } from './context.js';
 
 export const initCommand: Command = {
   kind: 'command',
   name: 'init',
-  summary: 'Write a config file with every default and create the master key.',
+  summary:
+    'Write a config file with every default, create the master key and, when inbound SMTP has no certificate configured, a self-signed one.',
   options: { force: { type: 'boolean' } },
   help: { force: 'Overwrite an existing config file (the master key is never overwritten).' },
   async run(values, _positionals, io) {
@@ -35,6 +37,18 @@ export const initCommand: Command = {
         ? `Wrote the master key to ${keyFile} (mode 0600). Back it up.`
         : `Master key: ${keyFile} (kept).`,
     );
+    const { smtp_in: smtp } = config;
+    if (smtp.enabled && (smtp.tls_cert_file === '' || smtp.tls_key_file === '')) {
+      // STARTTLS needs a certificate; without a configured one, inbound SMTP uses this one.
+      const dir = path.join(config.storage.data_dir, 'tls');
+      const had = existsSync(path.join(dir, certFileName));
+      const { certFile } = await ensureSelfSignedCert(dir, smtp.hostname);
+      io.out(
+        had
+          ? `STARTTLS certificate: ${certFile} (kept).`
+          : `Wrote a self-signed STARTTLS certificate for ${smtp.hostname} to ${certFile}; configure smtp_in.tls_cert_file and tls_key_file to use your own.`,
+      );
+    }
     return 0;
   },
 };

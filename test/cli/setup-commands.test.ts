@@ -3,7 +3,7 @@ import path from 'node:path';
 import test from 'ava';
 import { workdir } from '../helpers/cli.js';
 
-test('init writes the config and the master key; a second init keeps both', (t) => {
+test('init writes the config, the master key and a self-signed STARTTLS certificate; a second init keeps them', (t) => {
   const w = workdir(t);
   const first = w.run(['init']);
   t.is(first.code, 0, first.stderr);
@@ -11,9 +11,15 @@ test('init writes the config and the master key; a second init keeps both', (t) 
   const key = path.join(w.dir, 'data/master.key');
   const keyText = readFileSync(key, 'utf8');
   t.is(statSync(key).mode & 0o777, 0o600);
+  const cert = path.join(w.dir, 'data/tls/self-signed.crt');
+  t.regex(first.stdout, /Wrote a self-signed STARTTLS certificate/);
+  const certText = readFileSync(cert, 'utf8');
+  t.regex(certText, /BEGIN CERTIFICATE/);
   const second = w.run(['init']);
   t.regex(second.stdout, /already exists/);
   t.is(readFileSync(key, 'utf8'), keyText, 'the master key is never rewritten');
+  t.regex(second.stdout, /STARTTLS certificate: .* \(kept\)/);
+  t.is(readFileSync(cert, 'utf8'), certText, 'the certificate is kept');
 });
 
 test('migrate applies the migrations once', (t) => {
