@@ -60,6 +60,18 @@ export async function startBackground(
       kernel.log.child({ capability: 'retention' }),
     ),
   );
+  engines.push(
+    startRetention(
+      kernel.config.retention.messages_days,
+      {
+        message_bodies: (cutoff) => services.emails.store.purgeBodiesBefore(cutoff),
+        inbound_bodies: (cutoff) => services.inbound.store.purgeBodiesBefore(cutoff),
+        inbound_attachments: (cutoff) => services.inbound.store.purgeAttachmentsBefore(cutoff),
+      },
+      kernel.log.child({ capability: 'retention' }),
+      'message-retention',
+    ),
+  );
   if (kernel.config.delivery.enabled) engines.push(services.delivery.start());
   engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
   if (kernel.config.smtp_in.enabled) engines.push(services.inbound.start());

@@ -239,6 +239,36 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
+
+    /**
+     * Retention (`retention.messages_days`): drops the bodies of up to `batch` messages accepted
+     * before `cutoff`, except those still waiting to be sent (a job queued or scheduled), which
+     * need theirs. The message rows, recipients and events stay.
+     */
+    async purgeBodiesBefore(cutoff: number, batch = 500): Promise<number> {
+      const result = await db
+        .deleteFrom('message_bodies')
+        .where('message_id', 'in', (q) =>
+          q
+            .selectFrom('message_bodies as b')
+            .select('b.message_id')
+            .where('b.message_id', '<', firstIdAt(cutoff))
+            .where(({ not, exists, selectFrom }) =>
+              not(
+                exists(
+                  selectFrom('delivery_jobs as j')
+                    .select('j.id')
+                    .whereRef('j.message_id', '=', 'b.message_id')
+                    .where('j.state', 'in', ['queued', 'scheduled']),
+                ),
+              ),
+            )
+            .orderBy('b.message_id')
+            .limit(batch),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
   };
 }
 

@@ -1,7 +1,8 @@
 /**
- * Retention (`retention.events_days`): hourly, deletes events, webhook messages with their
- * attempts, and analytics recipient records older than the window, a batch at a time so the
- * write lock is never held long. The daily analytics aggregates are kept (they are tiny).
+ * Retention, hourly, a batch at a time so the write lock is never held long. Two windows run it
+ * (background.ts): `retention.events_days` for events, webhook messages with their attempts,
+ * delivery attempts and analytics recipient records (the daily aggregates are kept: they are
+ * tiny), and `retention.messages_days` for message bodies, sent and received, and attachments.
  */
 import type { Logger } from '../platform/log.js';
 
@@ -31,14 +32,19 @@ export async function purgeAll(
   return removed;
 }
 
-export function startRetention(days: number, purgers: Readonly<Record<string, Purger>>, log: Logger) {
+export function startRetention(
+  days: number,
+  purgers: Readonly<Record<string, Purger>>,
+  log: Logger,
+  name = 'retention',
+) {
   let running: Promise<void> | undefined;
   const run = () => {
     running ??= purgeAll(purgers, Date.now() - days * DAY_MS)
       .then((removed) => {
-        if (Object.values(removed).some((n) => n > 0)) log.info({ removed }, 'retention purge');
+        if (Object.values(removed).some((n) => n > 0)) log.info({ removed, days }, `${name} purge`);
       })
-      .catch((error: unknown) => log.error({ err: error }, 'retention purge failed'))
+      .catch((error: unknown) => log.error({ err: error }, `${name} purge failed`))
       .finally(() => {
         running = undefined;
       });
@@ -48,7 +54,7 @@ export function startRetention(days: number, purgers: Readonly<Record<string, Pu
   first.unref();
   every.unref();
   return {
-    name: 'retention',
+    name,
     async stop() {
       clearTimeout(first);
       clearInterval(every);

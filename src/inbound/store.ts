@@ -6,6 +6,7 @@
 import type SQLite from 'better-sqlite3';
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../platform/db/database.js';
+import { idFloor } from '../platform/ids.js';
 import type {
   InboundAttachmentsTable,
   InboundMessagesTable,
@@ -213,6 +214,44 @@ export function createInboundStore(db: Db, sqlite: SQLite.Database) {
         .values(row)
         .onConflict((conflict) => conflict.columns(['project_id', 'idempotency_key']).doNothing())
         .execute();
+    },
+
+    /**
+     * Retention (`retention.messages_days`) of received mail, up to `batch` rows per call: the
+     * text and html of messages received before `cutoff` are cleared; their headers, addresses,
+     * authentication results and thread stay, so lists and threads still read.
+     */
+    async purgeBodiesBefore(cutoff: number, batch = 500): Promise<number> {
+      const result = await db
+        .updateTable('inbound_messages')
+        .set({ text: null, html: null })
+        .where('id', 'in', (q) =>
+          q
+            .selectFrom('inbound_messages')
+            .select('id')
+            .where('id', '<', idFloor('inb', cutoff))
+            .where((eb) => eb.or([eb('text', 'is not', null), eb('html', 'is not', null)]))
+            .orderBy('id')
+            .limit(batch),
+        )
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    /** Retention: attachments (content and record) of messages received before `cutoff`. */
+    async purgeAttachmentsBefore(cutoff: number, batch = 200): Promise<number> {
+      const result = await db
+        .deleteFrom('inbound_attachments')
+        .where('id', 'in', (q) =>
+          q
+            .selectFrom('inbound_attachments')
+            .select('id')
+            .where('id', '<', idFloor('att', cutoff))
+            .orderBy('id')
+            .limit(batch),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
   };
 }

@@ -333,7 +333,13 @@ const webhooks = z
 const retention = z
   .strictObject({
     events_days: z.int().positive().default(90).describe('Days events and webhook attempts are kept.'),
-    messages_days: z.int().positive().default(90).describe('Days message bodies are kept.'),
+    messages_days: z
+      .int()
+      .positive()
+      .default(90)
+      .describe(
+        'Days the bodies of sent and received messages, and received attachments, are kept (a message still waiting to be sent keeps its body).',
+      ),
   })
   .describe('How long history is kept.');
 
