@@ -1,10 +1,14 @@
 /**
  * Sending-domain names: lower case, IDNA A-labels (punycode), no trailing dot, at least two
- * labels, never an IP address. Whether the name is registrable is left to the DNS check: a name
- * nobody can publish records under never verifies.
+ * labels, never an IP address, and never a public suffix itself (`co.uk`, `com.au`: nobody can
+ * own one, and DMARC's organizational domain is found with the same list, RFC 7489 §3.2). The
+ * Public Suffix List comes from tldts (its ICANN section; a name under a suffix the list does not
+ * know, such as `.test`, is taken as registrable). Whether the domain is really the user's is the
+ * DNS check's business.
  */
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
+import { getPublicSuffix } from 'tldts';
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -33,6 +37,9 @@ export function parseDomainName(input: string): ParsedDomainName {
       ok: false,
       reason: `has an invalid label "${bad}" (letters, digits and inner hyphens, 1 to 63 characters)`,
     };
+  }
+  if (getPublicSuffix(name) === name) {
+    return { ok: false, reason: 'is a public suffix; use a domain registered under it' };
   }
   return { ok: true, name };
 }

@@ -47,6 +47,7 @@ test('domain names are normalized: lower case, punycode, no trailing dot', async
     ['EXAMPLE.org', 'example.org'],
     ['bücher.example.', 'xn--bcher-kva.example'],
     ['  mail.Example.net  ', 'mail.example.net'],
+    ['Mail.Acme.CO.uk', 'mail.acme.co.uk'],
   ];
   for (const [input, expected] of cases) {
     const res = await ph.request('POST', '/v1/domains', { body: { name: input } });
@@ -67,6 +68,8 @@ test('invalid domain requests are refused with 400 naming the field', async (t) 
     [{ name: '-x.example.com' }, /invalid label/, 'name'],
     [{ name: 'https://example.com/path' }, /not a host name/, 'name'],
     [{ name: 'example.123' }, /all-numeric/, 'name'],
+    [{ name: 'co.uk' }, /name: "co.uk" is a public suffix/, 'name'],
+    [{ name: 'Com.AU.' }, /is a public suffix/, 'name'],
     [{ name: `${'a'.repeat(64)}.example.com` }, /invalid label/, 'name'],
     [{ name: 'example.com', region: 'EU West' }, /region/, 'region'],
     [{ name: 'example.com', dkim: 'mine' }, /dkim/, 'dkim'],
