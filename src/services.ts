@@ -26,7 +26,7 @@ export function buildServices(kernel: Kernel) {
   const audit = createAuditService(db);
   const projects = createProjectService(createProjectStore(db), audit);
   const keys = createKeyService(createKeyStore(db), projects, audit);
-  const events = createEventService(db);
+  const events = createEventService(db, kernel.store.sqlite);
   const suppressions = createSuppressionService(createSuppressionStore(db));
   const domains = buildDomains(kernel, { events, projects });
   const templates = buildTemplates(kernel, { domains });

@@ -131,12 +131,12 @@ export function createEmailService(deps: EmailServiceDeps) {
     let results: Array<{ ref: MessageRef; created: boolean }>;
     try {
       // Shares a transaction (and its fsync) with concurrent sends, in a savepoint of its own.
-      results = await group.run(async (trx) => {
+      results = await group.run(async () => {
         const now = Date.now();
         const out: Array<{ ref: MessageRef; created: boolean }> = [];
         for (const { draft } of admitted) {
           const result = store.insertAccepted(draft, now);
-          if (result.created) await appendAccepted(trx, draft, result.ref);
+          if (result.created) appendAccepted(draft, result.ref);
           out.push(result);
         }
         return out;
@@ -151,8 +151,9 @@ export function createEmailService(deps: EmailServiceDeps) {
     return results;
   }
 
-  function appendAccepted(trx: Db, draft: Draft, ref: MessageRef) {
-    return events.append(trx, {
+  function appendAccepted(draft: Draft, ref: MessageRef) {
+    // The group commit's transaction holds the connection (see group-commit.ts).
+    return events.appendInTransaction({
       projectId: draft.projectId,
       type: draft.sendAt === null ? 'email.sent' : 'email.scheduled',
       messageId: ref.id,

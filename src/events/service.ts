@@ -5,6 +5,7 @@
  * up without polling hard; a missed notification only delays, it never loses an event.
  */
 import { EventEmitter } from 'node:events';
+import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
 import type { EventsTable } from '../platform/db/tables.js';
 import { idFloor, newId } from '../platform/ids.js';
@@ -20,9 +21,10 @@ export interface NewEvent {
   readonly at?: number;
 }
 
-export function createEventService(db: Db) {
+export function createEventService(db: Db, sqlite: SQLite.Database) {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(50);
+  let insert: SQLite.Statement | undefined;
   return {
     /** Appends one event with `executor` (a transaction); returns the payload as webhooks see it. */
     async append(executor: Db, event: NewEvent): Promise<EventPayload> {
@@ -40,6 +42,32 @@ export function createEventService(db: Db) {
           created_at: at,
         })
         .execute();
+      return { id, type: event.type, created_at: new Date(at).toISOString(), data: event.data };
+    },
+
+    /**
+     * `append` without Kysely, for the send path's group commit, which appends one event per
+     * accepted message while every other request waits: a prepared statement costs a fraction of
+     * building the query. Only for a caller inside a transaction (it holds the connection lock), so
+     * the row lands in that transaction and nobody else's.
+     */
+    appendInTransaction(event: NewEvent): EventPayload {
+      if (!sqlite.inTransaction) throw new Error('appendInTransaction needs an open transaction');
+      const at = event.at ?? Date.now();
+      const id = newId('evt', at);
+      insert ??= sqlite.prepare(
+        `insert into events (id, project_id, type, message_id, recipient, data, created_at)
+         values (?, ?, ?, ?, ?, ?, ?)`,
+      );
+      insert.run(
+        id,
+        event.projectId,
+        event.type,
+        event.messageId ?? null,
+        event.recipient ?? null,
+        JSON.stringify(event.data),
+        at,
+      );
       return { id, type: event.type, created_at: new Date(at).toISOString(), data: event.data };
     },
 
