@@ -46,7 +46,7 @@ export interface WriterDeps {
   /** The raw handle: the batch's transaction and savepoints run on it under Kysely's lock. */
   readonly sqlite: SQLite.Database;
   readonly store: Pick<DeliveryStore, 'writes'>;
-  readonly events: Pick<EventService, 'append' | 'notify'>;
+  readonly events: Pick<EventService, 'appendInTransaction' | 'notify'>;
   readonly suppressions: SuppressionPort;
   readonly retry: RetryPolicy;
   readonly softBounceLimit: number;
@@ -256,9 +256,9 @@ export class OutcomeWriter {
       case 'delivered': {
         update(outcome.complained ? 'complained' : 'delivered', null, now);
         writes.clearSoftBounce(message.project_id, recipient.email);
-        await this.#event(trx, event, deliveredEvent(event, outcome.reply, now), now);
+        this.#event(event, deliveredEvent(event, outcome.reply, now), now);
         if (outcome.complained) {
-          await this.#event(trx, event, complainedEvent(event), now);
+          this.#event(event, complainedEvent(event), now);
           await suppress('spam_complaint');
           return 'complained';
         }
@@ -267,31 +267,26 @@ export class OutcomeWriter {
       case 'deferred': {
         if (next instanceof Date) {
           update('deferred', outcome.class.category, null);
-          await this.#event(
-            trx,
-            event,
-            delayedEvent(event, outcome.reply, outcome.class, next.getTime()),
-            now,
-          );
+          this.#event(event, delayedEvent(event, outcome.reply, outcome.class, next.getTime()), now);
           return 'deferred';
         }
         // Retries ran out (RFC 5321 §4.5.4.1): the recipient bounces with 5.4.7.
         const cls = expired(outcome.class);
         update('bounced', cls.category, null);
-        await this.#event(trx, event, bouncedEvent(event, outcome.reply, cls, true), now);
+        this.#event(event, bouncedEvent(event, outcome.reply, cls, true), now);
         await this.#softBounce(event, cls, suppress, now);
         return 'bounced';
       }
       case 'bounced': {
         update('bounced', outcome.class.category, null);
-        await this.#event(trx, event, bouncedEvent(event, outcome.reply, outcome.class, false), now);
+        this.#event(event, bouncedEvent(event, outcome.reply, outcome.class, false), now);
         if (outcome.class.hard) await suppress('hard_bounce');
         else await this.#softBounce(event, outcome.class, suppress, now);
         return 'bounced';
       }
       case 'failed': {
         update('failed', null, null);
-        await this.#event(trx, event, failedEvent(event, outcome.reason), now);
+        this.#event(event, failedEvent(event, outcome.reason), now);
         return 'failed';
       }
     }
@@ -319,8 +314,9 @@ export class OutcomeWriter {
     writes.clearSoftBounce(event.message.project_id, event.recipient);
   }
 
-  #event(trx: Db, ctx: EventContext, draft: EventDraft, now: number): Promise<unknown> {
-    return this.#deps.events.append(trx, {
+  /** Appended in the batch's transaction (`#flush` holds the connection with BEGIN IMMEDIATE). */
+  #event(ctx: EventContext, draft: EventDraft, now: number): void {
+    this.#deps.events.appendInTransaction({
       projectId: ctx.message.project_id,
       type: draft.type,
       messageId: ctx.message.id,
