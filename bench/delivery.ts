@@ -41,8 +41,8 @@ const { values } = parseArgs({
     queue: { type: 'string', default: '1000000' },
     'queue-seconds': { type: 'string', default: '30' },
     'no-postfix': { type: 'boolean', default: false },
-    // The flags bin/posthorn runs with (POSTHORN_NODE_FLAGS).
-    'node-flags': { type: 'string', default: '--max-semi-space-size=8 --max-old-space-size=512' },
+    // Unset: bin/posthorn's own flags; given: POSTHORN_NODE_FLAGS for the server.
+    'node-flags': { type: 'string' },
   },
 });
 const messages = Number(values.messages);
@@ -53,11 +53,7 @@ const sizes = String(values.sizes)
 const rounds = Math.max(1, Number(values.rounds));
 const samples = Number(values.latency);
 const queueRows = Number(values.queue);
-setNodeFlags(
-  String(values['node-flags'])
-    .split(' ')
-    .filter((flag) => flag !== ''),
-);
+setNodeFlags(values['node-flags']);
 
 const base = mkdtempSync(path.join(tmpdir(), 'posthorn-bench-delivery-'));
 const dns = await startDnsServer({ defaultTtl: 3600 });
@@ -158,7 +154,10 @@ try {
   rmSync(base, { recursive: true, force: true });
 }
 
-console.log(`posthorn serve runs with node flags: ${String(values['node-flags']) || '(none)'}`);
+const flags = values['node-flags'];
+console.log(
+  `posthorn serve runs with node flags: ${flags === undefined ? "bin/posthorn's" : flags || '(none)'}`,
+);
 console.log(
   `\ndelivery to a loopback smtp-sink, ${messages} messages per run, node ${process.version}, ${(await import('node:os')).availableParallelism()} CPUs`,
 );

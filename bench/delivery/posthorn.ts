@@ -17,7 +17,7 @@ import type { Sink } from './sink.js';
 
 export const SENDER_DOMAIN = 'acme.bench';
 export const RECIPIENT_DOMAIN = 'sink.bench';
-const MAIN = path.resolve(import.meta.dirname, '../../src/main.js');
+const BIN = path.resolve(import.meta.dirname, '../../../bin/posthorn');
 
 export interface Prepared {
   readonly dataDir: string;
@@ -165,19 +165,20 @@ export async function prepare(
 }
 
 /**
- * V8 flags of the measured server, set from `--node-flags` (by default those bin/posthorn runs
- * with): a small young generation and an old-space cap make V8 collect early instead of letting
- * the heap swell while memory is plentiful (the RSS target is 300 MB). `--node-flags ""` measures
- * Node's defaults.
+ * V8 flags of the measured server: undefined runs it with bin/posthorn's own (what ships), a
+ * string replaces them (`--node-flags ""` measures Node's defaults).
  */
-export let nodeFlags: readonly string[] = [];
+let nodeFlags: string | undefined;
 
-export function setNodeFlags(flags: readonly string[]): void {
+export function setNodeFlags(flags: string | undefined): void {
   nodeFlags = flags;
 }
 
+/** `bin/posthorn serve`, as an operator runs it (it execs Node, so the PID is the server's). */
 export function spawnPosthorn(prepared: Prepared): ChildProcess {
-  return spawn(process.execPath, [...nodeFlags, MAIN, 'serve', '--config', prepared.configFile], {
+  const env = nodeFlags === undefined ? process.env : { ...process.env, POSTHORN_NODE_FLAGS: nodeFlags };
+  return spawn(BIN, ['serve', '--config', prepared.configFile], {
+    env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

@@ -9,7 +9,7 @@
  * (Kysely's async transactions); it waits and tries again.
  */
 import type SQLite from 'better-sqlite3';
-import { withRelaxedSync } from '../delivery/durability.js';
+import { withRelaxedSync } from '../platform/db/durability.js';
 import type { Logger } from '../platform/log.js';
 import { LatencyHistogram } from './latency-histogram.js';
 import {

@@ -19,7 +19,7 @@ import type { RecipientStatus } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
 import type { SuppressionInput } from '../suppressions/service.js';
 import { type BounceClass, expired } from './bounce-classifier.js';
-import { withRelaxedSyncAsync } from './durability.js';
+import { withRelaxedSyncAsync } from '../platform/db/durability.js';
 import { messageStatus } from './message-status.js';
 import {
   bouncedEvent,

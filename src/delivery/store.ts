@@ -15,7 +15,7 @@
  */
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
-import { withRelaxedSync } from './durability.js';
+import { withRelaxedSync } from '../platform/db/durability.js';
 import type {
   KeyMode,
   MessageStatus,

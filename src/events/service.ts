@@ -21,6 +21,24 @@ export interface NewEvent {
   readonly at?: number;
 }
 
+/** The row of a new event and its payload as webhooks see it. */
+function newEvent(event: NewEvent): { row: EventsTable; payload: EventPayload } {
+  const at = event.at ?? Date.now();
+  const id = newId('evt', at);
+  return {
+    row: {
+      id,
+      project_id: event.projectId,
+      type: event.type,
+      message_id: event.messageId ?? null,
+      recipient: event.recipient ?? null,
+      data: JSON.stringify(event.data),
+      created_at: at,
+    },
+    payload: { id, type: event.type, created_at: new Date(at).toISOString(), data: event.data },
+  };
+}
+
 export function createEventService(db: Db, sqlite: SQLite.Database) {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(50);
@@ -28,21 +46,9 @@ export function createEventService(db: Db, sqlite: SQLite.Database) {
   return {
     /** Appends one event with `executor` (a transaction); returns the payload as webhooks see it. */
     async append(executor: Db, event: NewEvent): Promise<EventPayload> {
-      const at = event.at ?? Date.now();
-      const id = newId('evt', at);
-      await executor
-        .insertInto('events')
-        .values({
-          id,
-          project_id: event.projectId,
-          type: event.type,
-          message_id: event.messageId ?? null,
-          recipient: event.recipient ?? null,
-          data: JSON.stringify(event.data),
-          created_at: at,
-        })
-        .execute();
-      return { id, type: event.type, created_at: new Date(at).toISOString(), data: event.data };
+      const { row, payload } = newEvent(event);
+      await executor.insertInto('events').values(row).execute();
+      return payload;
     },
 
     /**
@@ -53,22 +59,13 @@ export function createEventService(db: Db, sqlite: SQLite.Database) {
      */
     appendInTransaction(event: NewEvent): EventPayload {
       if (!sqlite.inTransaction) throw new Error('appendInTransaction needs an open transaction');
-      const at = event.at ?? Date.now();
-      const id = newId('evt', at);
+      const { row, payload } = newEvent(event);
       insert ??= sqlite.prepare(
         `insert into events (id, project_id, type, message_id, recipient, data, created_at)
-         values (?, ?, ?, ?, ?, ?, ?)`,
+         values (@id, @project_id, @type, @message_id, @recipient, @data, @created_at)`,
       );
-      insert.run(
-        id,
-        event.projectId,
-        event.type,
-        event.messageId ?? null,
-        event.recipient ?? null,
-        JSON.stringify(event.data),
-        at,
-      );
-      return { id, type: event.type, created_at: new Date(at).toISOString(), data: event.data };
+      insert.run(row);
+      return payload;
     },
 
     /** Tells listeners (the webhook dispatcher) that events were committed. */

@@ -1,5 +1,9 @@
 /**
- * The durability of the delivery engine's own writes. Acceptance (a 202) is made durable by the
+ * Commits that need not wait for the disk, for writes a power cut may roll back without loss: the
+ * delivery engine's bookkeeping (below) and the analytics projection (derived from the event log,
+ * its cursor rolling back with it).
+ *
+ * The delivery engine's own writes: acceptance (a 202) is made durable by the
  * configured `storage.synchronous`; the engine's writes (leases, lane assignments, outcomes and
  * their events) are committed with synchronous=NORMAL: in WAL mode they survive a crash of the
  * process at once and a power loss from the next fsync'd commit or checkpoint on. On the hot path
