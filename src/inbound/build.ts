@@ -187,11 +187,19 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
 
   async function startAll(): Promise<void> {
     const spool = await openSpool(join(config.storage.data_dir, 'inbound', 'spool'));
-    const engine = startScanEngine({ db, store, scanner, config: config.clamav, log });
+    const engine = startScanEngine({
+      db,
+      sqlite: kernel.store.sqlite,
+      store,
+      scanner,
+      config: config.clamav,
+      log,
+    });
     scanEngine = engine;
     analyzer = createAnalyzer(config);
     const work = createProcessor({
       db,
+      sqlite: kernel.store.sqlite,
       log,
       spool,
       store,

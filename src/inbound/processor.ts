@@ -3,7 +3,8 @@
  * (`received.ts`), DSNs to VERP addresses become bounce or delay outcomes and complaint reports
  * become complaints (`feedback.ts`). A receipt row commits with each transaction's effects, so a
  * spool file that survives a crash after the commit is recognised and only removed. Transactions
- * processed close together share one database transaction (`group-commit.ts`).
+ * processed close together share one database transaction (`group-commit.ts`), committed without
+ * an fsync on the event loop; the spool file is removed after a WAL barrier has made it durable.
  *
  * Slow work (MIME parsing and authentication's DNS lookups, on worker threads) happens before the
  * database transaction; the transaction itself only writes. Files left in the spool by a crash are picked up at start.
@@ -11,7 +12,9 @@
  * an error in the log: it is never deleted unprocessed.
  */
 import type { EventService } from '../events/service.js';
+import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
+import { walBarrier } from '../platform/db/durability.js';
 import type { Logger } from '../platform/log.js';
 import type { Analyzer } from './analyzer.js';
 import type { FeedbackHandler } from './feedback.js';
@@ -24,6 +27,7 @@ import type { Threads } from './threads.js';
 
 export interface ProcessorDeps {
   readonly db: Db;
+  readonly sqlite: SQLite.Database;
   readonly log: Logger;
   readonly spool: Spool;
   readonly store: InboundStore;
@@ -168,10 +172,14 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     return attachments;
   }
 
-  const commit = createGroupCommit(deps.db, write, {
+  // Batches commit without waiting for the disk; a spool file goes only once its commit has
+  // passed a WAL barrier (an fsync off the event loop), so a power cut loses nothing.
+  const commit = createGroupCommit(deps, write, {
     lingerMs: COMMIT_LINGER_MS,
     afterCommit: () => deps.events.notify(),
+    durability: 'relaxed',
   });
+  const durable = walBarrier(deps.sqlite);
 
   async function processOne(id: string): Promise<void> {
     let spooled = inMemory.get(id);
@@ -188,6 +196,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     const effects = await prepare(spooled);
     const attachments = await commit({ id, spooled, effects });
     if (attachments > 0) deps.onAttachments();
+    await durable();
     await deps.spool.remove(id);
   }
 

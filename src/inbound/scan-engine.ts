@@ -9,6 +9,7 @@
  * back, or when new attachments arrive) scans it. The health probe reports the scanner `degraded`
  * while clamd does not answer; inbound mail is still accepted meanwhile.
  */
+import type SQLite from 'better-sqlite3';
 import type { ProbeResult } from '../health/registry.js';
 import type { Config } from '../platform/config/schema.js';
 import { parseDuration } from '../platform/config/duration.js';
@@ -39,6 +40,7 @@ interface Verdict {
 
 export function startScanEngine(deps: {
   readonly db: Db;
+  readonly sqlite: SQLite.Database;
   readonly store: InboundStore;
   readonly scanner: Scanner;
   readonly config: Config['clamav'];
@@ -46,11 +48,12 @@ export function startScanEngine(deps: {
 }): ScanEngine {
   const { store, scanner, config, log } = deps;
   const intervalMs = parseDuration(config.rescan_interval);
-  // Verdicts of attachments scanned together are written in one transaction.
+  // Verdicts of attachments scanned together are written in one transaction, without an fsync on
+  // the event loop: a verdict lost to a power cut leaves its attachment pending, scanned again.
   const recordVerdict = createGroupCommit(
-    deps.db,
+    deps,
     (trx, verdict: Verdict) => store.recordScan(verdict.id, verdict.fields, trx),
-    { lingerMs: 50 },
+    { lingerMs: 50, durability: 'relaxed' },
   );
   let current: Promise<void> | undefined;
   let again = false;

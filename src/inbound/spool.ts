@@ -15,6 +15,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { shareSync } from '../platform/shared-sync.js';
 import type { InboundRecipient } from './recipients.js';
 
 /** The SMTP envelope and connection facts of one accepted transaction. */
@@ -95,37 +96,14 @@ export async function openSpool(dir: string): Promise<Spool> {
   };
 }
 
-/**
- * fsync of a directory, shared by concurrent callers: a caller that arrives while a sync runs waits
- * for the next one (the running one may have started before its rename), so every caller's rename
- * is covered by a sync that began after it.
- */
+/** fsync of the spool directory, shared by concurrent writers (`shareSync`). */
 function groupSync(dir: string): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  let next: Promise<void> | undefined;
-  const syncOnce = async (): Promise<void> => {
+  return shareSync(async () => {
     const handle = await open(dir, constants.O_RDONLY);
     try {
       await handle.sync();
     } finally {
       await handle.close();
     }
-  };
-  const start = (): Promise<void> => {
-    const run = syncOnce().finally(() => {
-      if (running === run) running = undefined;
-    });
-    running = run;
-    return run;
-  };
-  return () => {
-    if (running === undefined) return start();
-    next ??= running
-      .catch(() => undefined)
-      .then(() => {
-        next = undefined;
-        return start();
-      });
-    return next;
-  };
+  });
 }

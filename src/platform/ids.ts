@@ -2,9 +2,27 @@
  * Prefixed, time-sortable identifiers (`msg_01J...`): a ULID after the prefix, monotonic within
  * one millisecond so IDs created in one process sort in creation order.
  */
+import { getRandomValues } from 'node:crypto';
 import { decodeTime, encodeTime, monotonicFactory } from 'ulid';
 
-const next = monotonicFactory();
+/**
+ * ulid draws 16 random characters per new millisecond, each through its PRNG; its default PRNG
+ * makes one `crypto.getRandomValues` call per character (a syscall-sized cost, ~50 µs per ID under
+ * load). This one hands out fractions from a pool filled from the same CSPRNG 1,024 at a time.
+ */
+function pooledRandom(): () => number {
+  const pool = new Uint32Array(1024);
+  let used = pool.length;
+  return () => {
+    if (used === pool.length) {
+      getRandomValues(pool);
+      used = 0;
+    }
+    return (pool[used++] as number) / 0x1_0000_0000;
+  };
+}
+
+const next = monotonicFactory(pooledRandom());
 
 export type IdPrefix =
   | 'msg'

@@ -17,7 +17,9 @@
  * Must be called while holding Kysely's connection lock and outside any transaction (SQLite refuses
  * to change the safety level inside one).
  */
+import { open } from 'node:fs/promises';
 import type SQLite from 'better-sqlite3';
+import { shareSync } from '../shared-sync.js';
 
 /** Runs `work` with synchronous=NORMAL, then restores the connection's level. */
 export function withRelaxedSync<T>(sqlite: SQLite.Database, work: () => T): T {
@@ -52,4 +54,40 @@ function level(sqlite: SQLite.Database): number {
     levels.set(sqlite, known);
   }
   return known;
+}
+
+/**
+ * A durability barrier for commits made with synchronous=NORMAL: resolves once everything
+ * committed before the call survives a power cut, without blocking the event loop. It fdatasyncs
+ * the WAL file on libuv's threadpool (the sync a FULL commit would make on the main thread), and
+ * concurrent callers share syncs (`shareSync`).
+ *
+ * Why syncing the WAL suffices: a commit's frames are written to the WAL (the page cache) before
+ * the commit returns, and fdatasync flushes the file whichever descriptor wrote it. Frames a
+ * checkpoint has already copied into the database file are safe too: SQLite syncs the database
+ * file after every checkpoint, before the WAL may be restarted over them.
+ *
+ * Used where a relaxed commit must become durable before something else is let go (the inbound
+ * processor removes a spool file only after its commit passed a barrier).
+ */
+export function walBarrier(sqlite: SQLite.Database): () => Promise<void> {
+  if (sqlite.memory) return () => Promise.resolve();
+  const file = sqlite.name;
+  const sync = async (path: string) => {
+    const handle = await open(path, 'r');
+    try {
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  };
+  return shareSync(async () => {
+    try {
+      await sync(`${file}-wal`);
+    } catch (error) {
+      // No WAL file (the last connection closed and removed it): everything is in the database file.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await sync(file);
+    }
+  });
 }

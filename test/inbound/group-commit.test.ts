@@ -1,0 +1,105 @@
+/**
+ * The inbound group commit and the WAL barrier, on a real SQLite file: writes that arrive together
+ * share one transaction, a failing write rejects alone while the others commit, relaxed batches run
+ * with synchronous=NORMAL and leave the configured level behind them, and the barrier resolves
+ * whether or not a WAL file exists.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import test from 'ava';
+import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import { createGroupCommit } from '../../src/inbound/group-commit.js';
+import { openStore, type Store } from '../../src/platform/db/database.js';
+import { walBarrier } from '../../src/platform/db/durability.js';
+
+const stores: Store[] = [];
+const dirs: string[] = [];
+
+function freshStore(): Store {
+  const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-group-commit-'));
+  dirs.push(dir);
+  const store = openStore(dir);
+  store.sqlite.exec('create table notes (id integer primary key, body text not null unique)');
+  stores.push(store);
+  return store;
+}
+
+test.after.always(async () => {
+  for (const store of stores) await store.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const synchronousLevel = (sqlite: SQLite.Database) => Number(sqlite.pragma('synchronous', { simple: true }));
+
+test('writes requested together commit in one transaction, and each resolves with its result', async (t) => {
+  const store = freshStore();
+  let commits = 0;
+  const write = createGroupCommit(
+    store,
+    async (trx, body: string) => {
+      await sql`insert into notes (body) values (${body})`.execute(trx);
+      return body.length;
+    },
+    { lingerMs: 20, afterCommit: () => (commits += 1) },
+  );
+  const results = await Promise.all(['a', 'bb', 'ccc', 'dddd'].map(write));
+  t.deepEqual(results, [1, 2, 3, 4]);
+  t.is(commits, 1);
+  t.is((store.sqlite.prepare('select count(*) as n from notes').get() as { n: number }).n, 4);
+});
+
+test('a write that fails rolls back alone; the rest of its batch commits', async (t) => {
+  const store = freshStore();
+  const write = createGroupCommit(store, async (trx, body: string) => {
+    await sql`insert into notes (body) values (${`${body}-first`})`.execute(trx);
+    // The duplicate fails after the item already wrote a row: that row must go with it.
+    await sql`insert into notes (body) values (${body === 'bad' ? 'ok-first' : `${body}-second`})`.execute(trx);
+    return body;
+  });
+  const outcomes = await Promise.allSettled(['ok', 'bad', 'fine'].map(write));
+  t.deepEqual(
+    outcomes.map((o) => o.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
+  const bodies = (store.sqlite.prepare('select body from notes order by id').all() as { body: string }[]).map(
+    (r) => r.body,
+  );
+  t.deepEqual(bodies, ['ok-first', 'ok-second', 'fine-first', 'fine-second']);
+  t.false(store.sqlite.inTransaction);
+});
+
+test('a relaxed batch runs with synchronous=NORMAL and restores the configured level; the default keeps it', async (t) => {
+  const store = freshStore();
+  t.is(synchronousLevel(store.sqlite), 2);
+  const seen = (durability: 'relaxed' | 'configured') =>
+    createGroupCommit(store, async () => synchronousLevel(store.sqlite), { durability })(undefined);
+  t.is(await seen('relaxed'), 1);
+  t.is(synchronousLevel(store.sqlite), 2);
+  t.is(await seen('configured'), 2);
+});
+
+test('the WAL barrier resolves after relaxed commits, and without a WAL file or on disk at all', async (t) => {
+  const store = freshStore();
+  const write = createGroupCommit(
+    store,
+    async (trx, body: string) => {
+      await sql`insert into notes (body) values (${body})`.execute(trx);
+    },
+    { durability: 'relaxed' },
+  );
+  const barrier = walBarrier(store.sqlite);
+  await Promise.all(Array.from({ length: 20 }, (_, i) => write(`n${i}`).then(barrier)));
+  t.pass();
+
+  const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-no-wal-'));
+  dirs.push(dir);
+  const rollbackJournal = new SQLite(path.join(dir, 'plain.sqlite'));
+  rollbackJournal.exec('create table x (y)');
+  await walBarrier(rollbackJournal)();
+  rollbackJournal.close();
+  const memory = new SQLite(':memory:');
+  await walBarrier(memory)();
+  memory.close();
+});
