@@ -55,7 +55,9 @@ test('a write that fails rolls back alone; the rest of its batch commits', async
   const write = createGroupCommit(store, async (trx, body: string) => {
     await sql`insert into notes (body) values (${`${body}-first`})`.execute(trx);
     // The duplicate fails after the item already wrote a row: that row must go with it.
-    await sql`insert into notes (body) values (${body === 'bad' ? 'ok-first' : `${body}-second`})`.execute(trx);
+    await sql`insert into notes (body) values (${body === 'bad' ? 'ok-first' : `${body}-second`})`.execute(
+      trx,
+    );
     return body;
   });
   const outcomes = await Promise.allSettled(['ok', 'bad', 'fine'].map(write));

@@ -44,6 +44,8 @@ export function openStore(
       if (closed) return;
       closed = true;
       await db.destroy();
+      // Kysely closes the handle only if it ever ran a query.
+      if (sqlite.open) sqlite.close();
     },
   };
 }
