@@ -8,7 +8,6 @@ import type { AddressInfo } from 'node:net';
 import type { Kernel } from './kernel.js';
 import type { Config } from './platform/config/schema.js';
 import { parseDuration } from './platform/config/duration.js';
-import { startCheckpointer } from './platform/db/checkpointer.js';
 import { openStore } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { parseHostPort, urlHost } from './platform/host-port.js';
@@ -38,7 +37,6 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   });
   const applied = await migrateToLatest(store.db);
   if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
-  const checkpointer = startCheckpointer(store.sqlite, { log });
   const kernel: Kernel = { config, log, store, db: store.db, masterKey: master.key };
   const services = buildServices(kernel);
   registerCoreProbes(kernel, services);
@@ -67,7 +65,6 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       await closeHttp(server, parseDuration(config.server.shutdown_timeout));
       await background.stop();
       await services.keys.flushLastUsed();
-      await checkpointer.stop();
       await store.close();
       log.info('posthorn stopped');
     })();
