@@ -3,7 +3,7 @@
  *
  * Usage: scripts/bench inbound [--rounds 3] [--messages 2000] [--connections 8]
  *
- * Posthorn runs as `posthorn serve` (its own process) on a fresh data dir with a verified domain and
+ * Posthorn runs as `bin/posthorn serve` (its own process, with the script's Node flags) on a fresh data dir with a verified domain and
  * a catch-all route, the real clamd of scripts/peers, and a loopback DNS server answering the
  * sender's SPF and DMARC records (what mailauth asks for). The reference is the floor of any
  * durable SMTP receiver in Node: smtp-server in its own process writing each message to a file and
@@ -37,7 +37,7 @@ const rounds = Number(values.rounds);
 const total = Number(values.messages);
 const connections = Number(values.connections);
 const root = path.resolve(import.meta.dirname, '../..');
-const main = path.join(root, 'dist/src/main.js');
+const BIN = path.join(root, 'bin/posthorn');
 const DOMAIN = 'bench.example';
 
 interface Result {
@@ -214,9 +214,12 @@ async function runPosthorn(raw: Buffer, dnsAddress: string, clamdPort: number): 
       '',
     ].join('\n'),
   );
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, main, 'serve', '--config', config], {
+  // As an operator runs it: through bin/posthorn, with its Node flags. BENCH_NODE_ARGS, when
+  // given, replaces them (POSTHORN_NODE_FLAGS), e.g. to add --cpu-prof.
+  const flags = process.env.BENCH_NODE_ARGS;
+  const child: ChildProcess = spawn(BIN, ['serve', '--config', config], {
     cwd: root,
+    env: flags === undefined ? process.env : { ...process.env, POSTHORN_NODE_FLAGS: flags },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const db = new Database(path.join(dataDir, 'posthorn.sqlite'), { readonly: true, fileMustExist: false });

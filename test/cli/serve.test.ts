@@ -51,6 +51,24 @@ test('the first start writes config/config.toml and a 0600 master key, says wher
   t.regex(stdout, /posthorn stopped/);
 });
 
+test('POSTHORN_NODE_FLAGS replaces the Node flags and is not read as a configuration key', async (t) => {
+  const w = workdir(t);
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const child = w.spawn(['serve'], {
+    POSTHORN_SERVER_LISTEN: `127.0.0.1:${port}`,
+    POSTHORN_SMTP_IN_LISTEN: '127.0.0.1:0',
+    POSTHORN_NODE_FLAGS: '--max-old-space-size=384',
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const res = await waitForHealth(`http://127.0.0.1:${port}`);
+  t.is(res.status, 200);
+  const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+  t.true(argv.includes('--max-old-space-size=384'), argv.join(' '));
+  t.false(argv.includes('--max-semi-space-size=8'), argv.join(' '));
+  child.kill('SIGTERM');
+  t.is(await exited, 0);
+});
+
 test('serve with an invalid config exits 2 naming the key and the reason', async (t) => {
   const w = workdir(t);
   const result = w.run(['serve'], { POSTHORN_SERVER_LISTEN: 'nowhere' });

@@ -63,6 +63,9 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return `${where}: ${issue.message}`;
 }
 
+/** POSTHORN_ variables that are not configuration keys: the config file's path, bin/posthorn's Node flags. */
+const LAUNCHER_VARIABLES = new Set(['POSTHORN_CONFIG', 'POSTHORN_NODE_FLAGS']);
+
 /** Environment overrides: POSTHORN_SMTP_IN_LISTEN sets [smtp_in] listen. */
 export function applyEnvOverrides(
   raw: Record<string, unknown>,
@@ -72,7 +75,7 @@ export function applyEnvOverrides(
   const sections = configSections().sort((a, b) => b.length - a.length);
   const keys = configKeys();
   for (const [name, value] of Object.entries(env)) {
-    if (!name.startsWith('POSTHORN_') || name === 'POSTHORN_CONFIG' || value === undefined) continue;
+    if (!name.startsWith('POSTHORN_') || LAUNCHER_VARIABLES.has(name) || value === undefined) continue;
     const rest = name.slice('POSTHORN_'.length).toLowerCase();
     const section = sections.find((s) => rest.startsWith(`${s}_`));
     const info =
