@@ -161,7 +161,8 @@ export async function storeReceived(
     created_at: at,
   }));
   await deps.store.insertAttachments(trx, attachments);
-  await deps.events.append(trx, {
+  // The processor's group commit holds an open transaction: the prepared append runs inside it.
+  deps.events.appendInTransaction({
     projectId: delivery.projectId,
     type: 'email.received',
     at,
