@@ -5,7 +5,7 @@
  * sink receives.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { validateConfig } from '../../src/platform/config/load.js';
 import { createLogger } from '../../src/platform/log.js';
@@ -177,9 +177,11 @@ export function setNodeFlags(flags: string | undefined): void {
 /** `bin/posthorn serve`, as an operator runs it (it execs Node, so the PID is the server's). */
 export function spawnPosthorn(prepared: Prepared): ChildProcess {
   const env = nodeFlags === undefined ? process.env : { ...process.env, POSTHORN_NODE_FLAGS: nodeFlags };
+  // BENCH_SERVER_STDOUT=<file> keeps the server's stdout (e.g. --trace-gc output via --node-flags).
+  const stdout = process.env.BENCH_SERVER_STDOUT ? openSync(process.env.BENCH_SERVER_STDOUT, 'w') : 'ignore';
   return spawn(BIN, ['serve', '--config', prepared.configFile], {
     env,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', stdout, 'inherit'],
   });
 }
 

@@ -43,12 +43,21 @@ function breaksAt(input: Uint8Array, i: number): boolean {
   return i >= input.length || CLASS[input[i] as number] === BREAK;
 }
 
+/** The most bytes `encodeQuotedPrintable` writes for `length` input bytes: all =XX, soft breaks. */
+export function maxEncodedLength(length: number): number {
+  return length * 3 + Math.ceil((length * 3) / 72) * 3 + 2;
+}
+
 /**
+ * `into`, when given, must hold `maxEncodedLength(input.length)` bytes; the result is then a view
+ * of it (a render worker reuses one scratch buffer instead of allocating three times the body).
+ *
  * @example encodeQuotedPrintable(Buffer.from('Grüße\n')).toString() // 'Gr=C3=BC=C3=9Fe\r\n'
  */
-export function encodeQuotedPrintable(input: Uint8Array): Buffer {
-  // Worst case: every byte as =XX, plus a soft break every 72 characters.
-  const out = Buffer.allocUnsafe(input.length * 3 + Math.ceil((input.length * 3) / 72) * 3 + 2);
+export function encodeQuotedPrintable(input: Uint8Array, into?: Buffer): Buffer {
+  const worst = maxEncodedLength(input.length);
+  if (into !== undefined && into.length < worst) throw new RangeError('the output buffer is too small');
+  const out = into ?? Buffer.allocUnsafe(worst);
   const length = input.length;
   let at = 0;
   let column = 0;

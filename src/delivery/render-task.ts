@@ -17,7 +17,7 @@ import { workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { move } from 'piscina';
 import { SIGNED_HEADERS } from '../dkim/sign-worker.js';
-import { type ComposeFields, composeMessage, splitHeaderBody } from './compose.js';
+import { type ComposeFields, composeMessage, headroomOf, splitHeaderBody } from './compose.js';
 import { relaxedBodyHash } from './relaxed-body.js';
 import { contentReader, type MessageContent } from './store.js';
 
@@ -56,8 +56,15 @@ export default async function render(task: RenderTask): Promise<Uint8Array> {
     task.messageId === null ? (task.bodies ?? { html: null, text: null }) : readContent(task.messageId);
   const composed = await composeMessage({ ...task.fields, html: bodies.html, text: bodies.text });
   if (task.dkim === null || task.dkim.keys.length === 0) return transfer(composed);
-  const signatures = await sign(composed, task.dkim, new Date(task.signTime));
-  return transfer(Buffer.concat([Buffer.from(signatures, 'latin1'), composed]));
+  const signatures = Buffer.from(await sign(composed, task.dkim, new Date(task.signTime)), 'latin1');
+  // The composer left room in front of the message: the signature lines go there, no copy.
+  if (signatures.length <= headroomOf(composed)) {
+    const start = composed.byteOffset - signatures.length;
+    const signed = Buffer.from(composed.buffer, start, signatures.length + composed.length);
+    signatures.copy(signed, 0);
+    return transfer(signed);
+  }
+  return transfer(Buffer.concat([signatures, composed]));
 }
 
 /** The DKIM-Signature header lines (CRLF-terminated) for `message`. Throws when none could be made. */
@@ -123,10 +130,9 @@ function checked(
 }
 
 function transfer(message: Buffer): Uint8Array {
-  // A small Buffer may be a view into Node's shared pool, which must not be transferred away.
-  const own =
-    message.byteOffset === 0 && message.byteLength === message.buffer.byteLength
-      ? message
-      : new Uint8Array(message);
+  // A small Buffer may be a view into Node's shared pool, which must not be transferred away; a
+  // composed message's buffer is its own (the free bytes in front of it go along).
+  const whole = message.byteOffset === 0 && message.byteLength === message.buffer.byteLength;
+  const own = whole || headroomOf(message) > 0 ? message : new Uint8Array(message);
   return move(own) as Uint8Array;
 }

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { simpleParser } from 'mailparser';
-import { composeMessage } from '../../src/delivery/compose.js';
-import { encodeQuotedPrintable, textStats } from '../../src/delivery/quoted-printable.js';
+import { composeMessage, headroomOf } from '../../src/delivery/compose.js';
+import { encodeQuotedPrintable, maxEncodedLength, textStats } from '../../src/delivery/quoted-printable.js';
 
 const qp = (text: string) => encodeQuotedPrintable(Buffer.from(text, 'utf8')).toString('latin1');
 
@@ -137,4 +137,32 @@ test('composed messages carry the bodies exactly, in quoted-printable, 7bit or b
     if (text !== null) t.true(same(got(parsed.text), expected(text)), context);
   }
   t.deepEqual([...encodings].sort(), ['7bit', 'base64', 'quoted-printable']);
+});
+
+test('encoding into a reused buffer gives the same bytes as a fresh one, and refuses a buffer too small', (t) => {
+  const scratch = Buffer.alloc(maxEncodedLength(4000), 0x41);
+  const next = generator(11);
+  for (let round = 0; round < 50; round++) {
+    const input = Buffer.from(randomText(next, 1 + next(60)), 'utf8').subarray(0, 1000);
+    t.deepEqual(encodeQuotedPrintable(input, scratch), encodeQuotedPrintable(input));
+  }
+  t.throws(() => encodeQuotedPrintable(Buffer.from('Grüße'), Buffer.alloc(4)), { instanceOf: RangeError });
+});
+
+test('a quoted-printable message is composed with free room in front for its signature lines', async (t) => {
+  const fields = {
+    from: 'Acme <hello@acme.test>',
+    to: ['user@example.test'],
+    cc: [],
+    replyTo: [],
+    subject: 'Order',
+    headers: {},
+    messageId: '<msg_1@acme.test>',
+    date: 0,
+  };
+  const encoded = await composeMessage({ ...fields, html: 'Grüße aus Köln '.repeat(200), text: null });
+  t.true(headroomOf(encoded) >= 1024);
+  t.is(encoded.byteOffset, headroomOf(encoded));
+  const plain = await composeMessage({ ...fields, html: null, text: 'plain ASCII' });
+  t.is(headroomOf(plain), 0);
 });
