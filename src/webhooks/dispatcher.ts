@@ -10,6 +10,7 @@
  * attempts live in the database, so retries survive a restart; a stop aborts requests in flight
  * and releases their leases, so they are sent again (at least once) after the next start.
  */
+import type SQLite from 'better-sqlite3';
 import type { CursorStore } from '../events/cursors.js';
 import type { EventService } from '../events/service.js';
 import type { Config } from '../platform/config/schema.js';
@@ -34,6 +35,7 @@ const ENDPOINTS_PER_PASS = 100;
 
 export interface DispatcherDeps {
   readonly db: Db;
+  readonly sqlite: SQLite.Database;
   readonly store: WebhookStore;
   readonly cursors: CursorStore;
   readonly events: EventService;
@@ -76,7 +78,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
     for (;;) {
       const { read } = await fanOutPage(
         db,
-        { store, cursors: deps.cursors, readAfter: deps.events.rowsAfter },
+        { sqlite: deps.sqlite, store, cursors: deps.cursors, readAfter: deps.events.rowsAfter },
         FAN_OUT_PAGE,
       );
       if (read < FAN_OUT_PAGE || stopped) break;

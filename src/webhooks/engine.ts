@@ -8,6 +8,7 @@ import { createWebhookSender, type HostLookup } from './sender.js';
 export function startWebhooks(kernel: Kernel, webhooks: Webhooks, events: EventService, lookup?: HostLookup) {
   return startWebhookDispatcher({
     db: kernel.db,
+    sqlite: kernel.store.sqlite,
     store: webhooks.store,
     cursors: webhooks.cursors,
     events,

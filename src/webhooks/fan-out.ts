@@ -4,10 +4,17 @@
  * messages, attempts and the advanced cursor commit together, so an event is fanned out exactly
  * once even across crashes (delivery itself is at least once). An endpoint only receives events
  * created after it was: a new endpoint is not flooded with a backlog.
+ *
+ * The page commits without an fsync on the event loop (synchronous=NORMAL): everything it writes
+ * derives from the event log, and a power cut rolls the messages back with the cursor, so the
+ * page is fanned out again after the restart (at worst a webhook already sent goes again, which
+ * at-least-once delivery allows).
  */
 import type { CursorStore } from '../events/cursors.js';
 import { type EventRecord, toPayload } from '../events/service.js';
+import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
+import { withRelaxedSyncAsync } from '../platform/db/durability.js';
 import { newId } from '../platform/ids.js';
 import type { AttemptRow, EndpointRow, MessageRow, WebhookStore } from './store.js';
 
@@ -39,62 +46,75 @@ function subscribed({ endpoint, all, types }: Subscription, event: EventRecord):
 export async function fanOutPage(
   db: Db,
   deps: {
+    sqlite: SQLite.Database;
     store: WebhookStore;
     cursors: CursorStore;
     readAfter: (afterId: string, limit: number, executor: Db) => Promise<EventRecord[]>;
   },
   pageSize: number,
 ): Promise<{ read: number; queued: number }> {
-  return db.transaction().execute(async (trx) => {
-    const cursor = await deps.cursors.get(DISPATCHER_CURSOR, trx);
-    const events = await deps.readAfter(cursor, pageSize, trx);
-    const last = events.at(-1);
-    if (!last) return { read: 0, queued: 0 };
-    const projects = [...new Set(events.map((event) => event.project_id))];
-    const subscriptions = (await deps.store.enabledEndpoints(trx, projects)).map(subscriptionOf);
-    const messages: MessageRow[] = [];
-    const attempts: AttemptRow[] = [];
-    const now = Date.now();
-    for (const event of events) {
-      let body: string | undefined;
-      for (const subscription of subscriptions) {
-        if (!subscribed(subscription, event)) continue;
-        const { endpoint } = subscription;
-        body ??= JSON.stringify(toPayload(event));
-        const message: MessageRow = {
-          id: newId('whm', now),
-          endpoint_id: endpoint.id,
-          project_id: event.project_id,
-          event_id: event.id,
-          event_type: event.type,
-          body,
-          created_at: now,
-        };
-        messages.push(message);
-        attempts.push({
-          id: newId('whd', now),
-          message_id: message.id,
-          endpoint_id: endpoint.id,
-          attempt: 1,
-          trigger: 'event',
-          replay_of: null,
-          previous_attempt_id: null,
-          state: 'pending',
-          due_at: now,
-          locked_until: null,
-          url: null,
-          requested_at: null,
-          duration_ms: null,
-          response_status: null,
-          response_headers: null,
-          response_body: null,
-          error: null,
-          created_at: now,
-        });
-      }
+  return db
+    .connection()
+    .execute((conn) =>
+      withRelaxedSyncAsync(deps.sqlite, () =>
+        conn.transaction().execute((trx) => fanOut(trx, deps, pageSize)),
+      ),
+    );
+}
+
+async function fanOut(
+  trx: Db,
+  deps: Parameters<typeof fanOutPage>[1],
+  pageSize: number,
+): Promise<{ read: number; queued: number }> {
+  const cursor = await deps.cursors.get(DISPATCHER_CURSOR, trx);
+  const events = await deps.readAfter(cursor, pageSize, trx);
+  const last = events.at(-1);
+  if (!last) return { read: 0, queued: 0 };
+  const projects = [...new Set(events.map((event) => event.project_id))];
+  const subscriptions = (await deps.store.enabledEndpoints(trx, projects)).map(subscriptionOf);
+  const messages: MessageRow[] = [];
+  const attempts: AttemptRow[] = [];
+  const now = Date.now();
+  for (const event of events) {
+    let body: string | undefined;
+    for (const subscription of subscriptions) {
+      if (!subscribed(subscription, event)) continue;
+      const { endpoint } = subscription;
+      body ??= JSON.stringify(toPayload(event));
+      const message: MessageRow = {
+        id: newId('whm', now),
+        endpoint_id: endpoint.id,
+        project_id: event.project_id,
+        event_id: event.id,
+        event_type: event.type,
+        body,
+        created_at: now,
+      };
+      messages.push(message);
+      attempts.push({
+        id: newId('whd', now),
+        message_id: message.id,
+        endpoint_id: endpoint.id,
+        attempt: 1,
+        trigger: 'event',
+        replay_of: null,
+        previous_attempt_id: null,
+        state: 'pending',
+        due_at: now,
+        locked_until: null,
+        url: null,
+        requested_at: null,
+        duration_ms: null,
+        response_status: null,
+        response_headers: null,
+        response_body: null,
+        error: null,
+        created_at: now,
+      });
     }
-    await deps.store.insertMessages(trx, messages, attempts);
-    await deps.cursors.set(DISPATCHER_CURSOR, last.id, trx);
-    return { read: events.length, queued: attempts.length };
-  });
+  }
+  await deps.store.insertMessages(trx, messages, attempts);
+  await deps.cursors.set(DISPATCHER_CURSOR, last.id, trx);
+  return { read: events.length, queued: attempts.length };
 }
