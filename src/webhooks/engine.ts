@@ -1,8 +1,9 @@
-/** Starts the webhook dispatcher with the system resolver (composition root helper). */
+/** Starts the webhook dispatcher (composition root helper); hosts resolve as `host-lookup.ts` says unless a test supplies `lookup`. */
 import type { EventService } from '../events/service.js';
 import type { Kernel } from '../kernel.js';
 import type { Webhooks } from './build.js';
 import { startWebhookDispatcher } from './dispatcher.js';
+import { webhookHostLookup } from './host-lookup.js';
 import { createWebhookSender, type HostLookup } from './sender.js';
 
 export function startWebhooks(kernel: Kernel, webhooks: Webhooks, events: EventService, lookup?: HostLookup) {
@@ -13,7 +14,7 @@ export function startWebhooks(kernel: Kernel, webhooks: Webhooks, events: EventS
     cursors: webhooks.cursors,
     events,
     webhooks: webhooks.service,
-    send: createWebhookSender(lookup ? { lookup } : {}),
+    send: createWebhookSender({ lookup: lookup ?? webhookHostLookup(kernel.config) }),
     config: kernel.config.webhooks,
     log: kernel.log.child({ capability: 'webhooks' }),
   });

@@ -22,7 +22,7 @@ export interface ResolvedAddress {
   readonly family: number;
 }
 
-/** Resolves a host name to its addresses; the system resolver unless a test supplies one. */
+/** Resolves a host name to its addresses (`host-lookup.ts`; the system resolver when none is given). */
 export type HostLookup = (hostname: string) => Promise<readonly ResolvedAddress[]>;
 
 export interface WebhookRequest {
