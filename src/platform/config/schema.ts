@@ -227,7 +227,7 @@ const dns = z
     servers: z.array(ipPort).default([]).describe('Resolvers as ip:port; empty uses the system resolver.'),
     timeout_ms: z.int().positive().default(5000).describe('Timeout of one DNS query.'),
   })
-  .describe('DNS resolution for MX lookups and domain verification.');
+  .describe('DNS resolution for MX lookups, domain verification, inbound mail authentication and webhook hosts.');
 
 const domains = z
   .strictObject({
