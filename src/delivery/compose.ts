@@ -52,30 +52,39 @@ export async function composeMessage(fields: ComposeFields): Promise<Buffer> {
   // A quoted-printable part is encoded here (quoted-printable.ts) and spliced in where
   // MailComposer put a placeholder: its own encoder costs more than the DKIM signature.
   const placeholders = new Map<string, Buffer>();
+  // The scratch buffers are this call's until the splice (another compose interleaving at the
+  // await below, were a worker ever given two tasks at once, allocates its own).
+  const useScratch = !scratchBusy;
+  scratchBusy = true;
   const part = (bytes: Buffer | null, plain: boolean | undefined): Part | undefined => {
     if (bytes === null) return undefined;
     if (plain || encoding === 'base64') return crlf(bytes.toString('utf8'));
     const token = `posthorn${randomBytes(12).toString('hex')}`;
-    placeholders.set(token, encodeQuotedPrintable(bytes, scratchFor(placeholders.size, bytes.length)));
+    const into = useScratch ? scratchFor(placeholders.size, bytes.length) : undefined;
+    placeholders.set(token, encodeQuotedPrintable(bytes, into));
     return { content: token, contentTransferEncoding: 'quoted-printable' };
   };
-  const composer = new MailComposer({
-    from: fields.from,
-    to: [...fields.to],
-    cc: fields.cc.length > 0 ? [...fields.cc] : undefined,
-    replyTo: fields.replyTo.length > 0 ? [...fields.replyTo] : undefined,
-    subject: fields.subject,
-    html: part(html, stats[0]?.plain),
-    text: part(text, stats[1]?.plain),
-    textEncoding: encoding,
-    headers: { ...fields.headers },
-    messageId: fields.messageId,
-    date: new Date(fields.date),
-    // The envelope is ours (VERP); never let the composer derive one from the headers.
-    envelope: { from: '', to: [] },
-  } as ConstructorParameters<typeof MailComposer>[0]);
-  const built = await composer.compile().build();
-  return placeholders.size === 0 ? built : splice(built, placeholders);
+  try {
+    const composer = new MailComposer({
+      from: fields.from,
+      to: [...fields.to],
+      cc: fields.cc.length > 0 ? [...fields.cc] : undefined,
+      replyTo: fields.replyTo.length > 0 ? [...fields.replyTo] : undefined,
+      subject: fields.subject,
+      html: part(html, stats[0]?.plain),
+      text: part(text, stats[1]?.plain),
+      textEncoding: encoding,
+      headers: { ...fields.headers },
+      messageId: fields.messageId,
+      date: new Date(fields.date),
+      // The envelope is ours (VERP); never let the composer derive one from the headers.
+      envelope: { from: '', to: [] },
+    } as ConstructorParameters<typeof MailComposer>[0]);
+    const built = await composer.compile().build();
+    return placeholders.size === 0 ? built : splice(built, placeholders);
+  } finally {
+    if (useScratch) scratchBusy = false;
+  }
 }
 
 function bytesOf(body: string | Uint8Array): Buffer {
@@ -90,6 +99,7 @@ const SIGNATURE_HEADROOM = 2048;
 const SCRATCH_MAX_INPUT = 1024 * 1024;
 /** One scratch buffer per quoted-printable part of a message (html, text), kept between messages. */
 const scratch: Buffer[] = [];
+let scratchBusy = false;
 /** ArrayBuffers of spliced messages: this module allocated them and nobody else holds a view. */
 const owned = new WeakSet<ArrayBufferLike>();
 

@@ -166,3 +166,29 @@ test('a quoted-printable message is composed with free room in front for its sig
   const plain = await composeMessage({ ...fields, html: null, text: 'plain ASCII' });
   t.is(headroomOf(plain), 0);
 });
+
+test('messages composed at the same time each carry their own body', async (t) => {
+  const bodies = Array.from({ length: 12 }, (_, i) => `Grüße Nummer ${i} `.repeat(50 + i * 7));
+  const composed = await Promise.all(
+    bodies.map((html, i) =>
+      composeMessage({
+        from: 'Acme <hello@acme.test>',
+        to: ['user@example.test'],
+        cc: [],
+        replyTo: [],
+        subject: `Order ${i}`,
+        html,
+        text: i % 2 === 0 ? `Danke ${i} – ${'ä'.repeat(300)}` : null,
+        headers: {},
+        messageId: `<msg_${i}@acme.test>`,
+        date: 0,
+      }),
+    ),
+  );
+  for (const [i, raw] of composed.entries()) {
+    const parsed = await simpleParser(raw);
+    // A single-part message ends with a line break (MailComposer adds one when the body has none).
+    t.is(String(parsed.html).replace(/\n$/, ''), bodies[i] as string);
+    if (i % 2 === 0) t.is(parsed.text?.trimEnd(), `Danke ${i} – ${'ä'.repeat(300)}`);
+  }
+});

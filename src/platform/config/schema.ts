@@ -227,7 +227,9 @@ const dns = z
     servers: z.array(ipPort).default([]).describe('Resolvers as ip:port; empty uses the system resolver.'),
     timeout_ms: z.int().positive().default(5000).describe('Timeout of one DNS query.'),
   })
-  .describe('DNS resolution for MX lookups, domain verification, inbound mail authentication and webhook hosts.');
+  .describe(
+    'DNS resolution for MX lookups, domain verification, inbound mail authentication and webhook hosts.',
+  );
 
 const domains = z
   .strictObject({
