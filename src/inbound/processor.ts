@@ -191,8 +191,10 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       inMemory.delete(id);
       inMemoryBytes -= spooled.raw.length;
     }
-    // A file from an earlier run may have been committed just before a crash.
+    // A file from an earlier run (or an attempt whose barrier failed) may have been committed
+    // already; its commit is made durable before the file goes.
     if (!spooled && (await deps.store.receiptExists(id))) {
+      await durable();
       await deps.spool.remove(id);
       return;
     }
