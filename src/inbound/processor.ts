@@ -61,7 +61,7 @@ interface Prepared {
 const MAX_FAILURES = 10;
 /** Bytes of fresh messages kept in memory for the processor; beyond it they are read back from the spool. */
 const MAX_IN_MEMORY_BYTES = 64 * 1024 * 1024;
-/** A processed message waits this long for others to share its commit (and its fsync). */
+/** A processed message waits this long for others to share its commit. */
 const COMMIT_LINGER_MS = 100;
 /** Messages in the pipeline at once. Above the group commit's batch of 64, so that under load a
  * batch fills and commits at once instead of every batch waiting out the linger (which capped
