@@ -7,8 +7,8 @@ import { decodeTime, encodeTime, monotonicFactory } from 'ulid';
 
 /**
  * ulid draws 16 random characters per new millisecond, each through its PRNG; its default PRNG
- * makes one `crypto.getRandomValues` call per character (it showed in the inbound listener's profile at
- * ~50 µs per ID). This one hands out fractions from a pool filled from the same CSPRNG 1,024 at a time.
+ * makes one `crypto.getRandomValues` call per character (~50 µs per ID in the inbound listener's
+ * profile). This one hands out fractions from a pool filled from the same CSPRNG 1,024 at a time.
  */
 function pooledRandom(): () => number {
   const pool = new Uint32Array(1024);
