@@ -16,7 +16,6 @@ import type { EventService } from '../events/service.js';
 import type { Config } from '../platform/config/schema.js';
 import { parseDuration } from '../platform/config/duration.js';
 import type { Db } from '../platform/db/database.js';
-import { newId } from '../platform/ids.js';
 import type { Logger } from '../platform/log.js';
 import { VERSION } from '../version.js';
 import { fanOutPage } from './fan-out.js';
@@ -24,7 +23,7 @@ import { nextRetryDelay, parseRetryAfter } from './retry-schedule.js';
 import type { WebhookResult, WebhookSender } from './sender.js';
 import type { WebhookService } from './service.js';
 import { signatureHeader } from './signing.js';
-import type { ClaimedAttempt, EndpointRow, WebhookStore } from './store.js';
+import { type ClaimedAttempt, type EndpointRow, pendingAttempt, type WebhookStore } from './store.js';
 
 const FAN_OUT_PAGE = 500;
 /** A lease outlives the request timeout by this much, so only a dead process loses it. */
@@ -230,26 +229,18 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
       const delay = nextRetryDelay(attempt.attempt, scheduleMs, retryAfter);
       if (delay === undefined) return;
       await store.insertAttempt(
-        {
-          id: newId('whd', finishedAt),
-          message_id: attempt.message_id,
-          endpoint_id: attempt.endpoint_id,
-          attempt: attempt.attempt + 1,
-          trigger: 'retry',
-          replay_of: attempt.replay_of,
-          previous_attempt_id: attempt.id,
-          state: 'pending',
-          due_at: finishedAt + delay,
-          locked_until: null,
-          url: null,
-          requested_at: null,
-          duration_ms: null,
-          response_status: null,
-          response_headers: null,
-          response_body: null,
-          error: null,
-          created_at: finishedAt,
-        },
+        pendingAttempt(
+          {
+            message_id: attempt.message_id,
+            endpoint_id: attempt.endpoint_id,
+            attempt: attempt.attempt + 1,
+            trigger: 'retry',
+            replay_of: attempt.replay_of,
+            previous_attempt_id: attempt.id,
+          },
+          finishedAt + delay,
+          finishedAt,
+        ),
         trx,
       );
     });

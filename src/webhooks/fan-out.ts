@@ -16,7 +16,13 @@ import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
 import { withRelaxedSyncAsync } from '../platform/db/durability.js';
 import { newId } from '../platform/ids.js';
-import type { AttemptRow, EndpointRow, MessageRow, WebhookStore } from './store.js';
+import {
+  type AttemptRow,
+  type EndpointRow,
+  type MessageRow,
+  pendingAttempt,
+  type WebhookStore,
+} from './store.js';
 
 export const DISPATCHER_CURSOR = 'webhooks';
 
@@ -92,26 +98,19 @@ async function fanOut(
         created_at: now,
       };
       messages.push(message);
-      attempts.push({
-        id: newId('whd', now),
-        message_id: message.id,
-        endpoint_id: endpoint.id,
-        attempt: 1,
-        trigger: 'event',
-        replay_of: null,
-        previous_attempt_id: null,
-        state: 'pending',
-        due_at: now,
-        locked_until: null,
-        url: null,
-        requested_at: null,
-        duration_ms: null,
-        response_status: null,
-        response_headers: null,
-        response_body: null,
-        error: null,
-        created_at: now,
-      });
+      attempts.push(
+        pendingAttempt(
+          {
+            message_id: message.id,
+            endpoint_id: endpoint.id,
+            attempt: 1,
+            trigger: 'event',
+            replay_of: null,
+            previous_attempt_id: null,
+          },
+          now,
+        ),
+      );
     }
   }
   await deps.store.insertMessages(trx, messages, attempts);

@@ -14,7 +14,7 @@ import { conflict, notFound } from '../platform/http/errors.js';
 import { newId } from '../platform/ids.js';
 import type { CreateEndpointRequest, UpdateEndpointRequest } from './schemas.js';
 import { newSigningSecret } from './signing.js';
-import type { EndpointRow, WebhookStore } from './store.js';
+import { type EndpointRow, pendingAttempt, type WebhookStore } from './store.js';
 import { checkEndpointUrl } from './url-policy.js';
 import { attemptView, endpointView } from './views.js';
 
@@ -163,26 +163,17 @@ export function createWebhookService(deps: {
         throw conflict(`Webhook endpoint ${id} is disabled; enable it (PATCH status "enabled") to replay.`);
       }
       const now = Date.now();
-      const attempt = {
-        id: newId('whd', now),
-        message_id: original.message_id,
-        endpoint_id: id,
-        attempt: 1,
-        trigger: 'replay' as const,
-        replay_of: original.id,
-        previous_attempt_id: null,
-        state: 'pending' as const,
-        due_at: now,
-        locked_until: null,
-        url: null,
-        requested_at: null,
-        duration_ms: null,
-        response_status: null,
-        response_headers: null,
-        response_body: null,
-        error: null,
-        created_at: now,
-      };
+      const attempt = pendingAttempt(
+        {
+          message_id: original.message_id,
+          endpoint_id: id,
+          attempt: 1,
+          trigger: 'replay',
+          replay_of: original.id,
+          previous_attempt_id: null,
+        },
+        now,
+      );
       await store.insertAttempt(attempt);
       await record(actor, 'webhook.replay', id, { delivery_id: deliveryId, replay_id: attempt.id });
       queued.emit('queued');

@@ -10,7 +10,7 @@ import type {
   WebhookEndpointsTable,
   WebhookMessagesTable,
 } from '../platform/db/tables.js';
-import { idFloor } from '../platform/ids.js';
+import { idFloor, newId } from '../platform/ids.js';
 
 export type EndpointRow = WebhookEndpointsTable;
 export type MessageRow = WebhookMessagesTable;
@@ -26,6 +26,32 @@ export interface ClaimedAttempt {
   readonly trigger: AttemptRow['trigger'];
   readonly replay_of: string | null;
   readonly body: string;
+}
+
+/** A new attempt waiting to be sent at `dueAt`: nothing requested or answered yet. */
+export function pendingAttempt(
+  fields: Pick<
+    AttemptRow,
+    'message_id' | 'endpoint_id' | 'attempt' | 'trigger' | 'replay_of' | 'previous_attempt_id'
+  >,
+  dueAt: number,
+  createdAt: number = dueAt,
+): AttemptRow {
+  return {
+    id: newId('whd', createdAt),
+    ...fields,
+    state: 'pending',
+    due_at: dueAt,
+    locked_until: null,
+    url: null,
+    requested_at: null,
+    duration_ms: null,
+    response_status: null,
+    response_headers: null,
+    response_body: null,
+    error: null,
+    created_at: createdAt,
+  };
 }
 
 export function createWebhookStore(db: Db) {
