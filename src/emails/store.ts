@@ -5,10 +5,9 @@
  * (which holds Kysely's connection lock, so no other transaction interleaves with them).
  */
 import type SQLite from 'better-sqlite3';
-import { encodeTime } from 'ulid';
 import type { Db } from '../platform/db/database.js';
 import type { MessageStatus } from '../platform/db/tables.js';
-import { newId } from '../platform/ids.js';
+import { idFloor, newId } from '../platform/ids.js';
 import { type Draft, type MessageRef, recipientDomains } from './model.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -24,9 +23,6 @@ export interface ListedMessage {
 }
 
 const bool = (value: boolean | null) => (value === null ? null : value ? 1 : 0);
-
-/** The smallest ID that `newId('msg', at)` can produce at or after `at`. */
-const firstIdAt = (at: number) => `msg_${encodeTime(at, 10)}${'0'.repeat(16)}`;
 
 export function createEmailStore(db: Db, sqlite: SQLite.Database) {
   let prepared: ReturnType<typeof prepare> | undefined;
@@ -227,7 +223,7 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
         .selectFrom('messages')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('project_id', '=', projectId)
-        .where('id', '>=', firstIdAt(dayStart))
+        .where('id', '>=', idFloor('msg', dayStart))
         .executeTakeFirst();
       return Number(row?.n ?? 0);
     },
@@ -252,7 +248,7 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
           q
             .selectFrom('message_bodies as b')
             .select('b.message_id')
-            .where('b.message_id', '<', firstIdAt(cutoff))
+            .where('b.message_id', '<', idFloor('msg', cutoff))
             .where(({ not, exists, selectFrom }) =>
               not(
                 exists(
