@@ -20,6 +20,7 @@ import type { Logger } from '../platform/log.js';
 import type { SuppressionInput } from '../suppressions/service.js';
 import { type BounceClass, expired } from './bounce-classifier.js';
 import { withRelaxedSyncAsync } from '../platform/db/durability.js';
+import { commitEach, type ItemOutcome } from '../platform/db/savepoints.js';
 import { messageStatus } from './message-status.js';
 import {
   bouncedEvent,
@@ -115,35 +116,22 @@ export class OutcomeWriter {
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0, MAX_BATCH);
       try {
-        const settle: (() => void)[] = [];
         const { sqlite } = this.#deps;
-        await this.#deps.db.connection().execute((conn) =>
-          withRelaxedSyncAsync(sqlite, async () => {
-            sqlite.exec('begin immediate');
-            try {
-              const now = Date.now();
-              for (const item of batch) {
-                // Each job in its own savepoint: one that cannot be recorded rolls back alone.
-                sqlite.exec('savepoint outcome');
-                try {
-                  await this.#apply(conn, item.report, now);
-                  sqlite.exec('release outcome');
-                  settle.push(item.resolve);
-                } catch (error) {
-                  sqlite.exec('rollback to outcome');
-                  sqlite.exec('release outcome');
-                  settle.push(() => item.reject(error));
-                }
-              }
-              sqlite.exec('commit');
-            } catch (error) {
-              if (sqlite.inTransaction) sqlite.exec('rollback');
-              throw error;
-            }
-          }),
-        );
+        const now = Date.now();
+        // Each job in its own savepoint: one that cannot be recorded rolls back alone.
+        const outcomes = await this.#deps.db
+          .connection()
+          .execute((conn) =>
+            withRelaxedSyncAsync(sqlite, () =>
+              commitEach(sqlite, batch, (item) => this.#apply(conn, item.report, now)),
+            ),
+          );
         this.#notify();
-        for (const done of settle) done();
+        for (const [i, item] of batch.entries()) {
+          const outcome = outcomes[i] as ItemOutcome<void>;
+          if (outcome.ok) item.resolve();
+          else item.reject(outcome.error);
+        }
       } catch (error) {
         this.#deps.log.error({ err: error, jobs: batch.length }, 'recording delivery outcomes failed');
         for (const item of batch) item.reject(error);

@@ -3,8 +3,8 @@
  * waiting) share one transaction, so a busy listener pays for one commit per batch instead of one
  * per message. `afterCommit` runs once per batch.
  *
- * Each write runs in its own savepoint: one that fails rolls back alone and rejects alone, and the
- * others still commit.
+ * Each write runs in its own savepoint (`commitEach`): one that fails rolls back alone and rejects
+ * alone, and the others still commit.
  *
  * `durability: 'relaxed'` commits with synchronous=NORMAL (`withRelaxedSync`): better-sqlite3
  * commits on the main thread, and a FULL commit blocks everything else for an fsync. Use it only
@@ -15,6 +15,7 @@
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
 import { withRelaxedSyncAsync } from '../platform/db/durability.js';
+import { commitEach, type ItemOutcome } from '../platform/db/savepoints.js';
 
 interface Pending<T, R> {
   readonly item: T;
@@ -40,7 +41,7 @@ export function createGroupCommit<T, R>(
   const { db, sqlite } = store;
   const maxBatch = options.maxBatch ?? 64;
   const lingerMs = options.lingerMs ?? 0;
-  const durably = (work: () => Promise<void>) =>
+  const durably = <V>(work: () => Promise<V>) =>
     options.durability === 'relaxed' ? withRelaxedSyncAsync(sqlite, work) : work();
   let queue: Pending<T, R>[] = [];
   let scheduled = false;
@@ -48,31 +49,13 @@ export function createGroupCommit<T, R>(
 
   /** One transaction for the batch; returns how each entry is to be settled once it commits. */
   async function commitBatch(batch: readonly Pending<T, R>[]): Promise<(() => void)[]> {
-    const settle: (() => void)[] = [];
-    await db.connection().execute((conn) =>
-      durably(async () => {
-        sqlite.exec('begin immediate');
-        try {
-          for (const entry of batch) {
-            sqlite.exec('savepoint item');
-            try {
-              const result = await write(conn, entry.item);
-              sqlite.exec('release item');
-              settle.push(() => entry.resolve(result));
-            } catch (error) {
-              sqlite.exec('rollback to item');
-              sqlite.exec('release item');
-              settle.push(() => entry.reject(error));
-            }
-          }
-          sqlite.exec('commit');
-        } catch (error) {
-          if (sqlite.inTransaction) sqlite.exec('rollback');
-          throw error;
-        }
-      }),
-    );
-    return settle;
+    const outcomes = await db
+      .connection()
+      .execute((conn) => durably(() => commitEach(sqlite, batch, (entry) => write(conn, entry.item))));
+    return batch.map((entry, i) => {
+      const outcome = outcomes[i] as ItemOutcome<R>;
+      return outcome.ok ? () => entry.resolve(outcome.value) : () => entry.reject(outcome.error);
+    });
   }
 
   async function flush(): Promise<void> {
