@@ -8,11 +8,26 @@
  * §3.6.3 allows either; giving them away to every other recipient is the worse choice), so this
  * module is never told about them.
  *
- * Runs in the render worker; pure apart from MailComposer's random MIME boundary.
+ * MailComposer decides the structure and writes every header (`compile()`, `buildHeaders()`);
+ * the bodies are encoded here (quoted-printable.ts) and the tree is written out synchronously
+ * (mime-layout.ts) into one buffer, instead of through MimeNode's stream pipeline, whose streams,
+ * abort controllers and copies cost more than the RSA signature. The output is CRLF-only: the
+ * API refuses line breaks in every header value, and each encoder writes CRLF. Room is left in
+ * front of it for the DKIM-Signature lines, so signing adds no copy.
+ *
+ * Runs in the render worker; pure apart from the random MIME boundary.
  */
-import { randomBytes } from 'node:crypto';
+import { wrap as wrapBase64 } from 'nodemailer/lib/base64';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { encodeQuotedPrintable, maxEncodedLength, textStats } from './quoted-printable.js';
+import { randomHex } from '../platform/ids.js';
+import { writeTree } from './mime-layout.js';
+import {
+  encodeQuotedPrintable,
+  isPlain,
+  latinLettersExceed,
+  maxEncodedLength,
+  type TextScan,
+} from './quoted-printable.js';
 
 /** What the composer needs, all plain data so it crosses to a worker thread as a structured clone. */
 export interface ComposeFields {
@@ -33,81 +48,99 @@ export interface ComposeFields {
   readonly date: number;
 }
 
-type Part = string | { readonly content: string; readonly contentTransferEncoding: 'quoted-printable' };
+type TransferEncoding = '7bit' | 'quoted-printable' | 'base64';
+
+/** What MailComposer is given as a part's content: it stands for the bytes encoded here. */
+const PLACEHOLDER = { html: 'posthorn-html-part', text: 'posthorn-text-part' } as const;
+
+/** Bytes left free before a composed message, where the render task writes DKIM-Signature lines. */
+export const SIGNATURE_HEADROOM = 2048;
+/** Bodies up to this size are encoded into a kept scratch buffer; larger ones get their own. */
+const SCRATCH_MAX_INPUT = 1024 * 1024;
+/** One scratch buffer per text part (html, text), kept between messages. */
+const scratch: Buffer[] = [];
 
 /**
+ * The message, `SIGNATURE_HEADROOM` bytes into `into` when it fits there (a render worker's
+ * shared slot), else into a buffer of its own with that room in front.
+ *
  * @example
- * const bytes = await composeMessage({ from: 'Acme <a@acme.test>', to: ['b@x.test'], cc: [], replyTo: [],
+ * const message = composeMessage({ from: 'Acme <a@acme.test>', to: ['b@x.test'], cc: [], replyTo: [],
  *   subject: 'Hi', html: '<p>Hi</p>', text: null, headers: {}, messageId: '<msg_1@acme.test>', date: Date.now() });
  */
-export async function composeMessage(fields: ComposeFields): Promise<Buffer> {
-  const html = fields.html === null ? null : bytesOf(fields.html);
-  const text = fields.text === null ? null : bytesOf(fields.text);
-  const stats = [html, text].map((bytes) => (bytes === null ? null : textStats(bytes)));
-  const latin = stats.reduce((sum, s) => sum + (s?.latin ?? 0), 0);
-  const other = stats.reduce((sum, s) => sum + (s?.other ?? 0), 0);
-  // MailComposer's rule for a part that is not plain 7-bit text: quoted-printable for mostly
-  // Latin text, base64 otherwise; decided once for both parts, as its textEncoding option does.
-  const encoding = other < latin ? 'quoted-printable' : 'base64';
-  // A quoted-printable part is encoded here (quoted-printable.ts) and spliced in where
-  // MailComposer put a placeholder: its own encoder costs more than the DKIM signature.
-  const placeholders = new Map<string, Buffer>();
-  // The scratch buffers are this call's until the splice (another compose interleaving at the
-  // await below, were a worker ever given two tasks at once, allocates its own).
-  const useScratch = !scratchBusy;
-  scratchBusy = true;
-  const part = (bytes: Buffer | null, plain: boolean | undefined): Part | undefined => {
-    if (bytes === null) return undefined;
-    if (plain || encoding === 'base64') return crlf(bytes.toString('utf8'));
-    const token = `posthorn${randomBytes(12).toString('hex')}`;
-    const into = useScratch ? scratchFor(placeholders.size, bytes.length) : undefined;
-    placeholders.set(token, encodeQuotedPrintable(bytes, into));
-    return { content: token, contentTransferEncoding: 'quoted-printable' };
-  };
-  try {
-    const composer = new MailComposer({
-      from: fields.from,
-      to: [...fields.to],
-      cc: fields.cc.length > 0 ? [...fields.cc] : undefined,
-      replyTo: fields.replyTo.length > 0 ? [...fields.replyTo] : undefined,
-      subject: fields.subject,
-      html: part(html, stats[0]?.plain),
-      text: part(text, stats[1]?.plain),
-      textEncoding: encoding,
-      headers: { ...fields.headers },
-      messageId: fields.messageId,
-      date: new Date(fields.date),
-      // The envelope is ours (VERP); never let the composer derive one from the headers.
-      envelope: { from: '', to: [] },
-    } as ConstructorParameters<typeof MailComposer>[0]);
-    const built = await composer.compile().build();
-    return placeholders.size === 0 ? built : splice(built, placeholders);
-  } finally {
-    if (useScratch) scratchBusy = false;
-  }
+export function composeMessage(fields: ComposeFields, into?: Buffer): Buffer {
+  const parts = { html: bytesOf(fields.html), text: bytesOf(fields.text) };
+  const encoded = encodeParts(parts);
+  const composer = new MailComposer({
+    from: fields.from,
+    to: [...fields.to],
+    cc: fields.cc.length > 0 ? [...fields.cc] : undefined,
+    replyTo: fields.replyTo.length > 0 ? [...fields.replyTo] : undefined,
+    subject: fields.subject,
+    html: encoded.html && { content: PLACEHOLDER.html, contentTransferEncoding: encoded.html.encoding },
+    text: encoded.text && { content: PLACEHOLDER.text, contentTransferEncoding: encoded.text.encoding },
+    headers: { ...fields.headers },
+    messageId: fields.messageId,
+    date: new Date(fields.date),
+    // The envelope is ours (VERP); never let the composer derive one from the headers.
+    envelope: { from: '', to: [] },
+    // Each node would otherwise draw its own random boundary base from the kernel.
+    baseBoundary: randomHex(8),
+  } as ConstructorParameters<typeof MailComposer>[0]);
+  const contents = new Map<string, Buffer>();
+  if (encoded.html) contents.set(PLACEHOLDER.html, encoded.html.bytes);
+  if (encoded.text) contents.set(PLACEHOLDER.text, encoded.text.bytes);
+  const allocate = (size: number) =>
+    into !== undefined && size <= into.length ? into : Buffer.allocUnsafeSlow(size);
+  return writeTree(composer.compile(), contents, SIGNATURE_HEADROOM, allocate);
 }
 
-function bytesOf(body: string | Uint8Array): Buffer {
+interface EncodedPart {
+  readonly encoding: TransferEncoding;
+  readonly bytes: Buffer;
+}
+
+/**
+ * Encodes each part by MailComposer's rules: 7bit for short ASCII lines; otherwise
+ * quoted-printable for mostly Latin text and base64 for the rest, decided once for both parts as
+ * its `textEncoding` choice is. The quoted-printable encoding is made first (it also measures the
+ * text); a part sent another way drops it. An empty body is no part, as with MailComposer.
+ */
+function encodeParts(parts: { html: Buffer | null; text: Buffer | null }): {
+  html: EncodedPart | null;
+  text: EncodedPart | null;
+} {
+  const scans = { html: { other: 0, longestLine: 0 }, text: { other: 0, longestLine: 0 } };
+  const qp = {
+    html: parts.html && encodeQuotedPrintable(parts.html, scratchFor(0, parts.html.length), scans.html),
+    text: parts.text && encodeQuotedPrintable(parts.text, scratchFor(1, parts.text.length), scans.text),
+  };
+  const present = [parts.html, parts.text].filter((p): p is Buffer => p !== null);
+  const other = scans.html.other + scans.text.other;
+  let choice: TransferEncoding | undefined;
+  const encode = (bytes: Buffer | null, scan: TextScan, quoted: Buffer | null): EncodedPart | null => {
+    if (bytes === null || quoted === null) return null;
+    if (isPlain(bytes, scan)) return { encoding: '7bit', bytes: crlf(bytes) };
+    choice ??= latinLettersExceed(present, other) ? 'quoted-printable' : 'base64';
+    return choice === 'quoted-printable'
+      ? { encoding: choice, bytes: quoted }
+      : { encoding: choice, bytes: Buffer.from(wrapBase64(crlf(bytes).toString('base64'), 76), 'latin1') };
+  };
+  return { html: encode(parts.html, scans.html, qp.html), text: encode(parts.text, scans.text, qp.text) };
+}
+
+function bytesOf(body: string | Uint8Array | null): Buffer | null {
+  if (body === null || body.length === 0) return null;
   return typeof body === 'string'
     ? Buffer.from(body, 'utf8')
     : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
-/** Bytes left free before a spliced message, where the render task writes DKIM-Signature lines. */
-const SIGNATURE_HEADROOM = 2048;
-/** Bodies up to this size are encoded into a kept scratch buffer; larger ones get their own. */
-const SCRATCH_MAX_INPUT = 1024 * 1024;
-/** One scratch buffer per quoted-printable part of a message (html, text), kept between messages. */
-const scratch: Buffer[] = [];
-let scratchBusy = false;
-/** ArrayBuffers of spliced messages: this module allocated them and nobody else holds a view. */
-const owned = new WeakSet<ArrayBufferLike>();
-
 /**
  * A reusable output buffer for the `index`th encoded part of a message, or undefined (allocate)
- * for a large body. Each render's quoted-printable output is copied into the message once, so
- * the scratch is free again by the next render; reusing it spares the worker an allocation of
- * three times the body per message (external memory that drove most of its major GCs).
+ * for a large body. The encoded part is copied into the message before the next compose starts
+ * (composing is synchronous), so the scratch is free again; reusing it spares the worker an
+ * allocation of three times the body per message (external memory that drove its major GCs).
  */
 function scratchFor(index: number, inputLength: number): Buffer | undefined {
   if (inputLength > SCRATCH_MAX_INPUT) return undefined;
@@ -120,56 +153,12 @@ function scratchFor(index: number, inputLength: number): Buffer | undefined {
 }
 
 /**
- * How many free bytes precede `message` in its own ArrayBuffer (room for signature lines), 0 when
- * it is not a message spliced here. Such a message may be moved to another thread with its buffer.
- */
-export function headroomOf(message: Uint8Array): number {
-  return owned.has(message.buffer) ? message.byteOffset : 0;
-}
-
-/**
- * Puts each encoded part where its placeholder is; each placeholder occurs exactly once. A
- * single-part message ends with a line break MailComposer adds only when the content has none,
- * so there an encoded part's own final CRLF takes its place, as it would have. The result is a view
- * into a buffer of its own with `SIGNATURE_HEADROOM` free bytes in front (`headroomOf`).
- */
-function splice(message: Buffer, placeholders: ReadonlyMap<string, Buffer>): Buffer {
-  const found = [...placeholders].map(([token, encoded]) => {
-    const at = message.indexOf(token, 0, 'latin1');
-    if (at < 0 || message.indexOf(token, at + token.length, 'latin1') >= 0) {
-      throw new Error('composing the message failed: a body placeholder was not found exactly once');
-    }
-    const end = at + token.length;
-    const last = end + 2 === message.length && endsWithCrlf(encoded);
-    return { at, end, encoded: last ? encoded.subarray(0, encoded.length - 2) : encoded };
-  });
-  found.sort((a, b) => a.at - b.at);
-  const pieces: Buffer[] = [];
-  let from = 0;
-  for (const { at, end, encoded } of found) {
-    pieces.push(message.subarray(from, at), encoded);
-    from = end;
-  }
-  pieces.push(message.subarray(from));
-  // One allocation for the finished message, with room in front for its signature lines.
-  const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
-  const whole = Buffer.allocUnsafeSlow(SIGNATURE_HEADROOM + length);
-  let offset = SIGNATURE_HEADROOM;
-  for (const piece of pieces) offset += piece.copy(whole, offset);
-  owned.add(whole.buffer);
-  return whole.subarray(SIGNATURE_HEADROOM);
-}
-
-function endsWithCrlf(bytes: Buffer): boolean {
-  return bytes.length >= 2 && bytes[bytes.length - 2] === 0x0d && bytes[bytes.length - 1] === 0x0a;
-}
-
-/**
  * Line breaks as CRLF (RFC 5322 §2.3). MailComposer keeps a body's own line breaks, so a bare LF
  * would reach the wire, where the SMTP client rewrites it: the bytes signed must be the bytes sent.
  */
-function crlf(text: string): string {
-  return text.includes('\n') || text.includes('\r') ? text.replace(/\r\n|\r|\n/g, '\r\n') : text;
+function crlf(bytes: Buffer): Buffer {
+  if (bytes.indexOf(0x0a) === -1 && bytes.indexOf(0x0d) === -1) return bytes;
+  return Buffer.from(bytes.toString('utf8').replace(/\r\n|\r|\n/g, '\r\n'), 'utf8');
 }
 
 /** Splits a message at the empty line that ends its header section (RFC 5322 §2.1). */

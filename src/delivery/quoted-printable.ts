@@ -29,6 +29,19 @@ const CLASS = new Uint8Array(256).map((_, byte) => {
   return byte >= 0x21 && byte <= 0x7e && byte !== EQUALS ? LITERAL : ESCAPE;
 });
 const HEX = Buffer.from('0123456789ABCDEF', 'latin1');
+/** Latin letters count 1 (nodemailer's count). */
+const LATIN = new Uint8Array(256).map((_, byte) =>
+  (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) ? 1 : 0,
+);
+/**
+ * Characters as nodemailer counts them in its strings: control characters (tab and line breaks
+ * aside) 1, a UTF-8 lead byte 1, or 2 for a 4-byte sequence (a surrogate pair to it).
+ */
+const OTHER = new Uint8Array(256).map((_, byte) => {
+  if (byte >= 0xf0) return 2;
+  if (byte >= 0xc0) return 1;
+  return byte < 0x20 && byte !== TAB && byte !== CR && byte !== LF ? 1 : 0;
+});
 
 /** How many bytes the UTF-8 sequence starting with `lead` has (1 for ASCII and stray bytes). */
 function sequenceLength(lead: number): number {
@@ -38,23 +51,36 @@ function sequenceLength(lead: number): number {
   return 1;
 }
 
-/** Whether the byte at `i` ends a line: the end of the input or a line break. */
-function breaksAt(input: Uint8Array, i: number): boolean {
-  return i >= input.length || CLASS[input[i] as number] === BREAK;
-}
-
 /** The most bytes `encodeQuotedPrintable` writes for `length` input bytes: all =XX, soft breaks. */
 export function maxEncodedLength(length: number): number {
   return length * 3 + Math.ceil((length * 3) / 72) * 3 + 2;
 }
 
 /**
+ * What the encoder learns about its input on the way, for the transfer-encoding choice
+ * (`compose.ts`): counted as nodemailer counts, see `OTHER` and `isPlain`.
+ */
+export interface TextScan {
+  /** 8-bit characters and control characters. */
+  other: number;
+  /** The longest line in bytes, line breaks excluded. */
+  longestLine: number;
+}
+
+/**
  * `into`, when given, must hold `maxEncodedLength(input.length)` bytes; the result is then a view
  * of it (a render worker reuses one scratch buffer instead of allocating three times the body).
+ * `scan`, when given, receives what the transfer-encoding choice needs, so that choice costs no
+ * pass of its own.
+ *
+ * The loop copies runs of bytes that stand for themselves (white space too, unless a line break
+ * follows it) up to the last column but one; everything else takes the careful path. At about a
+ * nanosecond per byte it is twice as fast as a per-byte dispatch, which sent every space the
+ * careful way.
  *
  * @example encodeQuotedPrintable(Buffer.from('Grüße\n')).toString() // 'Gr=C3=BC=C3=9Fe\r\n'
  */
-export function encodeQuotedPrintable(input: Uint8Array, into?: Buffer): Buffer {
+export function encodeQuotedPrintable(input: Uint8Array, into?: Buffer, scan?: TextScan): Buffer {
   const worst = maxEncodedLength(input.length);
   if (into !== undefined && into.length < worst) throw new RangeError('the output buffer is too small');
   const out = into ?? Buffer.allocUnsafe(worst);
@@ -62,23 +88,39 @@ export function encodeQuotedPrintable(input: Uint8Array, into?: Buffer): Buffer 
   let at = 0;
   let column = 0;
   let i = 0;
+  let other = 0;
+  let longestLine = 0;
+  let lineStart = 0;
   while (i < length) {
+    // A run of bytes that stand for themselves, as far as the line allows without a soft break.
+    if (column < MAX_LINE - 1) {
+      const end = Math.min(length, i + (MAX_LINE - 1 - column));
+      const start = i;
+      while (i < end) {
+        const byte = input[i] as number;
+        const kind = CLASS[byte] as number;
+        if (kind !== LITERAL) {
+          // White space stands for itself unless it ends a line (then it is encoded, below).
+          if (kind !== WSP || i + 1 >= length || CLASS[input[i + 1] as number] === BREAK) break;
+        }
+        out[at++] = byte;
+        i += 1;
+      }
+      column += i - start;
+      if (i >= length) break;
+    }
     const byte = input[i] as number;
     const kind = CLASS[byte] as number;
-    // The common case first: a character that stands for itself, well inside the line.
-    if (kind === LITERAL && column < MAX_LINE - 1) {
-      out[at++] = byte;
-      column += 1;
-      i += 1;
-      continue;
-    }
     if (kind === BREAK) {
+      longestLine = Math.max(longestLine, i - lineStart);
       out[at++] = CR;
       out[at++] = LF;
       column = 0;
       i += byte === CR && input[i + 1] === LF ? 2 : 1;
+      lineStart = i;
       continue;
     }
+    other += OTHER[byte] as number;
     // One UTF-8 character's bytes stay on one line, so a reader that shows lines sees whole characters.
     let count = kind === ESCAPE ? sequenceLength(byte) : 1;
     if (i + count > length) count = 1;
@@ -89,7 +131,7 @@ export function encodeQuotedPrintable(input: Uint8Array, into?: Buffer): Buffer 
         break;
       }
     }
-    const endOfLine = breaksAt(input, i + count);
+    const endOfLine = i + count >= length || CLASS[input[i + count] as number] === BREAK;
     // White space stands for itself unless it ends a line.
     const escaped = kind === ESCAPE || (kind === WSP && endOfLine);
     const width = escaped ? count * 3 : 1;
@@ -113,55 +155,34 @@ export function encodeQuotedPrintable(input: Uint8Array, into?: Buffer): Buffer 
     column += width;
     i += count;
   }
+  if (scan !== undefined) {
+    scan.other = other;
+    scan.longestLine = Math.max(longestLine, length - lineStart);
+  }
   return out.subarray(0, at);
 }
 
-/** What decides a text part's transfer encoding (see `compose.ts`). */
-export interface TextStats {
-  /** ASCII without control characters (tab aside), no line over 76 characters: sent as 7bit. */
-  readonly plain: boolean;
-  /** Latin letters. */
-  readonly latin: number;
-  /** 8-bit characters and control characters. */
-  readonly other: number;
+/**
+ * nodemailer's rule for sending a text part as 7bit: ASCII without control characters (tab
+ * aside), no line over 76 characters. It does not look for long lines past 128 KB: it assumes
+ * there are some.
+ */
+export function isPlain(bytes: Uint8Array, scan: TextScan): boolean {
+  return scan.other === 0 && bytes.length <= 128 * 1024 && scan.longestLine <= MAX_LINE;
 }
 
 /**
- * nodemailer's rules, applied to UTF-8 bytes in one pass: characters are counted as it counts
- * them (one per UTF-8 lead byte, two for a 4-byte sequence, which is a surrogate pair to it).
- * Bodies come from JSON strings, so their UTF-8 is always well formed.
+ * Whether the parts hold more Latin letters than `limit`: nodemailer's choice of quoted-printable
+ * over base64 (more Latin letters than other characters). Stops counting once past the limit,
+ * which for Latin text is within the first few hundred bytes.
  */
-export function textStats(bytes: Uint8Array): TextStats {
+export function latinLettersExceed(parts: readonly Uint8Array[], limit: number): boolean {
   let latin = 0;
-  let other = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i] as number;
-    latin += LATIN[byte] as number;
-    other += OTHER[byte] as number;
+  for (const bytes of parts) {
+    for (let i = 0; i < bytes.length; i++) {
+      latin += LATIN[bytes[i] as number] as number;
+      if (latin > limit) return true;
+    }
   }
-  // nodemailer does not look for long lines past 128 KB: it assumes there are some.
-  const plain = other === 0 && bytes.length <= 128 * 1024 && longestLine(bytes) <= MAX_LINE;
-  return { plain, latin, other };
-}
-
-/** Latin letters count 1. */
-const LATIN = new Uint8Array(256).map((_, byte) =>
-  (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) ? 1 : 0,
-);
-/** Control characters (tab and line breaks aside) count 1; UTF-8 lead bytes 1, or 2 for a surrogate pair. */
-const OTHER = new Uint8Array(256).map((_, byte) => {
-  if (byte >= 0xf0) return 2;
-  if (byte >= 0xc0) return 1;
-  return byte < 0x20 && byte !== TAB && byte !== CR && byte !== LF ? 1 : 0;
-});
-
-function longestLine(bytes: Uint8Array): number {
-  let longest = 0;
-  let column = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i] as number;
-    column = byte === CR || byte === LF ? 0 : column + 1;
-    if (column > longest) longest = column;
-  }
-  return longest;
+  return false;
 }

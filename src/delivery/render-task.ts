@@ -2,7 +2,7 @@
  * The render task, run by piscina on a worker thread: compose the message (MailComposer) and
  * DKIM-sign it (RFC 6376, relaxed/relaxed, mailauth), so that neither the MIME encoding nor the
  * RSA arithmetic ever runs on the event loop. Only plain fields go in and the finished bytes come
- * back by transfer (no copy).
+ * back by transfer (no copy), already dot-stuffed for DATA so the event loop only writes them.
  *
  * Signing: the body hash is computed natively (`relaxed-body.ts`); mailauth's DkimSigner is given
  * that hash and the parsed header section and signs the headers only. A body the fast hasher
@@ -17,7 +17,9 @@ import { workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { move } from 'piscina';
 import { SIGNED_HEADERS } from '../dkim/sign-worker.js';
-import { type ComposeFields, composeMessage, headroomOf, splitHeaderBody } from './compose.js';
+import { type ComposeFields, composeMessage, SIGNATURE_HEADROOM, splitHeaderBody } from './compose.js';
+import { stuffDots } from './dot-stuffing.js';
+import { type SlabLayout, slotView } from './message-slab.js';
 import { relaxedBodyHash } from './relaxed-body.js';
 import { contentReader, type MessageContent } from './store.js';
 
@@ -46,29 +48,76 @@ export interface RenderTask {
   readonly dkim: RenderDkim | null;
   /** t=, milliseconds since the epoch. */
   readonly signTime: number;
+  /** The slot of the shared slab (message-slab.ts) to write the message into, set by the renderer. */
+  readonly slot?: number | null;
 }
+
+/**
+ * Where the finished message is: in the task's slot, `offset` bytes in and `length` long, or
+ * moved over in a buffer of its own (no slot, or the message did not fit in it).
+ */
+export type RenderOutput = { readonly offset: number; readonly length: number } | Uint8Array;
 
 const CANONICALIZATION = 'relaxed/relaxed';
 
-/** The finished message, DKIM-Signature lines first (moved to the caller, not copied). */
-export default async function render(task: RenderTask): Promise<Uint8Array> {
+/** The finished message in its DATA form (dot-stuffed, `stuffDots`), DKIM-Signature lines first. */
+export default async function render(task: RenderTask): Promise<RenderOutput> {
   const bodies =
     task.messageId === null ? (task.bodies ?? { html: null, text: null }) : readContent(task.messageId);
-  const composed = await composeMessage({ ...task.fields, html: bodies.html, text: bodies.text });
-  if (task.dkim === null || task.dkim.keys.length === 0) return transfer(composed);
-  const signatures = Buffer.from(await sign(composed, task.dkim, new Date(task.signTime)), 'latin1');
-  // The composer left room in front of the message: the signature lines go there, no copy.
-  if (signatures.length <= headroomOf(composed)) {
-    const start = composed.byteOffset - signatures.length;
-    const signed = Buffer.from(composed.buffer, start, signatures.length + composed.length);
-    signatures.copy(signed, 0);
-    return transfer(signed);
-  }
-  return transfer(Buffer.concat([signatures, composed]));
+  const slot = task.slot === undefined || task.slot === null ? null : slotOf(task.slot);
+  const composed = composeMessage(
+    { ...task.fields, html: bodies.html, text: bodies.text },
+    slot ?? undefined,
+  );
+  const signed =
+    task.dkim === null || task.dkim.keys.length === 0
+      ? composed
+      : // Composed messages have CRLF line breaks only: the body hash need not look for bare ones.
+        prepend(
+          Buffer.from(await sign(composed, task.dkim, new Date(task.signTime), true), 'latin1'),
+          composed,
+        );
+  const inSlot = slot !== null && signed.buffer === slot.buffer;
+  const room = inSlot ? slot.byteOffset + slot.length - (signed.byteOffset + signed.length) : 0;
+  const wire = stuffDots(signed, room);
+  if (inSlot && wire.buffer === slot.buffer)
+    return { offset: wire.byteOffset - slot.byteOffset, length: wire.length };
+  return transfer(wire);
 }
 
-/** The DKIM-Signature header lines (CRLF-terminated) for `message`. Throws when none could be made. */
-export async function sign(message: Buffer, dkim: RenderDkim, signTime: Date): Promise<string> {
+/** The signature lines in the room the composer left in front of the message (no copy), else a new buffer. */
+function prepend(signatures: Buffer, composed: Buffer): Buffer {
+  if (signatures.length > SIGNATURE_HEADROOM) {
+    const joined = Buffer.allocUnsafeSlow(signatures.length + composed.length);
+    composed.copy(joined, signatures.copy(joined, 0));
+    return joined;
+  }
+  const signed = Buffer.from(
+    composed.buffer,
+    composed.byteOffset - signatures.length,
+    signatures.length + composed.length,
+  );
+  signatures.copy(signed, 0);
+  return signed;
+}
+
+/** This worker's view of a slot of the shared slab (given in workerData). */
+function slotOf(index: number): Buffer {
+  const slab = (workerData as { slab?: SlabLayout } | null)?.slab;
+  if (!slab) throw new Error('the render worker was started without a message slab');
+  return slotView(slab, index);
+}
+
+/**
+ * The DKIM-Signature header lines (CRLF-terminated) for `message`. Throws when none could be made.
+ * `crlfOnly` vouches that the message has no bare CR or LF (`relaxedBodyBytes`).
+ */
+export async function sign(
+  message: Buffer,
+  dkim: RenderDkim,
+  signTime: Date,
+  crlfOnly = false,
+): Promise<string> {
   const signatureData = dkim.keys.map((key) => ({
     signingDomain: dkim.domain,
     selector: key.selector,
@@ -76,7 +125,7 @@ export async function sign(message: Buffer, dkim: RenderDkim, signTime: Date): P
     algorithm: key.algorithm,
   }));
   const { header, body } = splitHeaderBody(message);
-  const bodyHash = relaxedBodyHash(body);
+  const bodyHash = relaxedBodyHash(body, crlfOnly);
   if (bodyHash === null) {
     const streamed = await dkimSign(message, {
       canonicalization: CANONICALIZATION,
@@ -129,10 +178,11 @@ function checked(
   return signatures;
 }
 
+/**
+ * Moves the message's buffer to the caller. Every buffer a render makes is its own
+ * (`allocUnsafeSlow`, never a view into Node's shared pool), so it may go whole; a message left
+ * in shared memory is copied out.
+ */
 function transfer(message: Buffer): Uint8Array {
-  // A small Buffer may be a view into Node's shared pool, which must not be transferred away; a
-  // composed message's buffer is its own (the free bytes in front of it go along).
-  const whole = message.byteOffset === 0 && message.byteLength === message.buffer.byteLength;
-  const own = whole || headroomOf(message) > 0 ? message : new Uint8Array(message);
-  return move(own) as Uint8Array;
+  return move(message.buffer instanceof SharedArrayBuffer ? new Uint8Array(message) : message) as Uint8Array;
 }

@@ -2,31 +2,58 @@
  * The pool of render workers (piscina): each task composes one message and DKIM-signs it on a
  * worker thread (`render-task.ts`), so the event loop only moves bytes. The pool is created when
  * the engine starts, never when services are built (CLI commands build services too).
+ *
+ * Messages come back in a slot of shared memory (message-slab.ts) that stays the caller's until
+ * it calls `release()`, once the SMTP transaction that sent the bytes is over.
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { workerCount } from '../dkim/signer.js';
-import type { RenderTask } from './render-task.js';
+import { markStuffed } from './dot-stuffing.js';
+import { MessageSlab, slotView } from './message-slab.js';
+import type { RenderOutput, RenderTask } from './render-task.js';
+
+/** A rendered message and the memory it lives in. */
+export interface RenderedMessage {
+  /** The finished message (signed when the task named keys), dot-stuffed for DATA. */
+  readonly bytes: Buffer;
+  /** Gives the memory back; the bytes must not be used afterwards. Safe to call twice. */
+  release(): void;
+}
 
 export interface Renderer {
-  /** The finished message bytes (signed when `task.dkim` names keys). */
-  render(task: RenderTask): Promise<Buffer>;
+  render(task: RenderTask): Promise<RenderedMessage>;
   readonly threads: number;
   close(): Promise<void>;
 }
 
+export interface RendererOptions {
+  /** Slots of the shared slab: rendered messages waiting for or in an SMTP transaction. */
+  readonly slots?: number;
+  /** Bytes per slot; a larger message is handed over in a buffer of its own. */
+  readonly slotSize?: number;
+}
+
 // Relative to the compiled file: dist/src/delivery/renderer.js loads dist/src/delivery/render-task.js.
 const WORKER_FILE = fileURLToPath(new URL('./render-task.js', import.meta.url));
+const DEFAULT_SLOTS = 256;
+const DEFAULT_SLOT_SIZE = 256 * 1024;
 
 /**
- * @example const renderer = createRenderer(config.dkim.workers, kernel.store.file); await renderer.render(task);
+ * @example const renderer = createRenderer(config.dkim.workers, kernel.store.file);
+ * const message = await renderer.render(task); try { send(message.bytes) } finally { message.release() }
  */
-export function createRenderer(workers: number, databaseFile: string): Renderer {
+export function createRenderer(
+  workers: number,
+  databaseFile: string,
+  options: RendererOptions = {},
+): Renderer {
   const threads = workerCount(workers);
-  const pool = new Piscina<RenderTask, Uint8Array>({
+  const slab = new MessageSlab(options.slots ?? DEFAULT_SLOTS, options.slotSize ?? DEFAULT_SLOT_SIZE);
+  const pool = new Piscina<RenderTask, RenderOutput>({
     filename: WORKER_FILE,
-    // Each worker reads message bodies on its own read-only connection.
-    workerData: { databaseFile },
+    // Each worker reads message bodies on its own read-only connection and writes into the slab.
+    workerData: { databaseFile, slab: { buffer: slab.buffer, slotSize: slab.slotSize } },
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: Number.POSITIVE_INFINITY,
@@ -37,8 +64,29 @@ export function createRenderer(workers: number, databaseFile: string): Renderer 
   return {
     threads,
     async render(task) {
-      const bytes = await pool.run(task);
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const slot = slab.take();
+      let output: RenderOutput;
+      try {
+        output = await pool.run({ ...task, slot });
+      } catch (error) {
+        if (slot !== null) slab.release(slot);
+        throw error;
+      }
+      if (output instanceof Uint8Array) {
+        if (slot !== null) slab.release(slot);
+        const bytes = Buffer.from(output.buffer, output.byteOffset, output.byteLength);
+        return { bytes: markStuffed(bytes), release: () => {} };
+      }
+      const bytes = slotView(slab, slot as number).subarray(output.offset, output.offset + output.length);
+      let released = false;
+      return {
+        bytes: markStuffed(bytes),
+        release() {
+          if (released) return;
+          released = true;
+          slab.release(slot as number);
+        },
+      };
     },
     async close() {
       await pool.close();

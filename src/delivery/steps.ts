@@ -13,7 +13,7 @@ import type { Lane } from './lane.js';
 import { allowedHosts, type MtaSts } from './mta-sts.js';
 import { CONTINUE, failed, outcomeOfTransport, RELEASED, type StepResult } from './outcome.js';
 import type { RenderDkim } from './render-task.js';
-import type { Renderer } from './renderer.js';
+import type { RenderedMessage, Renderer } from './renderer.js';
 import { resolveMx, type Route } from './route.js';
 import { SANDBOX_HOST, sinkOutcomes } from './sandbox-sink.js';
 import type { ClaimedJob, DeliveryStore, MessageRow, RecipientRow } from './store.js';
@@ -57,7 +57,8 @@ export interface JobContext {
   headerCc: readonly string[];
   route: Route | null;
   envelopeFrom: string;
-  bytes: Buffer | null;
+  /** The rendered message, released when the job's steps are over (deliverJob). */
+  rendered: RenderedMessage | null;
   via: { readonly mxHost: string | null; readonly secure: boolean } | null;
 }
 
@@ -128,7 +129,7 @@ const renderMessage: Step = async (ctx, deps) => {
   );
   try {
     const dkim = await deps.keys.signingKeys(message.project_id, message.from_domain);
-    ctx.bytes = await deps.renderer.render({
+    ctx.rendered = await deps.renderer.render({
       messageId: message.id,
       fields: composeFields(message, ctx),
       dkim,
@@ -153,8 +154,7 @@ const transmit: Step = async (ctx, deps) => {
     ctx.via = { mxHost: SANDBOX_HOST, secure: true };
     return sinkOutcomes(to, deps.testDomain, ctx.job.attempts);
   }
-  const bytes = ctx.bytes as Buffer;
-  ctx.bytes = null; // the outcome may wait in the writer's batch: do not keep the message alive
+  const bytes = (ctx.rendered as RenderedMessage).bytes;
   const sent = await ctx.lane.transmit(ctx.route, { from: ctx.envelopeFrom, to, size: bytes.length }, bytes);
   ctx.via = { mxHost: sent.mxHost, secure: sent.secure };
   return sent.result;
@@ -184,6 +184,11 @@ export async function deliverJob(
   } catch (error) {
     deps.log.error({ err: error, job_id: ctx.job.id }, 'delivery step failed unexpectedly');
     return outcomeOfTransport('unknown', error instanceof Error ? error.message : String(error));
+  } finally {
+    // The SMTP transaction is over (or never began): the message's memory goes back to the pool,
+    // and the outcome waiting in the writer's batch does not keep it alive.
+    ctx.rendered?.release();
+    ctx.rendered = null;
   }
 }
 
@@ -199,7 +204,7 @@ export function newContext(job: ClaimedJob, lane: Lane | null): JobContext {
     headerCc: [],
     route: null,
     envelopeFrom: '',
-    bytes: null,
+    rendered: null,
     via: null,
   };
 }

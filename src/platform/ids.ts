@@ -2,7 +2,7 @@
  * Prefixed, time-sortable identifiers (`msg_01J...`): a ULID after the prefix, monotonic within
  * one millisecond so IDs created in one process sort in creation order.
  */
-import { getRandomValues } from 'node:crypto';
+import { getRandomValues, randomBytes, randomFillSync } from 'node:crypto';
 import { decodeTime, encodeTime, monotonicFactory } from 'ulid';
 
 /**
@@ -23,6 +23,25 @@ function pooledRandom(): () => number {
 }
 
 const next = monotonicFactory(pooledRandom());
+
+const hexPool = Buffer.alloc(4096);
+let hexUsed = hexPool.length;
+
+/**
+ * `bytes` random bytes from the CSPRNG as hex, drawn from a pool filled 4 KB at a time (a MIME
+ * boundary per composed message; one kernel call each cost more than the rest of the boundary).
+ *
+ * @example randomHex(8) // '9f86d081884c7d65'
+ */
+export function randomHex(bytes: number): string {
+  if (bytes > hexPool.length) return randomBytes(bytes).toString('hex');
+  if (hexUsed + bytes > hexPool.length) {
+    randomFillSync(hexPool);
+    hexUsed = 0;
+  }
+  hexUsed += bytes;
+  return hexPool.toString('hex', hexUsed - bytes, hexUsed);
+}
 
 export type IdPrefix =
   | 'msg'

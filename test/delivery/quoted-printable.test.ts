@@ -1,7 +1,13 @@
 import test from 'ava';
 import { simpleParser } from 'mailparser';
-import { composeMessage, headroomOf } from '../../src/delivery/compose.js';
-import { encodeQuotedPrintable, maxEncodedLength, textStats } from '../../src/delivery/quoted-printable.js';
+import { composeMessage, SIGNATURE_HEADROOM } from '../../src/delivery/compose.js';
+import {
+  encodeQuotedPrintable,
+  isPlain,
+  latinLettersExceed,
+  maxEncodedLength,
+  type TextScan,
+} from '../../src/delivery/quoted-printable.js';
 
 const qp = (text: string) => encodeQuotedPrintable(Buffer.from(text, 'utf8')).toString('latin1');
 
@@ -95,14 +101,50 @@ test('random texts decode to their bytes with CRLF line breaks, within the line 
   }
 });
 
+/** The encoder's scan of `text`, as the transfer-encoding choice reads it. */
+function scanOf(text: string): TextScan & { plain: boolean } {
+  const bytes = Buffer.from(text, 'utf8');
+  const scan = { other: -1, longestLine: -1 };
+  encodeQuotedPrintable(bytes, undefined, scan);
+  return { ...scan, plain: isPlain(bytes, scan) };
+}
+
 test('the transfer encoding is chosen by nodemailer’s rules: 7bit for short ASCII lines', (t) => {
-  t.true(textStats(Buffer.from('Hello\r\nworld')).plain);
-  t.false(textStats(Buffer.from('x'.repeat(77))).plain);
-  t.false(textStats(Buffer.from('Grüße')).plain);
-  t.false(textStats(Buffer.from('bell\u0007')).plain);
-  const mixed = textStats(Buffer.from('Ab😀é'));
-  t.is(mixed.latin, 2);
-  t.is(mixed.other, 3);
+  t.true(scanOf('Hello\r\nworld').plain);
+  t.true(scanOf(`${'x'.repeat(76)}\n${'y'.repeat(76)}`).plain);
+  t.false(scanOf('x'.repeat(77)).plain);
+  t.false(scanOf(`short\r\n${'x'.repeat(77)}\r\nshort`).plain);
+  t.false(scanOf('Grüße').plain);
+  t.false(scanOf('bell\u0007').plain);
+  t.true(scanOf('a = b, tab\there, trailing \n').plain, 'nodemailer sends = and white space as 7bit');
+  t.false(scanOf(`${'x'.repeat(200 * 1024)}`).plain, 'past 128 KB long lines are assumed');
+});
+
+test('characters are counted as nodemailer counts them: a 4-byte character is two', (t) => {
+  t.like(scanOf('Ab😀é'), { other: 3, longestLine: 8 });
+  t.like(scanOf('ab\r\n\u0000\u0001\t'), { other: 2, longestLine: 3 });
+  t.true(latinLettersExceed([Buffer.from('Ab😀é')], 1));
+  t.false(latinLettersExceed([Buffer.from('Ab😀é')], 2));
+  t.true(latinLettersExceed([Buffer.from('日本'), Buffer.from('abc')], 2), 'letters of every part count');
+});
+
+test('the scan of random texts matches a count made byte by byte', (t) => {
+  const next = generator(99);
+  for (let round = 0; round < 500; round++) {
+    const bytes = Buffer.from(randomText(next, 80), 'utf8');
+    let other = 0;
+    let longest = 0;
+    let column = 0;
+    for (const byte of bytes) {
+      if (byte >= 0xf0) other += 2;
+      else if (byte >= 0xc0 || (byte < 0x20 && byte !== 0x09 && byte !== 0x0d && byte !== 0x0a)) other += 1;
+      column = byte === 0x0d || byte === 0x0a ? 0 : column + 1;
+      longest = Math.max(longest, column);
+    }
+    const scan = { other: 0, longestLine: 0 };
+    encodeQuotedPrintable(bytes, undefined, scan);
+    t.deepEqual(scan, { other, longestLine: longest });
+  }
 });
 
 test('composed messages carry the bodies exactly, in quoted-printable, 7bit or base64', async (t) => {
@@ -111,7 +153,7 @@ test('composed messages carry the bodies exactly, in quoted-printable, 7bit or b
   for (let round = 0; round < 300; round++) {
     const html = next(5) === 0 ? null : randomText(next, round % 50 === 0 ? 1500 : 40);
     const text = html === null || next(2) === 0 ? randomText(next, 40) : null;
-    const raw = await composeMessage({
+    const raw = composeMessage({
       from: 'Acme <hello@acme.test>',
       to: ['user@example.test'],
       cc: [],
@@ -149,7 +191,7 @@ test('encoding into a reused buffer gives the same bytes as a fresh one, and ref
   t.throws(() => encodeQuotedPrintable(Buffer.from('Grüße'), Buffer.alloc(4)), { instanceOf: RangeError });
 });
 
-test('a quoted-printable message is composed with free room in front for its signature lines', async (t) => {
+test('a composed message has free room in front for its signature lines, in a given buffer when it fits', (t) => {
   const fields = {
     from: 'Acme <hello@acme.test>',
     to: ['user@example.test'],
@@ -160,30 +202,39 @@ test('a quoted-printable message is composed with free room in front for its sig
     messageId: '<msg_1@acme.test>',
     date: 0,
   };
-  const encoded = await composeMessage({ ...fields, html: 'Grüße aus Köln '.repeat(200), text: null });
-  t.true(headroomOf(encoded) >= 1024);
-  t.is(encoded.byteOffset, headroomOf(encoded));
-  const plain = await composeMessage({ ...fields, html: null, text: 'plain ASCII' });
-  t.is(headroomOf(plain), 0);
+  for (const body of ['Grüße aus Köln '.repeat(200), 'plain ASCII', '日本語のメール'.repeat(50)]) {
+    const alone = composeMessage({ ...fields, html: body, text: body });
+    t.is(alone.byteOffset, SIGNATURE_HEADROOM);
+    t.is(alone.buffer.byteLength, SIGNATURE_HEADROOM + alone.length, 'a buffer of its own, exactly');
+    const slot = Buffer.alloc(64 * 1024);
+    const placed = composeMessage({ ...fields, html: body, text: body }, slot);
+    t.is(placed.buffer, slot.buffer);
+    t.is(placed.byteOffset, SIGNATURE_HEADROOM);
+    t.is(
+      placed.toString('latin1').replace(/_NmP-[0-9a-f]+-/g, ''),
+      alone.toString('latin1').replace(/_NmP-[0-9a-f]+-/g, ''),
+    );
+  }
+  const small = Buffer.alloc(SIGNATURE_HEADROOM + 100);
+  const big = composeMessage({ ...fields, html: 'x'.repeat(1000), text: null }, small);
+  t.not(big.buffer, small.buffer, 'a message that does not fit gets its own buffer');
 });
 
-test('messages composed at the same time each carry their own body', async (t) => {
+test('each composed message keeps its own body when the next one reuses the encoder’s scratch', async (t) => {
   const bodies = Array.from({ length: 12 }, (_, i) => `Grüße Nummer ${i} `.repeat(50 + i * 7));
-  const composed = await Promise.all(
-    bodies.map((html, i) =>
-      composeMessage({
-        from: 'Acme <hello@acme.test>',
-        to: ['user@example.test'],
-        cc: [],
-        replyTo: [],
-        subject: `Order ${i}`,
-        html,
-        text: i % 2 === 0 ? `Danke ${i} – ${'ä'.repeat(300)}` : null,
-        headers: {},
-        messageId: `<msg_${i}@acme.test>`,
-        date: 0,
-      }),
-    ),
+  const composed = bodies.map((html, i) =>
+    composeMessage({
+      from: 'Acme <hello@acme.test>',
+      to: ['user@example.test'],
+      cc: [],
+      replyTo: [],
+      subject: `Order ${i}`,
+      html,
+      text: i % 2 === 0 ? `Danke ${i} – ${'ä'.repeat(300)}` : null,
+      headers: {},
+      messageId: `<msg_${i}@acme.test>`,
+      date: 0,
+    }),
   );
   for (const [i, raw] of composed.entries()) {
     const parsed = await simpleParser(raw);
