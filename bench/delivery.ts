@@ -73,7 +73,7 @@ async function referenceMessage(kb: number): Promise<Buffer> {
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
     publicKeyEncoding: { type: 'spki', format: 'pem' },
   });
-  const composed = composeMessage({
+  const { message: composed } = composeMessage({
     from: `Acme <hello@${SENDER_DOMAIN}>`,
     to: [`user0@${RECIPIENT_DOMAIN}`],
     cc: [],

@@ -20,7 +20,7 @@
 import { wrap as wrapBase64 } from 'nodemailer/lib/base64';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { randomHex } from '../platform/ids.js';
-import { writeTree } from './mime-layout.js';
+import { type EncodedContent, type WrittenMessage, writeTree } from './mime-layout.js';
 import {
   encodeQuotedPrintable,
   isPlain,
@@ -62,13 +62,14 @@ const scratch: Buffer[] = [];
 
 /**
  * The message, `SIGNATURE_HEADROOM` bytes into `into` when it fits there (a render worker's
- * shared slot), else into a buffer of its own with that room in front.
+ * shared slot), else into a buffer of its own with that room in front; and whether its body has
+ * white space that relaxed DKIM canonicalization folds.
  *
  * @example
- * const message = composeMessage({ from: 'Acme <a@acme.test>', to: ['b@x.test'], cc: [], replyTo: [],
+ * const { message } = composeMessage({ from: 'Acme <a@acme.test>', to: ['b@x.test'], cc: [], replyTo: [],
  *   subject: 'Hi', html: '<p>Hi</p>', text: null, headers: {}, messageId: '<msg_1@acme.test>', date: Date.now() });
  */
-export function composeMessage(fields: ComposeFields, into?: Buffer): Buffer {
+export function composeMessage(fields: ComposeFields, into?: Buffer): WrittenMessage {
   const parts = { html: bytesOf(fields.html), text: bytesOf(fields.text) };
   const encoded = encodeParts(parts);
   const composer = new MailComposer({
@@ -87,17 +88,16 @@ export function composeMessage(fields: ComposeFields, into?: Buffer): Buffer {
     // Each node would otherwise draw its own random boundary base from the kernel.
     baseBoundary: randomHex(8),
   } as ConstructorParameters<typeof MailComposer>[0]);
-  const contents = new Map<string, Buffer>();
-  if (encoded.html) contents.set(PLACEHOLDER.html, encoded.html.bytes);
-  if (encoded.text) contents.set(PLACEHOLDER.text, encoded.text.bytes);
+  const contents = new Map<string, EncodedContent>();
+  if (encoded.html) contents.set(PLACEHOLDER.html, encoded.html);
+  if (encoded.text) contents.set(PLACEHOLDER.text, encoded.text);
   const allocate = (size: number) =>
     into !== undefined && size <= into.length ? into : Buffer.allocUnsafeSlow(size);
   return writeTree(composer.compile(), contents, SIGNATURE_HEADROOM, allocate);
 }
 
-interface EncodedPart {
+interface EncodedPart extends EncodedContent {
   readonly encoding: TransferEncoding;
-  readonly bytes: Buffer;
 }
 
 /**
@@ -110,7 +110,8 @@ function encodeParts(parts: { html: Buffer | null; text: Buffer | null }): {
   html: EncodedPart | null;
   text: EncodedPart | null;
 } {
-  const scans = { html: { other: 0, longestLine: 0 }, text: { other: 0, longestLine: 0 } };
+  const scan = (): TextScan => ({ other: 0, longestLine: 0, foldsWhitespace: false });
+  const scans = { html: scan(), text: scan() };
   const qp = {
     html: parts.html && encodeQuotedPrintable(parts.html, scratchFor(0, parts.html.length), scans.html),
     text: parts.text && encodeQuotedPrintable(parts.text, scratchFor(1, parts.text.length), scans.text),
@@ -120,13 +121,29 @@ function encodeParts(parts: { html: Buffer | null; text: Buffer | null }): {
   let choice: TransferEncoding | undefined;
   const encode = (bytes: Buffer | null, scan: TextScan, quoted: Buffer | null): EncodedPart | null => {
     if (bytes === null || quoted === null) return null;
-    if (isPlain(bytes, scan)) return { encoding: '7bit', bytes: crlf(bytes) };
+    if (isPlain(bytes, scan)) {
+      const plain = crlf(bytes);
+      return { encoding: '7bit', bytes: plain, foldsWhitespace: foldsWhitespace(plain) };
+    }
     choice ??= latinLettersExceed(present, other) ? 'quoted-printable' : 'base64';
-    return choice === 'quoted-printable'
-      ? { encoding: choice, bytes: quoted }
-      : { encoding: choice, bytes: Buffer.from(wrapBase64(crlf(bytes).toString('base64'), 76), 'latin1') };
+    if (choice === 'quoted-printable')
+      return { encoding: choice, bytes: quoted, foldsWhitespace: scan.foldsWhitespace };
+    const base64 = Buffer.from(wrapBase64(crlf(bytes).toString('base64'), 76), 'latin1');
+    return { encoding: choice, bytes: base64, foldsWhitespace: false };
   };
   return { html: encode(parts.html, scans.html, qp.html), text: encode(parts.text, scans.text, qp.text) };
+}
+
+/** Whether text sent as itself has white space relaxed canonicalization folds (mime-layout.ts). */
+function foldsWhitespace(bytes: Buffer): boolean {
+  const last = bytes[bytes.length - 1];
+  return (
+    bytes.indexOf(0x09) !== -1 ||
+    bytes.indexOf('  ') !== -1 ||
+    bytes.indexOf(' \r\n') !== -1 ||
+    last === 0x20 ||
+    last === 0x09
+  );
 }
 
 function bytesOf(body: string | Uint8Array | null): Buffer | null {

@@ -57,14 +57,21 @@ export function maxEncodedLength(length: number): number {
 }
 
 /**
- * What the encoder learns about its input on the way, for the transfer-encoding choice
- * (`compose.ts`): counted as nodemailer counts, see `OTHER` and `isPlain`.
+ * What the encoder learns about its input and output on the way: for the transfer-encoding choice
+ * (`compose.ts`), counted as nodemailer counts (see `OTHER` and `isPlain`), and for the DKIM body
+ * hash.
  */
 export interface TextScan {
   /** 8-bit characters and control characters. */
   other: number;
   /** The longest line in bytes, line breaks excluded. */
   longestLine: number;
+  /**
+   * Whether the output has a tab or two white space characters in a row, which relaxed body
+   * canonicalization would fold (RFC 6376 §3.4.4). White space at a line end never stays as
+   * itself, so without these the output is already canonical.
+   */
+  foldsWhitespace: boolean;
 }
 
 /**
@@ -90,6 +97,7 @@ export function encodeQuotedPrintable(input: Uint8Array, into?: Buffer, scan?: T
   let i = 0;
   let other = 0;
   let longestLine = 0;
+  let folds = false;
   let lineStart = 0;
   while (i < length) {
     // A run of bytes that stand for themselves, as far as the line allows without a soft break.
@@ -102,6 +110,7 @@ export function encodeQuotedPrintable(input: Uint8Array, into?: Buffer, scan?: T
         if (kind !== LITERAL) {
           // White space stands for itself unless it ends a line (then it is encoded, below).
           if (kind !== WSP || i + 1 >= length || CLASS[input[i + 1] as number] === BREAK) break;
+          if (byte === TAB || (at > 0 && out[at - 1] === SP)) folds = true;
         }
         out[at++] = byte;
         i += 1;
@@ -150,6 +159,7 @@ export function encodeQuotedPrintable(input: Uint8Array, into?: Buffer, scan?: T
         out[at++] = HEX[value & 0x0f] as number;
       }
     } else {
+      if (kind === WSP && (byte === TAB || (at > 0 && out[at - 1] === SP))) folds = true;
       out[at++] = byte;
     }
     column += width;
@@ -158,6 +168,7 @@ export function encodeQuotedPrintable(input: Uint8Array, into?: Buffer, scan?: T
   if (scan !== undefined) {
     scan.other = other;
     scan.longestLine = Math.max(longestLine, length - lineStart);
+    scan.foldsWhitespace = folds;
   }
   return out.subarray(0, at);
 }

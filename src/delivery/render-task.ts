@@ -20,7 +20,7 @@ import { SIGNED_HEADERS } from '../dkim/sign-worker.js';
 import { type ComposeFields, composeMessage, SIGNATURE_HEADROOM, splitHeaderBody } from './compose.js';
 import { stuffDots } from './dot-stuffing.js';
 import { type SlabLayout, slotView } from './message-slab.js';
-import { relaxedBodyHash } from './relaxed-body.js';
+import { type BodyFacts, relaxedBodyHash } from './relaxed-body.js';
 import { contentReader, type MessageContent } from './store.js';
 
 /** One key a message is signed with; `algorithm` must match the key. */
@@ -65,16 +65,18 @@ export default async function render(task: RenderTask): Promise<RenderOutput> {
   const bodies =
     task.messageId === null ? (task.bodies ?? { html: null, text: null }) : readContent(task.messageId);
   const slot = task.slot === undefined || task.slot === null ? null : slotOf(task.slot);
-  const composed = composeMessage(
+  const { message: composed, foldsWhitespace } = composeMessage(
     { ...task.fields, html: bodies.html, text: bodies.text },
     slot ?? undefined,
   );
+  // Composed messages have CRLF line breaks only, and the composer knows their white space: the
+  // body hash need not search the body for either.
+  const facts = { crlfOnly: true, foldsWhitespace };
   const signed =
     task.dkim === null || task.dkim.keys.length === 0
       ? composed
-      : // Composed messages have CRLF line breaks only: the body hash need not look for bare ones.
-        prepend(
-          Buffer.from(await sign(composed, task.dkim, new Date(task.signTime), true), 'latin1'),
+      : prepend(
+          Buffer.from(await sign(composed, task.dkim, new Date(task.signTime), facts), 'latin1'),
           composed,
         );
   const inSlot = slot !== null && signed.buffer === slot.buffer;
@@ -110,13 +112,13 @@ function slotOf(index: number): Buffer {
 
 /**
  * The DKIM-Signature header lines (CRLF-terminated) for `message`. Throws when none could be made.
- * `crlfOnly` vouches that the message has no bare CR or LF (`relaxedBodyBytes`).
+ * `facts` are what the caller vouches for about the message's body (`relaxedBodyBytes`).
  */
 export async function sign(
   message: Buffer,
   dkim: RenderDkim,
   signTime: Date,
-  crlfOnly = false,
+  facts: BodyFacts = {},
 ): Promise<string> {
   const signatureData = dkim.keys.map((key) => ({
     signingDomain: dkim.domain,
@@ -125,7 +127,7 @@ export async function sign(
     algorithm: key.algorithm,
   }));
   const { header, body } = splitHeaderBody(message);
-  const bodyHash = relaxedBodyHash(body, crlfOnly);
+  const bodyHash = relaxedBodyHash(body, facts);
   if (bodyHash === null) {
     const streamed = await dkimSign(message, {
       canonicalization: CANONICALIZATION,

@@ -36,11 +36,11 @@ for (const shape of parts) {
     n += 1;
     const id = n;
     test(`a compiled tree is written as MimeNode's build() streams it (${shape.html ?? '-'} html, ${shape.text ?? '-'} text, header set ${headerSets.indexOf(headers)})`, async (t) => {
-      const tokens = new Map<string, Buffer>();
+      const tokens = new Map<string, { bytes: Buffer; foldsWhitespace: boolean }>();
       const part = (name: string, encoding: Encoding | null) => {
         if (encoding === null) return undefined;
         const token = `posthorn${name}${id}token`;
-        tokens.set(token, encoded(token, encoding));
+        tokens.set(token, { bytes: encoded(token, encoding), foldsWhitespace: false });
         return { content: token, contentTransferEncoding: encoding };
       };
       const options = {
@@ -58,9 +58,10 @@ for (const shape of parts) {
         baseBoundary: 'b0undary',
       } as ConstructorParameters<typeof MailComposer>[0];
       const streamed = await new MailComposer(options).compile().build();
-      const written = writeTree(new MailComposer(options).compile(), tokens, 64);
-      t.is(written.toString('latin1'), streamed.toString('latin1'));
-      t.is(written.byteOffset, 64, 'the free room is in front of the message');
+      const { message, foldsWhitespace } = writeTree(new MailComposer(options).compile(), tokens, 64);
+      t.is(message.toString('latin1'), streamed.toString('latin1'));
+      t.is(message.byteOffset, 64, 'the free room is in front of the message');
+      t.false(foldsWhitespace, 'no part header or boundary has white space to fold');
     });
   }
 }
@@ -68,4 +69,22 @@ for (const shape of parts) {
 test('a tree with content it was not given bytes for is refused', (t) => {
   const tree = new MailComposer({ from: 'a@acme.test', to: 'b@example.test', html: 'inline html' }).compile();
   t.throws(() => writeTree(tree, new Map(), 0), { message: /no encoded content/ });
+});
+
+test('white space to fold in a part is reported, and never that of the top header block', (t) => {
+  const tree = () =>
+    new MailComposer({
+      from: 'a@acme.test',
+      to: 'b@example.test',
+      subject: 'Double  spaced  subject',
+      html: { content: 'html-part', contentTransferEncoding: 'quoted-printable' },
+      text: { content: 'text-part', contentTransferEncoding: '7bit' },
+    } as ConstructorParameters<typeof MailComposer>[0]).compile();
+  const contents = (folds: boolean) =>
+    new Map([
+      ['html-part', { bytes: Buffer.from('html'), foldsWhitespace: false }],
+      ['text-part', { bytes: Buffer.from('text'), foldsWhitespace: folds }],
+    ]);
+  t.false(writeTree(tree(), contents(false), 0).foldsWhitespace);
+  t.true(writeTree(tree(), contents(true), 0).foldsWhitespace);
 });

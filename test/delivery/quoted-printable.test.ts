@@ -1,6 +1,6 @@
 import test from 'ava';
 import { simpleParser } from 'mailparser';
-import { composeMessage, SIGNATURE_HEADROOM } from '../../src/delivery/compose.js';
+import { composeMessage, SIGNATURE_HEADROOM, splitHeaderBody } from '../../src/delivery/compose.js';
 import {
   encodeQuotedPrintable,
   isPlain,
@@ -8,6 +8,7 @@ import {
   maxEncodedLength,
   type TextScan,
 } from '../../src/delivery/quoted-printable.js';
+import { relaxedBodyHash } from '../../src/delivery/relaxed-body.js';
 
 const qp = (text: string) => encodeQuotedPrintable(Buffer.from(text, 'utf8')).toString('latin1');
 
@@ -104,7 +105,7 @@ test('random texts decode to their bytes with CRLF line breaks, within the line 
 /** The encoder's scan of `text`, as the transfer-encoding choice reads it. */
 function scanOf(text: string): TextScan & { plain: boolean } {
   const bytes = Buffer.from(text, 'utf8');
-  const scan = { other: -1, longestLine: -1 };
+  const scan = { other: -1, longestLine: -1, foldsWhitespace: true };
   encodeQuotedPrintable(bytes, undefined, scan);
   return { ...scan, plain: isPlain(bytes, scan) };
 }
@@ -128,7 +129,7 @@ test('characters are counted as nodemailer counts them: a 4-byte character is tw
   t.true(latinLettersExceed([Buffer.from('日本'), Buffer.from('abc')], 2), 'letters of every part count');
 });
 
-test('the scan of random texts matches a count made byte by byte', (t) => {
+test('the scan of random texts matches a count made byte by byte, and a search of the output for white space to fold', (t) => {
   const next = generator(99);
   for (let round = 0; round < 500; round++) {
     const bytes = Buffer.from(randomText(next, 80), 'utf8');
@@ -141,9 +142,10 @@ test('the scan of random texts matches a count made byte by byte', (t) => {
       column = byte === 0x0d || byte === 0x0a ? 0 : column + 1;
       longest = Math.max(longest, column);
     }
-    const scan = { other: 0, longestLine: 0 };
-    encodeQuotedPrintable(bytes, undefined, scan);
-    t.deepEqual(scan, { other, longestLine: longest });
+    const scan = { other: 0, longestLine: 0, foldsWhitespace: true };
+    const encoded = encodeQuotedPrintable(bytes, undefined, scan);
+    const folds = /\t| {2}| \r\n| $/.test(encoded.toString('latin1'));
+    t.deepEqual(scan, { other, longestLine: longest, foldsWhitespace: folds });
   }
 });
 
@@ -153,7 +155,7 @@ test('composed messages carry the bodies exactly, in quoted-printable, 7bit or b
   for (let round = 0; round < 300; round++) {
     const html = next(5) === 0 ? null : randomText(next, round % 50 === 0 ? 1500 : 40);
     const text = html === null || next(2) === 0 ? randomText(next, 40) : null;
-    const raw = composeMessage({
+    const { message: raw, foldsWhitespace } = composeMessage({
       from: 'Acme <hello@acme.test>',
       to: ['user@example.test'],
       cc: [],
@@ -166,6 +168,12 @@ test('composed messages carry the bodies exactly, in quoted-printable, 7bit or b
       date: 0,
     });
     const wire = raw.toString('latin1');
+    const body = splitHeaderBody(raw).body;
+    t.is(
+      relaxedBodyHash(body, { crlfOnly: true, foldsWhitespace }),
+      relaxedBodyHash(body),
+      'what the composer vouches for about the body gives the same DKIM body hash',
+    );
     for (const m of wire.matchAll(/Content-Transfer-Encoding: (\S+)/g)) encodings.add(m[1] as string);
     t.false(/[^\r]\n|\r[^\n]/.test(wire), 'no bare CR or LF on the wire');
     const parsed = await simpleParser(raw);
@@ -203,11 +211,11 @@ test('a composed message has free room in front for its signature lines, in a gi
     date: 0,
   };
   for (const body of ['Grüße aus Köln '.repeat(200), 'plain ASCII', '日本語のメール'.repeat(50)]) {
-    const alone = composeMessage({ ...fields, html: body, text: body });
+    const { message: alone } = composeMessage({ ...fields, html: body, text: body });
     t.is(alone.byteOffset, SIGNATURE_HEADROOM);
     t.is(alone.buffer.byteLength, SIGNATURE_HEADROOM + alone.length, 'a buffer of its own, exactly');
     const slot = Buffer.alloc(64 * 1024);
-    const placed = composeMessage({ ...fields, html: body, text: body }, slot);
+    const { message: placed } = composeMessage({ ...fields, html: body, text: body }, slot);
     t.is(placed.buffer, slot.buffer);
     t.is(placed.byteOffset, SIGNATURE_HEADROOM);
     t.is(
@@ -216,25 +224,26 @@ test('a composed message has free room in front for its signature lines, in a gi
     );
   }
   const small = Buffer.alloc(SIGNATURE_HEADROOM + 100);
-  const big = composeMessage({ ...fields, html: 'x'.repeat(1000), text: null }, small);
+  const { message: big } = composeMessage({ ...fields, html: 'x'.repeat(1000), text: null }, small);
   t.not(big.buffer, small.buffer, 'a message that does not fit gets its own buffer');
 });
 
 test('each composed message keeps its own body when the next one reuses the encoder’s scratch', async (t) => {
   const bodies = Array.from({ length: 12 }, (_, i) => `Grüße Nummer ${i} `.repeat(50 + i * 7));
-  const composed = bodies.map((html, i) =>
-    composeMessage({
-      from: 'Acme <hello@acme.test>',
-      to: ['user@example.test'],
-      cc: [],
-      replyTo: [],
-      subject: `Order ${i}`,
-      html,
-      text: i % 2 === 0 ? `Danke ${i} – ${'ä'.repeat(300)}` : null,
-      headers: {},
-      messageId: `<msg_${i}@acme.test>`,
-      date: 0,
-    }),
+  const composed = bodies.map(
+    (html, i) =>
+      composeMessage({
+        from: 'Acme <hello@acme.test>',
+        to: ['user@example.test'],
+        cc: [],
+        replyTo: [],
+        subject: `Order ${i}`,
+        html,
+        text: i % 2 === 0 ? `Danke ${i} – ${'ä'.repeat(300)}` : null,
+        headers: {},
+        messageId: `<msg_${i}@acme.test>`,
+        date: 0,
+      }).message,
   );
   for (const [i, raw] of composed.entries()) {
     const parsed = await simpleParser(raw);
