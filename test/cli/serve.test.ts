@@ -43,7 +43,7 @@ test('the first start writes config/config.toml and a 0600 master key, says wher
   // bin/posthorn execs Node with the heap flags that keep RSS flat (same process ID).
   const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
   t.true(
-    argv.includes('--max-semi-space-size=8') && argv.includes('--max-old-space-size=512'),
+    argv.includes('--max-semi-space-size=4') && argv.includes('--max-old-space-size=512'),
     argv.join(' '),
   );
   child.kill('SIGTERM');
@@ -64,7 +64,7 @@ test('POSTHORN_NODE_FLAGS replaces the Node flags and is not read as a configura
   t.is(res.status, 200);
   const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
   t.true(argv.includes('--max-old-space-size=384'), argv.join(' '));
-  t.false(argv.includes('--max-semi-space-size=8'), argv.join(' '));
+  t.false(argv.includes('--max-semi-space-size=4'), argv.join(' '));
   child.kill('SIGTERM');
   t.is(await exited, 0);
 });
