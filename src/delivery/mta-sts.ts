@@ -37,11 +37,14 @@ export interface MtaStsOptions {
 
 const MAX_POLICY_BYTES = 64 * 1024;
 const FAILURE_BACKOFF_MS = 5 * 60_000;
+/** Domains whose stored policy (or its absence) is kept in memory. */
+const MEMORY_DOMAINS = 10_000;
 const TXT_PREFIX = /^v=STSv1\s*;/i;
 
 export class MtaSts {
   readonly #options: MtaStsOptions;
-  readonly #memory = new Map<string, MtaStsPolicy>();
+  /** What the table holds per domain: its policy, or null for none. */
+  readonly #memory = new Map<string, MtaStsPolicy | null>();
   readonly #failedUntil = new Map<string, number>();
   readonly #pending = new Map<string, Promise<MtaStsPolicy | null>>();
   readonly #now: () => number;
@@ -87,7 +90,7 @@ export class MtaSts {
         fetchedAt: now,
         expiresAt: now + maxAge * 1000,
       };
-      this.#memory.set(domain, policy);
+      this.#remember(domain, policy);
       await this.#options.store.savePolicy(policy);
       return policy;
     } catch (error) {
@@ -97,13 +100,25 @@ export class MtaSts {
     }
   }
 
+  /**
+   * The stored policy, read from the table once per domain: this class is its only writer, so
+   * after that (a policy or none) memory knows. Most domains publish none, and a query per job
+   * to learn that again cost the event loop a database round trip per message.
+   */
   async #cached(domain: string, now: number): Promise<MtaStsPolicy | null> {
-    let policy = this.#memory.get(domain) ?? null;
-    if (policy === null) {
+    let policy = this.#memory.get(domain);
+    if (policy === undefined) {
       policy = (await this.#options.store.policy(domain)) ?? null;
-      if (policy !== null) this.#memory.set(domain, policy);
+      this.#remember(domain, policy);
     }
     return policy !== null && policy.expiresAt > now ? policy : null;
+  }
+
+  /** Bounded: past MEMORY_DOMAINS the domain read longest ago is forgotten (and read again when needed). */
+  #remember(domain: string, policy: MtaStsPolicy | null): void {
+    this.#memory.delete(domain);
+    if (this.#memory.size >= MEMORY_DOMAINS) this.#memory.delete(this.#memory.keys().next().value as string);
+    this.#memory.set(domain, policy);
   }
 
   /** GET https://mta-sts.<domain>/.well-known/mta-sts.txt (RFC 8461 §3.3). */
