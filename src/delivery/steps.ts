@@ -6,6 +6,7 @@
  *   loadMessage → skipIfCancelled → resolveRoute → applyMtaSts → renderMessage → releaseIfStopping
  *   → transmit
  */
+import type { KeyObject } from 'node:crypto';
 import type { DnsResolver } from '../platform/dns/resolver.js';
 import type { Logger } from '../platform/log.js';
 import type { ComposeFields } from './compose.js';
@@ -31,7 +32,7 @@ export interface StepDeps {
   readonly mtaSts: MtaSts | null;
   readonly renderer: Renderer;
   readonly keys: SigningKeysPort;
-  readonly verpKey: Buffer;
+  readonly verpKey: KeyObject;
   readonly bounceSubdomain: string;
   readonly testDomain: string;
   readonly log: Logger;
