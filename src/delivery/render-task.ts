@@ -1,8 +1,9 @@
 /**
  * The render task, run by piscina on a worker thread: compose the message (MailComposer) and
  * DKIM-sign it (RFC 6376, relaxed/relaxed, mailauth), so that neither the MIME encoding nor the
- * RSA arithmetic ever runs on the event loop. Only plain fields go in and the finished bytes come
- * back by transfer (no copy), already dot-stuffed for DATA so the event loop only writes them.
+ * RSA arithmetic ever runs on the event loop. Only plain fields go in; the finished bytes are
+ * written into the task's slot of shared memory (message-slab.ts), or moved back in a buffer of
+ * their own, already dot-stuffed for DATA so the event loop only writes them.
  *
  * Signing: the body hash is computed natively (`relaxed-body.ts`); mailauth's DkimSigner is given
  * that hash and the parsed header section and signs the headers only. A body the fast hasher
