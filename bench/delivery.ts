@@ -1,11 +1,13 @@
 /**
- * Delivery: N queued messages (one recipient, DKIM RSA-2048, 10 KB and 100 KB HTML) delivered by Posthorn to a loopback smtp-sink, against Postfix relaying the same messages; API-to-MX latency; memory with 1M queued jobs.
+ * Delivery: N queued messages (one recipient, DKIM RSA-2048, 10 KB and 100 KB HTML) delivered by Posthorn to a loopback SMTP sink, against Postfix relaying the same messages; API-to-MX latency; memory with 1M queued jobs.
  *
  * Usage: scripts/bench delivery [--messages 10000] [--sizes 10,100] [--rounds 3] [--latency 50]
  *                               [--queue 1000000] [--queue-seconds 30] [--no-postfix] [--node-flags "..."]
+ *                               [--sink lean|smtp-sink] [--render-workers 0]
  * Each round runs Posthorn then Postfix on the same messages (alternating, so drifting machine speed
  * hits both); the summary gives medians over the rounds and the median of the per-round ratios.
- * Needs Debian's postfix package (smtp-sink is the MX; postfix is the reference) and root.
+ * The MX is a sink on loopback (delivery/sink.ts): the lean one by default, Postfix's smtp-sink on
+ * request. Needs Debian's postfix package (the reference) and root.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -27,6 +29,7 @@ import {
   type RunResult,
   SENDER_DOMAIN,
   setNodeFlags,
+  setRenderWorkers,
   stop,
 } from './delivery/posthorn.js';
 import { fillQueue } from './delivery/queue-fill.js';
@@ -41,6 +44,8 @@ const { values } = parseArgs({
     queue: { type: 'string', default: '1000000' },
     'queue-seconds': { type: 'string', default: '30' },
     'no-postfix': { type: 'boolean', default: false },
+    sink: { type: 'string', default: 'lean' },
+    'render-workers': { type: 'string', default: '0' },
     // Unset: bin/posthorn's own flags; given: POSTHORN_NODE_FLAGS for the server.
     'node-flags': { type: 'string' },
   },
@@ -54,12 +59,15 @@ const rounds = Math.max(1, Number(values.rounds));
 const samples = Number(values.latency);
 const queueRows = Number(values.queue);
 setNodeFlags(values['node-flags']);
+setRenderWorkers(Number(values['render-workers']));
 
 const base = mkdtempSync(path.join(tmpdir(), 'posthorn-bench-delivery-'));
 const dns = await startDnsServer({ defaultTtl: 3600 });
 dns.set(RECIPIENT_DOMAIN, 'MX', [{ preference: 10, exchange: `mx.${RECIPIENT_DOMAIN}` }]);
 dns.set(`mx.${RECIPIENT_DOMAIN}`, 'A', ['127.0.0.1']);
-const sink = await startSink(await freePort());
+const sinkKind = String(values.sink);
+if (sinkKind !== 'lean' && sinkKind !== 'smtp-sink') throw new Error('--sink is lean or smtp-sink');
+const sink = await startSink(await freePort(), sinkKind);
 
 const rows: { subject: string; kb: number; round: number; r: RunResult }[] = [];
 let latencies: number[] = [];
@@ -159,7 +167,7 @@ console.log(
   `posthorn serve runs with node flags: ${flags === undefined ? "bin/posthorn's" : flags || '(none)'}`,
 );
 console.log(
-  `\ndelivery to a loopback smtp-sink, ${messages} messages per run, node ${process.version}, ${(await import('node:os')).availableParallelism()} CPUs`,
+  `\ndelivery to a loopback SMTP sink (${sinkKind}), ${messages} messages per run, node ${process.version}, ${(await import('node:os')).availableParallelism()} CPUs`,
 );
 console.log(
   '| subject | body | round | messages/s | seconds | process CPU % | machine CPU % | peak RSS MB |',

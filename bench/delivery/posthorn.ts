@@ -68,6 +68,8 @@ servers = [${JSON.stringify(dns.address)}]
 [log]
 level = "warn"
 access_log = false
+[dkim]
+workers = ${renderWorkers}
 [limits]
 sends_per_minute_per_key = 0
 sends_per_hour_per_recipient = 0
@@ -172,6 +174,14 @@ let nodeFlags: string | undefined;
 
 export function setNodeFlags(flags: string | undefined): void {
   nodeFlags = flags;
+}
+
+/** `dkim.workers` of the measured server; 0 is the shipped default (one render worker per CPU). */
+let renderWorkers = 0;
+
+export function setRenderWorkers(workers: number): void {
+  if (!Number.isInteger(workers) || workers < 0) throw new Error('--render-workers is a whole number >= 0');
+  renderWorkers = workers;
 }
 
 /** `bin/posthorn serve`, as an operator runs it (it execs Node, so the PID is the server's). */

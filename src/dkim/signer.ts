@@ -38,7 +38,7 @@ export interface DkimSigner {
 }
 
 export interface SignerOptions {
-  /** Worker threads; 0 means one per CPU but one (`workerCount`). */
+  /** Worker threads; 0 means one per CPU. */
   readonly workers: number;
 }
 
@@ -46,12 +46,13 @@ export interface SignerOptions {
 const WORKER_FILE = fileURLToPath(new URL('./sign-worker.js', import.meta.url));
 
 /**
- * The pool size for a configured worker count: 0 picks one per CPU but one, which is left to the
- * event loop (it sends what the workers render); never fewer than one. On 2 CPUs one render
- * worker delivered as fast as two or faster, in 45 MB less memory (BENCHMARKS.md, "Delivery engine").
+ * The pool size for a configured worker count: 0 picks one per CPU; never fewer than one. On 2
+ * CPUs, with the MX's CPU off the box (as in production), two render workers deliver ~20 % more
+ * than one; one did better only while the benchmark's own sink took 40 % of a CPU
+ * (BENCHMARKS.md, "Delivery engine").
  */
 export function workerCount(configured: number): number {
-  return Math.max(1, configured > 0 ? configured : availableParallelism() - 1);
+  return Math.max(1, configured > 0 ? configured : availableParallelism());
 }
 
 function specs(request: SignRequest): SignatureSpec[] {

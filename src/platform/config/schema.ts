@@ -218,12 +218,7 @@ const dkim = z
       .describe('RSA key size.'),
     ed25519: z.boolean().default(false).describe('Also sign with an ed25519 key (RFC 8463).'),
     selector_prefix: z.string().default('ph').describe('Prefix of generated DKIM selectors.'),
-    workers: z
-      .int()
-      .min(0)
-      .max(64)
-      .default(0)
-      .describe('Signing worker threads; 0 picks one per CPU but one, which is left to the event loop.'),
+    workers: z.int().min(0).max(64).default(0).describe('Signing worker threads; 0 picks one per CPU.'),
   })
   .describe('DKIM keys and signing.');
 
