@@ -37,7 +37,7 @@ const connections = Number(values.connections);
 const warmup = Number(values.warmup);
 const synchronous = values.synchronous === 'normal' ? 'normal' : 'full';
 const root = path.resolve(import.meta.dirname, '../..');
-const main = path.join(root, 'dist/src/main.js');
+const bin = path.join(root, 'bin/posthorn');
 
 interface Result {
   readonly rps: number;
@@ -217,9 +217,10 @@ async function measure(subject: 'floor' | 'posthorn', useWrk: boolean): Promise<
         : await (async () => {
             const prepared = await preparePosthorn(dir, port);
             key = prepared.key;
+            // As an operator runs it: bin/posthorn, with the Node flags it ships.
             return spawnQuiet(
-              process.execPath,
-              [main, 'serve', '--config', prepared.config],
+              bin,
+              ['serve', '--config', prepared.config],
               { ...process.env, POSTHORN_CONFIG: prepared.config },
               root,
             );
