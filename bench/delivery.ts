@@ -2,12 +2,14 @@
  * Delivery: N queued messages (one recipient, DKIM RSA-2048, 10 KB and 100 KB HTML) delivered by Posthorn to a loopback SMTP sink, against Postfix relaying the same messages; API-to-MX latency; memory with 1M queued jobs.
  *
  * Usage: scripts/bench delivery [--messages 10000] [--sizes 10,100] [--rounds 3] [--latency 50]
- *                               [--queue 1000000] [--queue-seconds 30] [--no-postfix] [--node-flags "..."]
+ *                               [--queue 1000000] [--queue-seconds 30] [--no-postfix] [--node-flags=...]
  *                               [--sink lean|smtp-sink] [--render-workers 0]
  * Each round runs Posthorn then Postfix on the same messages (alternating, so drifting machine speed
  * hits both); the summary gives medians over the rounds and the median of the per-round ratios.
  * The MX is a sink on loopback (delivery/sink.ts): the lean one by default, Postfix's smtp-sink on
- * request. Needs Debian's postfix package (the reference) and root.
+ * request. While Posthorn delivers, a probe times one scheduled send every 100 ms (the API an
+ * application sees under full delivery load). Needs Debian's postfix package (the reference) and root.
+ * `--node-flags=...` (with `=`) when the flags start with dashes.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -162,6 +164,13 @@ try {
   rmSync(base, { recursive: true, force: true });
 }
 
+/** p50 / p95 of the API probe's response times, in ms. */
+function underLoad(times: readonly number[] | undefined): string {
+  if (times === undefined || times.length === 0) return '-';
+  const sorted = [...times].sort((a, b) => a - b);
+  return `${fmt(median(sorted), 1)} / ${fmt(sorted[Math.floor(sorted.length * 0.95)] ?? Number.NaN, 1)} ms (${sorted.length})`;
+}
+
 const flags = values['node-flags'];
 console.log(
   `posthorn serve runs with node flags: ${flags === undefined ? "bin/posthorn's" : flags || '(none)'}`,
@@ -170,12 +179,12 @@ console.log(
   `\ndelivery to a loopback SMTP sink (${sinkKind}), ${messages} messages per run, node ${process.version}, ${(await import('node:os')).availableParallelism()} CPUs`,
 );
 console.log(
-  '| subject | body | round | messages/s | seconds | process CPU % | machine CPU % | peak RSS MB |',
+  '| subject | body | round | messages/s | seconds | process CPU % | machine CPU % | peak RSS MB | API p50 / p95 under load |',
 );
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|');
 for (const { subject, kb, round, r } of rows) {
   console.log(
-    `| ${subject} | ${kb} KB | ${round} | ${fmt(r.rate)} | ${fmt(r.seconds, 1)} | ${fmt(r.cpuPercent)} | ${fmt(r.machinePercent)} | ${r.peakRssMb === null ? '-' : fmt(r.peakRssMb)} |`,
+    `| ${subject} | ${kb} KB | ${round} | ${fmt(r.rate)} | ${fmt(r.seconds, 1)} | ${fmt(r.cpuPercent)} | ${fmt(r.machinePercent)} | ${r.peakRssMb === null ? '-' : fmt(r.peakRssMb)} | ${underLoad(r.apiUnderLoadMs)} |`,
   );
 }
 console.log(

@@ -35,6 +35,8 @@ export interface RunResult {
   /** CPU of the whole machine during the window, percent of one core (200 = both cores busy). */
   readonly machinePercent: number;
   readonly peakRssMb: number | null;
+  /** Response times (ms) of scheduled sends made while the engine delivered (Posthorn only). */
+  readonly apiUnderLoadMs?: readonly number[];
 }
 
 /** An HTML body of about `kb` kilobytes: paragraphs, links, a few non-ASCII characters. */
@@ -215,9 +217,11 @@ export async function measure(
   const t0 = await sink.waitFor(base + 1, 60_000);
   const cpu0 = processCpuMs(pid);
   const machine0 = machineCpuMs();
+  const probe = apiProbe(prepared);
   const t1 = await sink.waitFor(base + messages, 600_000);
   const cpu1 = processCpuMs(pid);
   const machine1 = machineCpuMs();
+  const apiUnderLoadMs = await probe.stop();
   const seconds = (t1 - t0) / 1000;
   return {
     child,
@@ -228,6 +232,44 @@ export async function measure(
       cpuPercent: ((cpu1 - cpu0) / (t1 - t0)) * 100,
       machinePercent: ((machine1.busy - machine0.busy) / (t1 - t0)) * 100,
       peakRssMb: memoryMb(pid).peak,
+      apiUnderLoadMs,
+    },
+  };
+}
+
+/**
+ * What an application sees while the engine delivers flat out: a send every 100 ms, one at a time,
+ * timed from request to 202. Scheduled a day ahead, so they add nothing to the delivery measured.
+ */
+function apiProbe(prepared: Prepared): { stop(): Promise<number[]> } {
+  const times: number[] = [];
+  let running = true;
+  const sendAt = new Date(Date.now() + 86_400_000).toISOString();
+  const loop = (async () => {
+    for (let i = 0; running; i++) {
+      const start = performance.now();
+      const res = await fetch(`http://127.0.0.1:${prepared.port}/v1/emails`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${prepared.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          from: `hello@${SENDER_DOMAIN}`,
+          to: [`probe${i}@${RECIPIENT_DOMAIN}`],
+          subject: 'Probe',
+          html: '<p>Probe</p>',
+          send_at: sendAt,
+        }),
+      });
+      await res.text();
+      if (res.status !== 202) throw new Error(`API probe: ${res.status}`);
+      times.push(performance.now() - start);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return times;
     },
   };
 }
