@@ -48,7 +48,7 @@ const WORKER_FILE = fileURLToPath(new URL('./sign-worker.js', import.meta.url));
 /**
  * The pool size for a configured worker count: 0 picks one per CPU; never fewer than one. On 2
  * CPUs, with the MX's CPU off the box (as in production), two render workers deliver ~20 % more
- * than one; one did better only while the benchmark's own sink took 40 % of a CPU
+ * than one; one kept up with two only while the benchmark's own sink took 40 % of a CPU
  * (BENCHMARKS.md, "Delivery engine").
  */
 export function workerCount(configured: number): number {
