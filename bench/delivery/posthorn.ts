@@ -237,6 +237,17 @@ export async function measure(
   };
 }
 
+/** One `POST /v1/emails` to `local`@the recipient domain; throws unless it is accepted (202). */
+async function send(prepared: Prepared, local: string, fields: Record<string, string>): Promise<void> {
+  const res = await fetch(`http://127.0.0.1:${prepared.port}/v1/emails`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${prepared.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ from: `hello@${SENDER_DOMAIN}`, to: [`${local}@${RECIPIENT_DOMAIN}`], ...fields }),
+  });
+  await res.text();
+  if (res.status !== 202) throw new Error(`send to ${local}: ${res.status}`);
+}
+
 /**
  * What an application sees while the engine delivers flat out: a send every 100 ms, one at a time,
  * timed from request to 202. Scheduled a day ahead, so they add nothing to the delivery measured.
@@ -248,19 +259,7 @@ function apiProbe(prepared: Prepared): { stop(): Promise<number[]> } {
   const loop = (async () => {
     for (let i = 0; running; i++) {
       const start = performance.now();
-      const res = await fetch(`http://127.0.0.1:${prepared.port}/v1/emails`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${prepared.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          from: `hello@${SENDER_DOMAIN}`,
-          to: [`probe${i}@${RECIPIENT_DOMAIN}`],
-          subject: 'Probe',
-          html: '<p>Probe</p>',
-          send_at: sendAt,
-        }),
-      });
-      await res.text();
-      if (res.status !== 202) throw new Error(`API probe: ${res.status}`);
+      await send(prepared, `probe${i}`, { subject: 'Probe', html: '<p>Probe</p>', send_at: sendAt });
       times.push(performance.now() - start);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -286,18 +285,7 @@ export async function latency(
   for (let i = 0; i < samples; i++) {
     const base = sink.count;
     const start = performance.now();
-    const res = await fetch(`http://127.0.0.1:${prepared.port}/v1/emails`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${prepared.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        from: `hello@${SENDER_DOMAIN}`,
-        to: [`late${i}@${RECIPIENT_DOMAIN}`],
-        subject: 'Latency',
-        html,
-      }),
-    });
-    await res.text();
-    if (res.status !== 202) throw new Error(`latency send: ${res.status}`);
+    await send(prepared, `late${i}`, { subject: 'Latency', html });
     out.push((await sink.waitFor(base + 1, 10_000)) - start);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
