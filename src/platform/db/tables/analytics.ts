@@ -1,0 +1,40 @@
+/**
+ * Row types of the analytics projection, built from the event log only.
+ */
+import type { JsonText } from './columns.js';
+
+/** The analytics projection of one recipient of one message (its current outcome). */
+export interface AnalyticsRecipientsTable {
+  message_id: string;
+  recipient: string;
+  project_id: string;
+  /** UTC day number (ms / 86 400 000) the message was accepted. */
+  day: number;
+  /** Provider lane, '' until the delivery engine reports one. */
+  lane: string;
+  status: string;
+  queued_at: number | null;
+  delivered_at: number | null;
+  latency_ms: number | null;
+  opened: number;
+  clicked: number;
+  updated_at: number;
+}
+
+/** Counters per project, acceptance day and lane; `latency` is a JSON histogram (analytics). */
+export interface AnalyticsDailyTable {
+  project_id: string;
+  day: number;
+  lane: string;
+  accepted: number;
+  queued: number;
+  deferred: number;
+  delivered: number;
+  bounced: number;
+  complained: number;
+  failed: number;
+  suppressed: number;
+  unique_opens: number;
+  unique_clicks: number;
+  latency: JsonText;
+}
