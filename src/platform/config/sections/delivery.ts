@@ -1,0 +1,97 @@
+/**
+ * Config section of the direct-to-MX delivery engine, and the shape of one provider lane.
+ */
+import { z } from 'zod';
+import { duration } from './fields.js';
+
+export const laneSchema = z.strictObject({
+  name: z.string().min(1).describe('Lane name, e.g. "gmail".'),
+  traffic: z
+    .enum(['transactional', 'marketing'])
+    .default('transactional')
+    .describe('Traffic class this lane carries; each class has its own lanes and budgets.'),
+  mx_suffixes: z.array(z.string()).default([]).describe('MX host suffixes that select this lane.'),
+  max_connections: z.int().positive().default(8).describe('Concurrent SMTP connections of this lane.'),
+  messages_per_connection: z.int().positive().default(50).describe('Messages sent over one connection.'),
+  rate_per_second: z.number().positive().default(50).describe('Messages per second this lane may start.'),
+  connections_per_mx: z.int().positive().default(4).describe('Concurrent connections to one MX host.'),
+  tls: z.enum(['opportunistic', 'require', '']).default('').describe('TLS policy override for this lane.'),
+});
+
+export const deliverySection = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe('Run the delivery engine.'),
+    hostname: z.string().min(1).default('localhost').describe('EHLO name of outgoing connections.'),
+    port: z.int().min(1).max(65535).default(25).describe('TCP port used to reach MX hosts.'),
+    retry_schedule: z
+      .array(duration)
+      .min(1)
+      .default(['1m', '5m', '15m', '30m', '1h', '2h', '4h'])
+      .describe('Delays between delivery attempts after a temporary failure; the last one repeats.'),
+    max_age: duration.default('4d').describe('Give up and bounce a message this long after acceptance.'),
+    tls: z
+      .enum(['opportunistic', 'require'])
+      .default('opportunistic')
+      .describe('STARTTLS policy: use when offered, or refuse to deliver without it.'),
+    source_ips: z
+      .array(z.string())
+      .default([])
+      .describe('Local addresses to send from; empty uses the default.'),
+    sending_ips: z
+      .array(z.string())
+      .default([])
+      .describe('Public addresses SPF must authorize (used by domain verification).'),
+    spf_include: z
+      .string()
+      .default('')
+      .describe('An SPF include: domain that authorizes this appliance, as an alternative to sending_ips.'),
+    bounce_subdomain: z
+      .string()
+      .default('bounces')
+      .describe('Subdomain of each sending domain used for VERP.'),
+    soft_bounce_limit: z
+      .int()
+      .positive()
+      .default(5)
+      .describe('Soft bounces in a row that put an address on the suppression list.'),
+    lease: duration.default('5m').describe('How long a claimed job stays locked before it is due again.'),
+    poll_interval: duration
+      .default('1s')
+      .describe('How often the engine looks for due jobs when nothing wakes it (a send wakes it at once).'),
+    claim_batch: z.int().positive().max(5000).default(200).describe('Most jobs claimed by one query.'),
+    connect_timeout: duration
+      .default('30s')
+      .describe('Time allowed to open a connection to an MX host and read its greeting.'),
+    smtp_timeout: duration
+      .default('5m')
+      .describe('Time allowed for one SMTP reply (RFC 5321 §4.5.3.2 asks for minutes, not seconds).'),
+    idle_timeout: duration
+      .default('5s')
+      .describe('An unused connection to an MX host is closed after this long.'),
+    drain_timeout: duration
+      .default('10s')
+      .describe('On shutdown, how long transactions in flight may take before their jobs are released.'),
+    mta_sts: z
+      .boolean()
+      .default(true)
+      .describe('Honour MTA-STS policies (RFC 8461) published by recipient domains.'),
+    mta_sts_port: z
+      .int()
+      .min(1)
+      .max(65535)
+      .default(443)
+      .describe('HTTPS port MTA-STS policies are fetched from (443; changeable for tests).'),
+    tls_ca_file: z
+      .string()
+      .default('')
+      .describe(
+        'Extra PEM CA certificates trusted when a certificate must verify (MTA-STS hosts, MX hosts under an enforced policy); empty uses the system CAs only.',
+      ),
+    lanes: z
+      .array(laneSchema)
+      .default([])
+      .describe(
+        'Provider lanes, merged with the built-in ones (gmail, outlook, yahoo, icloud, default); a lane with the name and traffic of a built-in one replaces it.',
+      ),
+  })
+  .describe('The direct-to-MX delivery engine.');

@@ -1,0 +1,74 @@
+/**
+ * Config sections of received mail: the inbound SMTP listener and ClamAV scanning of attachments.
+ */
+import { z } from 'zod';
+import { duration, hostPort, secret } from './fields.js';
+
+export const smtpInSection = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe('Run the inbound SMTP listener.'),
+    listen: hostPort.default('127.0.0.1:2525').describe('Address and port of the inbound SMTP listener.'),
+    hostname: z.string().min(1).default('localhost').describe('Name announced in the SMTP greeting.'),
+    max_message_bytes: z
+      .int()
+      .positive()
+      .default(26_214_400)
+      .describe('Largest message accepted (advertised with SIZE).'),
+    max_recipients: z.int().positive().default(100).describe('Recipients accepted per message.'),
+    max_connections_per_ip: z.int().positive().default(10).describe('Concurrent connections per client IP.'),
+    tls_cert_file: z
+      .string()
+      .default('')
+      .describe('PEM certificate for STARTTLS; empty generates a self-signed one.'),
+    tls_key_file: z.string().default('').meta(secret).describe('PEM private key for STARTTLS.'),
+    complaint_address: z
+      .string()
+      .default('fbl@localhost')
+      .describe('Address that receives feedback-loop (ARF) complaint reports.'),
+    idle_timeout: duration
+      .default('2m')
+      .describe(
+        'Close a connection that sends nothing for this long (RFC 5321 §4.5.3.2 allows 5m; slow clients are cut off).',
+      ),
+    max_session: duration
+      .default('10m')
+      .describe('Longest time one connection may stay open, whatever it does; then 421 and close.'),
+    max_commands: z
+      .int()
+      .positive()
+      .default(200)
+      .describe(
+        'Commands a client may send before DATA (per transaction); more gets 421 and the connection is closed.',
+      ),
+    workers: z
+      .int()
+      .min(0)
+      .max(64)
+      .default(1)
+      .describe('Worker threads that parse and authenticate received mail; 0 does it on the main thread.'),
+    max_refused_recipients: z
+      .int()
+      .positive()
+      .default(20)
+      .describe('Refused RCPT TO commands per connection before it is cut off (address harvesting).'),
+  })
+  .describe('The inbound SMTP listener.');
+
+export const clamavSection = z
+  .strictObject({
+    host: z.string().default('127.0.0.1').describe('clamd TCP host.'),
+    port: z.int().min(0).max(65535).default(3310).describe('clamd TCP port.'),
+    socket: z.string().default('').describe('clamd Unix socket; used instead of host/port when set.'),
+    timeout_ms: z.int().positive().default(30_000).describe('Timeout of one scan.'),
+    max_attempts: z
+      .int()
+      .positive()
+      .default(3)
+      .describe(
+        'Scans of one attachment that may fail while clamd is up (e.g. over its StreamMaxLength) before it is marked error.',
+      ),
+    rescan_interval: duration
+      .default('15s')
+      .describe('How often attachments still pending (clamd was down) are scanned again.'),
+  })
+  .describe('ClamAV scanning of inbound attachments.');

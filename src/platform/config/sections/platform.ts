@@ -1,0 +1,110 @@
+/**
+ * Config sections of the appliance itself: the HTTP API, the SQLite store, secrets at rest, DNS,
+ * rate limits, retention, the status area and logging.
+ */
+import { z } from 'zod';
+import { duration, hostPort, ipPort } from './fields.js';
+
+export const serverSection = z
+  .strictObject({
+    listen: hostPort.default('127.0.0.1:8080').describe('Address and port of the HTTP API.'),
+    public_url: z
+      .url()
+      .default('http://127.0.0.1:8080')
+      .describe('Base URL applications and recipients use to reach this server (links, tracking).'),
+    shutdown_timeout: duration
+      .default('10s')
+      .describe('On SIGTERM, how long in-flight requests may take before connections are closed.'),
+    trust_proxy: z
+      .boolean()
+      .default(false)
+      .describe('Trust X-Forwarded-For from a reverse proxy when recording client addresses.'),
+  })
+  .describe('The HTTP API.');
+
+export const storageSection = z
+  .strictObject({
+    data_dir: z
+      .string()
+      .min(1)
+      .default('./data')
+      .describe('Directory for the SQLite database, the master key and received mail.'),
+    busy_timeout_ms: z
+      .int()
+      .min(0)
+      .max(60_000)
+      .default(5000)
+      .describe('How long a write waits for the database lock before failing.'),
+    synchronous: z
+      .enum(['full', 'normal'])
+      .default('full')
+      .describe('full: a 202 survives power loss (fsync per commit); normal: survives a process crash only.'),
+  })
+  .describe('The embedded SQLite store.');
+
+export const securitySection = z
+  .strictObject({
+    master_key_file: z
+      .string()
+      .default('')
+      .describe(
+        'File holding the 256-bit master key that encrypts DKIM keys and credentials at rest; empty means <data_dir>/master.key.',
+      ),
+  })
+  .describe('Secrets at rest.');
+
+export const dnsSection = z
+  .strictObject({
+    servers: z.array(ipPort).default([]).describe('Resolvers as ip:port; empty uses the system resolver.'),
+    timeout_ms: z.int().positive().default(5000).describe('Timeout of one DNS query.'),
+  })
+  .describe(
+    'DNS resolution for MX lookups, domain verification, inbound mail authentication and webhook hosts.',
+  );
+
+export const limitsSection = z
+  .strictObject({
+    max_body_bytes: z.int().positive().default(5_242_880).describe('Largest accepted HTTP request body.'),
+    sends_per_minute_per_key: z
+      .int()
+      .min(0)
+      .default(6000)
+      .describe('Send requests per minute per API key; 0 is unlimited.'),
+    sends_per_hour_per_recipient: z
+      .int()
+      .min(0)
+      .default(120)
+      .describe('Messages per hour to one recipient address per project; 0 is unlimited.'),
+    daily_quota: z.int().min(0).default(0).describe('Messages per day per project; 0 is unlimited.'),
+    login_attempts_per_hour: z.int().positive().default(20).describe('Login attempts per hour per address.'),
+  })
+  .describe('Rate limits and quotas.');
+
+export const retentionSection = z
+  .strictObject({
+    events_days: z.int().positive().default(90).describe('Days events and webhook attempts are kept.'),
+    messages_days: z
+      .int()
+      .positive()
+      .default(90)
+      .describe(
+        'Days the bodies of sent and received messages, and received attachments, are kept (a message still waiting to be sent keeps its body).',
+      ),
+  })
+  .describe('How long history is kept.');
+
+export const statusSection = z
+  .strictObject({
+    title: z.string().default('Posthorn').describe('Name shown on the public status page and feed.'),
+  })
+  .describe('The public status area.');
+
+export const logSection = z
+  .strictObject({
+    level: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info')
+      .describe('Least severe level written to the log.'),
+    access_log: z.boolean().default(true).describe('Log one line per HTTP request.'),
+  })
+  .describe('Structured JSON logs on standard output.');

@@ -1,0 +1,53 @@
+/**
+ * Config sections of the sender's identity: DKIM signing, sending domains, the tracking host and the
+ * sandbox sender.
+ */
+import { z } from 'zod';
+
+export const dkimSection = z
+  .strictObject({
+    rsa_bits: z
+      .union([z.literal(1024), z.literal(2048), z.literal(4096)])
+      .default(2048)
+      .describe('RSA key size.'),
+    ed25519: z.boolean().default(false).describe('Also sign with an ed25519 key (RFC 8463).'),
+    selector_prefix: z.string().default('ph').describe('Prefix of generated DKIM selectors.'),
+    workers: z.int().min(0).max(64).default(0).describe('Signing worker threads; 0 picks one per CPU.'),
+  })
+  .describe('DKIM keys and signing.');
+
+export const domainsSection = z
+  .strictObject({
+    recheck_cron: z
+      .string()
+      .regex(/^\S+(\s+\S+){4,5}$/, 'must be a cron expression with 5 or 6 fields, e.g. "17 4 * * *"')
+      .default('17 4 * * *')
+      .describe(
+        'When the DNS of every sending domain is checked again (cron, local time); a verified domain that broke is marked failed.',
+      ),
+    tracking_subdomain: z
+      .string()
+      .regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be one DNS label, e.g. "track"')
+      .default('track')
+      .describe('Label of the optional per-domain tracking host (<label>.<domain>) the DNS records suggest.'),
+  })
+  .describe('Sending domains: DNS verification and its daily re-check.');
+
+export const trackingSection = z
+  .strictObject({
+    domain: z.string().default('').describe('Default tracking host; empty uses server.public_url.'),
+  })
+  .describe('Open and click tracking.');
+
+export const sandboxSection = z
+  .strictObject({
+    from: z
+      .string()
+      .default('Posthorn Sandbox <sandbox@posthorn.test>')
+      .describe('The shared sandbox sender projects may use before a domain is verified.'),
+    test_domain: z
+      .string()
+      .default('posthorn.test')
+      .describe('Domain of the reserved test recipients (bounce@, complaint@, delay@) for ph_test_ keys.'),
+  })
+  .describe('Sandbox and test-mode sending.');
