@@ -76,7 +76,10 @@ test('a stalled provider holds up only its own lane', async (t) => {
     () => stalled.every((id) => events(env.ph, id).some((e) => e.type === 'email.delivery_delayed')),
     20_000,
   );
-  t.pass();
+  for (const id of stalled) {
+    const [status] = rows<{ status: string }>(env.ph, 'select status from messages where id = ?', id);
+    t.is(status?.status, 'deferred', 'a timed-out connection defers the message, it does not bounce it');
+  }
 });
 
 test('stopping the engine gives jobs that are not on the wire back to the queue, without an event', async (t) => {

@@ -278,8 +278,10 @@ test('an endpoint failing for webhooks.disable_after is disabled', async (t) => 
   // Re-enabling resumes the retry that was waiting.
   await ph.request('PATCH', `/v1/webhooks/${endpoint.id}`, { body: { status: 'enabled' } });
   receiver.reply(() => ({ status: 200 }));
-  await receiver.waitFor(count + 1);
-  t.pass();
+  const all = await receiver.waitFor(count + 1);
+  t.is(all[count]?.body, all[0]?.body, 'the retry that was waiting is the same event, delivered');
+  const enabled = await ph.request('GET', `/v1/webhooks/${endpoint.id}`);
+  t.is(enabled.body.status, 'enabled');
 });
 
 test('after a secret rotation deliveries carry both signatures until the overlap ends', async (t) => {
