@@ -9,240 +9,41 @@
  * Each lane claims its own jobs through the (traffic, lane, due_at) index; jobs with no lane yet
  * are claimed by the router the same way (lane IS NULL).
  *
- * Hot statements are prepared once on the raw handle. Every call runs under Kysely's connection
- * lock (`db.connection()` or the caller's transaction), so none of them ever lands inside another
- * capability's open transaction, and with relaxed durability (see durability.ts).
+ * Hot statements are prepared once on the raw handle (store-statements.ts; the row shapes are in
+ * store-rows.ts). Every call runs under Kysely's connection lock (`db.connection()` or the caller's
+ * transaction), so none of them ever lands inside another capability's open transaction, and with
+ * relaxed durability (see durability.ts).
  */
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
 import { withRelaxedSync } from '../platform/db/durability.js';
+import type { KeyMode, MessageStatus, RecipientStatus, Traffic } from '../platform/db/tables.js';
 import type {
-  KeyMode,
-  MessageStatus,
-  RecipientKind,
-  RecipientStatus,
-  Traffic,
-} from '../platform/db/tables.js';
+  AttemptRow,
+  ClaimedJob,
+  LaneDepth,
+  MessageRow,
+  RecipientRow,
+  RecipientUpdate,
+  StoredPolicy,
+} from './store-rows.js';
+import { toJob } from './store-rows.js';
+import { prepare, type Statements } from './store-statements.js';
 
-/** A leased job, as the engine holds it. */
-export interface ClaimedJob {
-  readonly id: string;
-  readonly messageId: string;
-  readonly projectId: string;
-  readonly domain: string;
-  readonly traffic: Traffic;
-  readonly mode: KeyMode;
-  readonly lane: string | null;
-  /** Attempts made before this one. */
-  readonly attempts: number;
-  readonly createdAt: number;
-}
+export type {
+  AttemptRow,
+  ClaimedJob,
+  LaneDepth,
+  MessageRow,
+  RecipientRow,
+  RecipientUpdate,
+  StoredPolicy,
+} from './store-rows.js';
 
-/** The stored fields of a message that a delivery needs. */
-export interface MessageRow {
-  readonly id: string;
-  readonly project_id: string;
-  readonly status: MessageStatus;
-  readonly from_header: string;
-  readonly from_email: string;
-  readonly from_domain: string;
-  readonly reply_to: string | null;
-  readonly subject: string;
-  readonly headers: string;
-  readonly tags: string;
-  /** When a scheduled send was due; delivery latency is measured from here when set. */
-  readonly send_at: number | null;
-  readonly created_at: number;
-}
-
-export interface RecipientRow {
-  readonly id: string;
-  readonly kind: RecipientKind;
-  readonly email: string;
-  readonly display: string;
-  readonly domain: string;
-  readonly status: RecipientStatus;
-  readonly attempts: number;
-}
-
-export interface RecipientUpdate {
-  readonly id: string;
-  readonly status: RecipientStatus;
-  readonly smtpCode: number | null;
-  readonly smtpReply: string | null;
-  readonly category: string | null;
-  readonly deliveredAt: number | null;
-}
-
-export interface AttemptRow {
-  readonly jobId: string;
-  readonly messageId: string;
-  readonly lane: string | null;
-  readonly mxHost: string | null;
-  readonly tls: boolean;
-  readonly outcome: string;
-  readonly smtpCode: number | null;
-  readonly smtpReply: string | null;
-  readonly startedAt: number;
-  readonly durationMs: number;
-}
-
-export interface StoredPolicy {
-  readonly domain: string;
-  readonly policyId: string;
-  readonly mode: 'enforce' | 'testing' | 'none';
-  readonly mx: readonly string[];
-  readonly maxAge: number;
-  readonly fetchedAt: number;
-  readonly expiresAt: number;
-}
-
-export interface LaneDepth {
-  readonly traffic: Traffic;
-  readonly lane: string | null;
-  readonly queued: number;
-  readonly inFlight: number;
-  readonly deferred: number;
-  readonly oldestCreatedAt: number | null;
-}
-
-interface JobSqlRow {
-  id: string;
-  message_id: string;
-  project_id: string;
-  domain: string;
-  traffic: Traffic;
-  mode: KeyMode;
-  lane: string | null;
-  attempts: number;
-  created_at: number;
-}
-
-const toJob = (row: JobSqlRow): ClaimedJob => ({
-  id: row.id,
-  messageId: row.message_id,
-  projectId: row.project_id,
-  domain: row.domain,
-  traffic: row.traffic,
-  mode: row.mode,
-  lane: row.lane,
-  attempts: row.attempts,
-  createdAt: row.created_at,
-});
-
-function prepare(sqlite: SQLite.Database) {
-  return {
-    claim: sqlite.prepare<[number, number, number, Traffic, string | null, number, number], JobSqlRow>(
-      `update delivery_jobs set locked_until = ?, due_at = ?, updated_at = ?
-       where id in (select id from delivery_jobs
-                    where state = 'queued' and traffic = ? and lane is ? and due_at <= ?
-                    order by due_at limit ?)
-       returning id, message_id, project_id, domain, traffic, mode, lane, attempts, created_at`,
-    ),
-    release: sqlite.prepare<[string | null, number, number, string]>(
-      `update delivery_jobs set lane = ?, due_at = ?, locked_until = null, updated_at = ?
-       where id = ? and state = 'queued'`,
-    ),
-    assign: sqlite.prepare<[string, string]>(
-      `update delivery_jobs set lane = ? where id = ? and state = 'queued' and lane is null`,
-    ),
-    unrouted: sqlite.prepare<[Traffic, number, number], { id: string; domain: string; mode: KeyMode }>(
-      `select id, domain, mode from delivery_jobs
-       where state = 'queued' and traffic = ? and lane is null and due_at <= ?
-       order by due_at limit ?`,
-    ),
-    renew: sqlite.prepare<[number, number, string]>(
-      `update delivery_jobs set locked_until = ?, due_at = ? where id = ? and state = 'queued'`,
-    ),
-    message: sqlite.prepare<[string], MessageRow>(
-      `select id, project_id, status, from_header, from_email, from_domain, reply_to, subject, headers, tags, send_at,
-              created_at
-       from messages where id = ?`,
-    ),
-    recipients: sqlite.prepare<[string], RecipientRow>(
-      `select id, kind, email, display, domain, status, attempts from message_recipients
-       where message_id = ? order by id`,
-    ),
-    updateRecipient: sqlite.prepare<
-      [RecipientStatus, number | null, string | null, string | null, number | null, number, string]
-    >(
-      `update message_recipients set status = ?, attempts = attempts + 1, smtp_code = ?, smtp_reply = ?,
-         bounce_category = ?, delivered_at = coalesce(?, delivered_at), updated_at = ?
-       where id = ?`,
-    ),
-    finishJob: sqlite.prepare<[string | null, string | null, number, string]>(
-      `update delivery_jobs set state = 'done', locked_until = null, attempts = attempts + 1, lane = coalesce(?, lane),
-         last_error = ?, updated_at = ?
-       where id = ?`,
-    ),
-    rescheduleJob: sqlite.prepare<[number, string | null, string | null, number, string]>(
-      `update delivery_jobs set due_at = ?, locked_until = null, attempts = attempts + 1, lane = coalesce(?, lane),
-         last_error = ?, updated_at = ?
-       where id = ?`,
-    ),
-    statusCounts: sqlite.prepare<[string], { status: RecipientStatus; n: number }>(
-      `select status, count(*) as n from message_recipients where message_id = ? group by status`,
-    ),
-    setMessageStatus: sqlite.prepare<[MessageStatus, number, string, MessageStatus]>(
-      `update messages set status = ?, updated_at = ? where id = ? and status <> ? and status <> 'cancelled'`,
-    ),
-    bumpSoftBounce: sqlite.prepare<[string, string, number], { count: number }>(
-      `insert into delivery_soft_bounces (project_id, email, count, last_at) values (?, ?, 1, ?)
-       on conflict (project_id, email) do update set count = count + 1, last_at = excluded.last_at
-       returning count`,
-    ),
-    clearSoftBounce: sqlite.prepare<[string, string]>(
-      `delete from delivery_soft_bounces where project_id = ? and email = ?`,
-    ),
-    insertAttempt: sqlite.prepare<
-      [
-        string,
-        string,
-        string | null,
-        string | null,
-        number,
-        string,
-        number | null,
-        string | null,
-        number,
-        number,
-      ]
-    >(
-      `insert into delivery_attempts (job_id, message_id, lane, mx_host, tls, outcome, smtp_code, smtp_reply,
-         started_at, duration_ms)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    recipientById: sqlite.prepare<[string], RecipientRow & { message_id: string; project_id: string }>(
-      `select id, message_id, project_id, kind, email, display, domain, status, attempts
-       from message_recipients where id = ?`,
-    ),
-    jobById: sqlite.prepare<[string], JobSqlRow>(
-      `select id, message_id, project_id, domain, traffic, mode, lane, attempts, created_at
-       from delivery_jobs where id = ?`,
-    ),
-    policy: sqlite.prepare<[string], Record<string, unknown>>(
-      `select * from mta_sts_policies where domain = ?`,
-    ),
-    savePolicy: sqlite.prepare<[string, string, string, string, number, number, number]>(
-      `insert into mta_sts_policies (domain, policy_id, mode, mx, max_age, fetched_at, expires_at)
-       values (?, ?, ?, ?, ?, ?, ?)
-       on conflict (domain) do update set policy_id = excluded.policy_id, mode = excluded.mode, mx = excluded.mx,
-         max_age = excluded.max_age, fetched_at = excluded.fetched_at, expires_at = excluded.expires_at`,
-    ),
-    purgeAttempts: sqlite.prepare<[number, number]>(
-      `delete from delivery_attempts where id in (
-         select id from delivery_attempts where started_at < ? order by started_at limit ?)`,
-    ),
-    oldestDue: sqlite.prepare<[Traffic], { due: number | null }>(
-      `select min(due_at) as due from delivery_jobs where state = 'queued' and traffic = ?`,
-    ),
-  };
-}
-
-type Statements = ReturnType<typeof prepare>;
-
-/** A message's bodies, which only the render workers read (on their own read-only connection). */
-/** UTF-8 bytes: read as blobs, a large body is never decoded into a string and encoded back. */
+/**
+ * A message's bodies, which only the render workers read (on their own read-only connection), as
+ * UTF-8 bytes: read as blobs, a large body is never decoded into a string and encoded back.
+ */
 export interface MessageContent {
   readonly html: Buffer | null;
   readonly text: Buffer | null;
