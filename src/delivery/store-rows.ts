@@ -91,27 +91,3 @@ export interface LaneDepth {
   readonly deferred: number;
   readonly oldestCreatedAt: number | null;
 }
-
-export interface JobSqlRow {
-  id: string;
-  message_id: string;
-  project_id: string;
-  domain: string;
-  traffic: Traffic;
-  mode: KeyMode;
-  lane: string | null;
-  attempts: number;
-  created_at: number;
-}
-
-export const toJob = (row: JobSqlRow): ClaimedJob => ({
-  id: row.id,
-  messageId: row.message_id,
-  projectId: row.project_id,
-  domain: row.domain,
-  traffic: row.traffic,
-  mode: row.mode,
-  lane: row.lane,
-  attempts: row.attempts,
-  createdAt: row.created_at,
-});

@@ -3,8 +3,20 @@
  * Kysely's connection lock). The claim is ONE statement that picks due jobs and leases them.
  */
 import type SQLite from 'better-sqlite3';
-import type { KeyMode, MessageStatus, RecipientStatus, Traffic } from '../platform/db/tables.js';
-import type { JobSqlRow, MessageRow, RecipientRow } from './store-rows.js';
+import type {
+  DeliveryJobsTable,
+  KeyMode,
+  MessageStatus,
+  RecipientStatus,
+  Traffic,
+} from '../platform/db/tables.js';
+import type { MessageRow, RecipientRow } from './store-rows.js';
+
+/** The job columns a claim returns. */
+export type JobSqlRow = Pick<
+  DeliveryJobsTable,
+  'id' | 'message_id' | 'project_id' | 'domain' | 'traffic' | 'mode' | 'lane' | 'attempts' | 'created_at'
+>;
 
 /** Prepares every statement; call once the migrations have run (the tables must exist). */
 export function prepare(sqlite: SQLite.Database) {

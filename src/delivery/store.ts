@@ -27,18 +27,21 @@ import type {
   RecipientUpdate,
   StoredPolicy,
 } from './store-rows.js';
-import { toJob } from './store-rows.js';
-import { prepare, type Statements } from './store-statements.js';
+import { type JobSqlRow, prepare, type Statements } from './store-statements.js';
 
-export type {
-  AttemptRow,
-  ClaimedJob,
-  LaneDepth,
-  MessageRow,
-  RecipientRow,
-  RecipientUpdate,
-  StoredPolicy,
-} from './store-rows.js';
+export type * from './store-rows.js';
+
+const toJob = (row: JobSqlRow): ClaimedJob => ({
+  id: row.id,
+  messageId: row.message_id,
+  projectId: row.project_id,
+  domain: row.domain,
+  traffic: row.traffic,
+  mode: row.mode,
+  lane: row.lane,
+  attempts: row.attempts,
+  createdAt: row.created_at,
+});
 
 /**
  * A message's bodies, which only the render workers read (on their own read-only connection), as
