@@ -22,7 +22,7 @@ import {
   subjectRules,
   textRules,
 } from './bounce-rules.js';
-import { type EnhancedStatus, type SmtpReply, parseEnhancedStatus, parseSmtpReply } from './smtp-reply.js';
+import { type EnhancedStatus, parseEnhancedStatus, parseSmtpReply, type SmtpReply } from './smtp-reply.js';
 
 export type { BounceCategory } from './bounce-rules.js';
 
@@ -207,4 +207,23 @@ function isGeneric(enhanced: EnhancedStatus): boolean {
 
 function deferred(category: BounceCategory, status: string): BounceClass {
   return { outcome: 'deferred', category, hard: false, status };
+}
+
+/**
+ * Bounces that count towards `repeated_soft_bounce`: those about the recipient's mailbox or system.
+ * A block of our IP or content, or a TLS or authentication problem, is about us: it never
+ * suppresses a good address.
+ */
+export function countsAsSoftBounce(cls: BounceClass): boolean {
+  if (cls.outcome !== 'bounced' || cls.hard) return false;
+  const aboutUs = [
+    'spam_block',
+    'policy',
+    'auth_failure',
+    'content',
+    'message_too_large',
+    'tls',
+    'rate_limited',
+  ];
+  return cls.category === null || !aboutUs.includes(cls.category);
 }

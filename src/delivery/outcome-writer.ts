@@ -15,13 +15,14 @@
 import type SQLite from 'better-sqlite3';
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
+import { withRelaxedSyncAsync } from '../platform/db/durability.js';
+import { commitEach, type ItemOutcome } from '../platform/db/savepoints.js';
 import type { RecipientStatus } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
 import type { SuppressionInput } from '../suppressions/service.js';
-import { type BounceClass, expired } from './bounce-classifier.js';
-import { withRelaxedSyncAsync } from '../platform/db/durability.js';
-import { commitEach, type ItemOutcome } from '../platform/db/savepoints.js';
+import { type BounceClass, countsAsSoftBounce, expired } from './bounce-classifier.js';
 import { messageStatus } from './message-status.js';
+import { type Outcome, outcomeOfTransport, type PerRecipient } from './outcome.js';
 import {
   bouncedEvent,
   complainedEvent,
@@ -31,7 +32,6 @@ import {
   type EventDraft,
   failedEvent,
 } from './outcome-events.js';
-import { type Outcome, outcomeOfTransport, type PerRecipient } from './outcome.js';
 import { nextAttempt, type RetryPolicy } from './retry-policy.js';
 import { formatSmtpReply } from './smtp-reply.js';
 import type { JobContext } from './steps.js';
@@ -69,25 +69,6 @@ interface Pending {
 
 const MAX_BATCH = 128;
 const NOTIFY_MS = 50;
-
-/**
- * Bounces that count towards `repeated_soft_bounce`: those about the recipient's mailbox or system.
- * A block of our IP or content, or a TLS or authentication problem, is about us: it never
- * suppresses a good address.
- */
-export function countsAsSoftBounce(cls: BounceClass): boolean {
-  if (cls.outcome !== 'bounced' || cls.hard) return false;
-  const aboutUs = [
-    'spam_block',
-    'policy',
-    'auth_failure',
-    'content',
-    'message_too_large',
-    'tls',
-    'rate_limited',
-  ];
-  return cls.category === null || !aboutUs.includes(cls.category);
-}
 
 export class OutcomeWriter {
   readonly #deps: WriterDeps;

@@ -11,6 +11,7 @@
  * left alone, with `next_attempt_at` from Will-Retry-Until when given), and a recipient already
  * bounced or complained is not bounced twice.
  */
+import { countsAsSoftBounce } from '../delivery/bounce-classifier.js';
 import { messageStatus as messageStatusOf } from '../delivery/message-status.js';
 import {
   bouncedEvent,
@@ -18,7 +19,6 @@ import {
   type EventContext,
   type EventDraft,
 } from '../delivery/outcome-events.js';
-import { countsAsSoftBounce } from '../delivery/outcome-writer.js';
 import { parseSmtpReply, type SmtpReply, smtpReply } from '../delivery/smtp-reply.js';
 import type { DeliveryStore } from '../delivery/store.js';
 import type { EventService } from '../events/service.js';
