@@ -84,6 +84,8 @@ function session(socket: Socket): void {
         carry = Buffer.from('\r\n', 'latin1');
       }
       if (answer.quit) {
+        // The end of a message and QUIT can arrive in one read: count it before hanging up.
+        if (count !== before) process.stdout.write(`mesg=${count}\n`);
         socket.end(out);
         return;
       }
