@@ -3,7 +3,7 @@
  * Benchmarks alternate the measured subject with its reference in one run (the host is noisy).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -38,6 +38,23 @@ export async function waitReady(url: string, start: number, timeoutMs = 20_000):
     if (performance.now() - start > timeoutMs) throw new Error(`${url} not ready after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
+}
+
+/** Waits until something accepts TCP connections on 127.0.0.1:`port` (10 s at most). */
+export async function waitForPort(port: number, what: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${what} is not listening on ${port}`);
 }
 
 export function stopChild(child: ChildProcess): Promise<void> {

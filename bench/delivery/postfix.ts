@@ -10,11 +10,12 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import { waitForPort } from '../lib.js';
 import { machineCpuMs } from './proc.js';
 import type { RunResult } from './posthorn.js';
 import type { Sink } from './sink.js';
 
-const SMTPD_PORT = 10025;
+export const SMTPD_PORT = 10025;
 
 export interface Postfix {
   readonly dir: string;
@@ -29,7 +30,8 @@ function run(dir: string, command: string, args: readonly string[]): string {
   });
 }
 
-export function startPostfix(dir: string, sinkPort: number): Postfix {
+/** `milter`, when given, is an smtpd milter (e.g. OpenDKIM's `inet:127.0.0.1:PORT`) every message passes. */
+export function startPostfix(dir: string, sinkPort: number, milter?: string): Postfix {
   const conf = path.join(dir, 'conf');
   mkdirSync(conf, { recursive: true });
   mkdirSync(path.join(dir, 'queue'), { recursive: true });
@@ -65,7 +67,7 @@ alias_maps =
 alias_database =
 local_recipient_maps =
 smtp_tls_security_level = none
-`,
+${milter === undefined ? '' : `smtpd_milters = ${milter}\n# A milter that is not there fails the submission, never passes it unsigned.\nmilter_default_action = tempfail\n`}`,
   );
   writeFileSync(path.join(conf, 'hold'), '/^X-Bench-Hold:/ HOLD\n');
   // The stock master.cf, with smtpd on a loopback port and no chroot (no /etc copies needed).
@@ -84,15 +86,18 @@ smtp_tls_security_level = none
   };
 }
 
-/** Submits `count` copies of `message` (each with its own Message-ID and recipient) over SMTP. */
+/**
+ * Submits `count` copies of `message` (each with its own Message-ID and recipient) over SMTP,
+ * held in Postfix's hold queue unless `hold` is false.
+ */
 export async function submit(
   postfix: Postfix,
   message: Buffer,
   count: number,
-  connections = 8,
+  { hold = true, connections = 8 }: { hold?: boolean; connections?: number } = {},
 ): Promise<void> {
   try {
-    await listening(SMTPD_PORT);
+    await waitForPort(SMTPD_PORT, "postfix's smtpd");
   } catch (error) {
     throw new Error(
       `${(error as Error).message}\n${readFileSync(path.join(postfix.dir, 'maillog'), 'utf8').slice(-3000)}`,
@@ -102,8 +107,9 @@ export async function submit(
   const split = text.indexOf('\r\n\r\n');
   const head = text
     .slice(0, split)
-    .replace(/^Message-ID: .*$/im, '')
-    .replace(/^To: .*$/im, '');
+    // Whole lines, line break included: a blank line left behind would end the header section.
+    .replace(/^Message-ID: .*(\r\n|$)/im, '')
+    .replace(/^To: .*(\r\n|$)/im, '');
   const body = text.slice(split);
   let next = 0;
   const worker = async () => {
@@ -117,7 +123,7 @@ export async function submit(
       const i = next++;
       const rcpt = `user${i}@sink.bench`;
       const bytes = Buffer.from(
-        `X-Bench-Hold: 1\r\nMessage-ID: <pf${i}@acme.bench>\r\nTo: ${rcpt}\r\n${head}${body}`,
+        `${hold ? 'X-Bench-Hold: 1\r\n' : ''}Message-ID: <pf${i}@acme.bench>\r\nTo: ${rcpt}\r\n${head}${body}`,
         'latin1',
       );
       await new Promise<void>((resolve, reject) =>
@@ -158,21 +164,4 @@ export async function measurePostfix(postfix: Postfix, sink: Sink, messages: num
     machinePercent,
     peakRssMb: null,
   };
-}
-
-async function listening(port: number): Promise<void> {
-  const { connect } = await import('node:net');
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`postfix's smtpd is not listening on ${port}`);
 }

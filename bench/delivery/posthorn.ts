@@ -141,32 +141,54 @@ export async function prepare(
     dns.set('mta.posthorn.bench', 'A', ['127.0.0.1']);
     const verified = await call('POST', `/v1/domains/${domain.id}/verify`);
     if (verified.status !== 'verified') throw new Error(`domain not verified: ${JSON.stringify(verified)}`);
-    const html = htmlBody(kb);
-    // A batch request stays under limits.max_body_bytes (5 MB by default).
-    const perBatch = Math.max(1, Math.min(100, Math.floor(4000 / kb)));
-    let next = 0;
-    const worker = async () => {
-      while (next < messages) {
-        const start = next;
-        next = Math.min(messages, next + perBatch);
-        const items = [];
-        for (let i = start; i < next; i++) {
-          items.push({
-            from: `Acme <hello@${SENDER_DOMAIN}>`,
-            to: [`user${i}@${RECIPIENT_DOMAIN}`],
-            subject: `Order ${i}`,
-            html,
-          });
-        }
-        await call('POST', '/v1/emails/batch', { emails: items });
-      }
-    };
-    await Promise.all([worker(), worker(), worker(), worker()]);
+    await queueSends(server.url, apiKey, messages, kb);
     return { dataDir, configFile, port, apiKey };
   } finally {
     await server.stop();
   }
 }
+
+/**
+ * Queues `messages` one-recipient sends of `kb` KB at `url`: `POST /v1/emails/batch` with as many
+ * as fit in 4 MB (under limits.max_body_bytes, 5 MB by default), or with `perRequest: 1` one
+ * `POST /v1/emails` per message; `concurrency` requests at a time.
+ */
+export async function queueSends(
+  url: string,
+  apiKey: string,
+  messages: number,
+  kb: number,
+  { perRequest = Math.max(1, Math.min(100, Math.floor(4000 / kb))), concurrency = 4 } = {},
+): Promise<void> {
+  const html = htmlBody(kb);
+  const email = (i: number) => ({
+    from: `Acme <hello@${SENDER_DOMAIN}>`,
+    to: [`user${i}@${RECIPIENT_DOMAIN}`],
+    subject: `Order ${i}`,
+    html,
+  });
+  const [pathname, body] =
+    perRequest === 1
+      ? ['/v1/emails', (start: number) => email(start)]
+      : ['/v1/emails/batch', (start: number, end: number) => ({ emails: range(start, end).map(email) })];
+  let next = 0;
+  const worker = async () => {
+    while (next < messages) {
+      const start = next;
+      next = Math.min(messages, next + perRequest);
+      const res = await fetch(`${url}${pathname}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body(start, next)),
+      });
+      const text = await res.text();
+      if (res.status >= 300) throw new Error(`POST ${pathname}: ${res.status} ${text}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+const range = (start: number, end: number) => Array.from({ length: end - start }, (_, k) => start + k);
 
 /**
  * V8 flags of the measured server: undefined runs it with bin/posthorn's own (what ships), a
