@@ -18,8 +18,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { composeMessage } from '../src/delivery/compose.js';
 import { sign } from '../src/delivery/render-task.js';
-import { startDnsServer } from '../test/helpers/dns-server.js';
-import { freePort, median } from './lib.js';
 import { measurePostfix, startPostfix, submit } from './delivery/postfix.js';
 import {
   htmlBody,
@@ -35,7 +33,8 @@ import {
   stop,
 } from './delivery/posthorn.js';
 import { fillQueue } from './delivery/queue-fill.js';
-import { startSink } from './delivery/sink.js';
+import { startBenchMx } from './delivery/sink.js';
+import { median, roundRatios } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -64,12 +63,9 @@ setNodeFlags(values['node-flags']);
 setRenderWorkers(Number(values['render-workers']));
 
 const base = mkdtempSync(path.join(tmpdir(), 'posthorn-bench-delivery-'));
-const dns = await startDnsServer({ defaultTtl: 3600 });
-dns.set(RECIPIENT_DOMAIN, 'MX', [{ preference: 10, exchange: `mx.${RECIPIENT_DOMAIN}` }]);
-dns.set(`mx.${RECIPIENT_DOMAIN}`, 'A', ['127.0.0.1']);
 const sinkKind = String(values.sink);
 if (sinkKind !== 'lean' && sinkKind !== 'smtp-sink') throw new Error('--sink is lean or smtp-sink');
-const sink = await startSink(await freePort(), sinkKind);
+const { dns, sink } = await startBenchMx(sinkKind);
 
 const rows: { subject: string; kb: number; round: number; r: RunResult }[] = [];
 let latencies: number[] = [];
@@ -195,10 +191,10 @@ for (const kb of sizes) {
   const of = (subject: string) => rows.filter((row) => row.subject === subject && row.kb === kb);
   const ph = of('posthorn');
   const pf = of('postfix');
-  const ratios = ph.flatMap((p) => {
-    const q = pf.find((row) => row.round === p.round);
-    return q ? [p.r.rate / q.r.rate] : [];
-  });
+  const ratios = roundRatios(
+    ph.map((p) => ({ round: p.round, rate: p.r.rate })),
+    pf.map((p) => ({ round: p.round, rate: p.r.rate })),
+  );
   const peak = Math.max(...ph.map((p) => p.r.peakRssMb ?? Number.NaN));
   console.log(
     `| ${kb} KB | ${fmt(median(ph.map((p) => p.r.rate)))} | ${pf.length ? fmt(median(pf.map((p) => p.r.rate))) : '-'} | ${ratios.length ? `${median(ratios).toFixed(2)}x` : '-'} | ${fmt(peak)} |`,

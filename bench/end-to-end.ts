@@ -19,7 +19,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { composeMessage } from '../src/delivery/compose.js';
-import { startDnsServer } from '../test/helpers/dns-server.js';
 import { startOpenDkim } from './delivery/opendkim.js';
 import { SMTPD_PORT, startPostfix, submit } from './delivery/postfix.js';
 import {
@@ -32,8 +31,8 @@ import {
   stop,
 } from './delivery/posthorn.js';
 import { machineCpuMs } from './delivery/proc.js';
-import { type Sink, startSink } from './delivery/sink.js';
-import { freePort, median, waitForPort, waitReady } from './lib.js';
+import { type Sink, startBenchMx } from './delivery/sink.js';
+import { median, roundRatios, waitForPort, waitReady } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -98,10 +97,7 @@ function unsignedMessage(kb: number): Buffer {
 }
 
 const base = mkdtempSync(path.join(tmpdir(), 'posthorn-bench-e2e-'));
-const dns = await startDnsServer({ defaultTtl: 3600 });
-dns.set(RECIPIENT_DOMAIN, 'MX', [{ preference: 10, exchange: `mx.${RECIPIENT_DOMAIN}` }]);
-dns.set(`mx.${RECIPIENT_DOMAIN}`, 'A', ['127.0.0.1']);
-const sink = await startSink(await freePort(), 'lean');
+const { dns, sink } = await startBenchMx();
 const rows: { subject: string; kb: number; round: number; r: Timed }[] = [];
 
 try {
@@ -164,10 +160,10 @@ for (const kb of sizes) {
   const of = (subject: string) => rows.filter((row) => row.subject === subject && row.kb === kb);
   const ph = of('posthorn');
   const pf = of('postfix+opendkim');
-  const ratios = ph.flatMap((p) => {
-    const q = pf.find((row) => row.round === p.round);
-    return q ? [p.r.rate / q.r.rate] : [];
-  });
+  const ratios = roundRatios(
+    ph.map((p) => ({ round: p.round, rate: p.r.rate })),
+    pf.map((p) => ({ round: p.round, rate: p.r.rate })),
+  );
   console.log(
     `| ${kb} KB | ${f(median(ph.map((row) => row.r.rate)))} | ${f(median(pf.map((row) => row.r.rate)))} | ${f(median(ratios), 2)}x |`,
   );

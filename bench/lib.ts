@@ -13,6 +13,17 @@ export function median(values: readonly number[]): number {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
+/** Per-round ratios of a subject's rate to its reference's (rounds matched by number). */
+export function roundRatios(
+  subject: readonly { round: number; rate: number }[],
+  reference: readonly { round: number; rate: number }[],
+): number[] {
+  return subject.flatMap((s) => {
+    const r = reference.find((row) => row.round === s.round);
+    return r ? [s.rate / r.rate] : [];
+  });
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

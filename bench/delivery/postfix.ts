@@ -11,8 +11,8 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from '
 import path from 'node:path';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { waitForPort } from '../lib.js';
-import { machineCpuMs } from './proc.js';
 import type { RunResult } from './posthorn.js';
+import { machineCpuMs } from './proc.js';
 import type { Sink } from './sink.js';
 
 export const SMTPD_PORT = 10025;

@@ -7,6 +7,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { type DnsTestServer, startDnsServer } from '../../test/helpers/dns-server.js';
+import { freePort } from '../lib.js';
+import { RECIPIENT_DOMAIN } from './posthorn.js';
 
 export type SinkKind = 'lean' | 'smtp-sink';
 
@@ -82,4 +85,15 @@ export async function startSink(port: number, kind: SinkKind = 'lean'): Promise<
       });
     },
   };
+}
+
+/**
+ * The benchmark's MX: a DNS server on loopback that sends the recipient domain to 127.0.0.1, and
+ * the sink listening there.
+ */
+export async function startBenchMx(kind: SinkKind = 'lean'): Promise<{ dns: DnsTestServer; sink: Sink }> {
+  const dns = await startDnsServer({ defaultTtl: 3600 });
+  dns.set(RECIPIENT_DOMAIN, 'MX', [{ preference: 10, exchange: `mx.${RECIPIENT_DOMAIN}` }]);
+  dns.set(`mx.${RECIPIENT_DOMAIN}`, 'A', ['127.0.0.1']);
+  return { dns, sink: await startSink(await freePort(), kind) };
 }
