@@ -30,11 +30,10 @@ import {
   SENDER_DOMAIN,
   setNodeFlags,
   setRenderWorkers,
-  stop,
 } from './delivery/posthorn.js';
 import { fillQueue } from './delivery/queue-fill.js';
 import { startBenchMx } from './delivery/sink.js';
-import { median, roundRatios } from './lib.js';
+import { median, roundRatios, stopChild } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -114,7 +113,7 @@ try {
         process.stderr.write(`posthorn: API-to-MX latency, ${samples} sends one at a time...\n`);
         latencies = await latency(prepared, sink, samples, kb);
       }
-      await stop(child);
+      await stopChild(child);
       rmSync(dir, { recursive: true, force: true });
 
       if (reference !== null) {
@@ -152,7 +151,7 @@ try {
         delivered: sink.count - startCount,
       });
     }
-    await stop(child);
+    await stopChild(child);
   }
 } finally {
   await sink.stop();

@@ -28,11 +28,10 @@ import {
   RECIPIENT_DOMAIN,
   SENDER_DOMAIN,
   spawnPosthorn,
-  stop,
 } from './delivery/posthorn.js';
 import { machineCpuMs } from './delivery/proc.js';
 import { type Sink, startBenchMx } from './delivery/sink.js';
-import { median, roundRatios, waitForPort, waitReady } from './lib.js';
+import { median, roundRatios, stopChild, waitForPort, waitReady } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -116,7 +115,7 @@ try {
         const r = await timed(sink, () => queueSends(url, prepared.apiKey, messages, kb, sends));
         rows.push({ subject: 'posthorn', kb, round, r });
       } finally {
-        await stop(child);
+        await stopChild(child);
         rmSync(dir, { recursive: true, force: true });
       }
 

@@ -219,14 +219,6 @@ export function spawnPosthorn(prepared: Prepared): ChildProcess {
   });
 }
 
-export function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
-
 /** Starts the engine and measures the sink from its first to its last message. */
 export async function measure(
   prepared: Prepared,
