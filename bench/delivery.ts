@@ -16,16 +16,14 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { composeMessage } from '../src/delivery/compose.js';
 import { sign } from '../src/delivery/render-task.js';
 import { measurePostfix, startPostfix, submit } from './delivery/postfix.js';
 import {
-  htmlBody,
+  composedMessage,
   latency,
   measure,
   memoryMb,
   prepare,
-  RECIPIENT_DOMAIN,
   type RunResult,
   SENDER_DOMAIN,
   setNodeFlags,
@@ -33,7 +31,7 @@ import {
 } from './delivery/posthorn.js';
 import { fillQueue } from './delivery/queue-fill.js';
 import { startBenchMx } from './delivery/sink.js';
-import { median, roundRatios, stopChild } from './lib.js';
+import { median, parseSizes, roundRatios, stopChild } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -51,10 +49,7 @@ const { values } = parseArgs({
   },
 });
 const messages = Number(values.messages);
-const sizes = String(values.sizes)
-  .split(',')
-  .map(Number)
-  .filter((kb) => kb > 0);
+const sizes = parseSizes(values.sizes);
 const rounds = Math.max(1, Number(values.rounds));
 const samples = Number(values.latency);
 const queueRows = Number(values.queue);
@@ -78,18 +73,7 @@ async function referenceMessage(kb: number): Promise<Buffer> {
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
     publicKeyEncoding: { type: 'spki', format: 'pem' },
   });
-  const { message: composed } = composeMessage({
-    from: `Acme <hello@${SENDER_DOMAIN}>`,
-    to: [`user0@${RECIPIENT_DOMAIN}`],
-    cc: [],
-    replyTo: [],
-    subject: 'Order 0',
-    html: htmlBody(kb),
-    text: null,
-    headers: {},
-    messageId: `<m0@${SENDER_DOMAIN}>`,
-    date: Date.now(),
-  });
+  const composed = composedMessage(kb);
   const dkim = {
     domain: SENDER_DOMAIN,
     keys: [{ selector: 'bench', privateKeyPem: privateKey, algorithm: 'rsa-sha256' as const }],

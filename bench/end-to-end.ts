@@ -18,20 +18,18 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { composeMessage } from '../src/delivery/compose.js';
 import { startOpenDkim } from './delivery/opendkim.js';
 import { SMTPD_PORT, startPostfix, submit } from './delivery/postfix.js';
 import {
-  htmlBody,
+  composedMessage,
   prepare,
   queueSends,
-  RECIPIENT_DOMAIN,
   SENDER_DOMAIN,
   spawnPosthorn,
 } from './delivery/posthorn.js';
 import { machineCpuMs } from './delivery/proc.js';
 import { type Sink, startBenchMx } from './delivery/sink.js';
-import { median, roundRatios, stopChild, waitForPort, waitReady } from './lib.js';
+import { median, parseSizes, roundRatios, stopChild, waitForPort, waitReady } from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -46,10 +44,7 @@ const connections = Math.max(1, Number(values.connections));
 /** Posthorn: one POST /v1/emails per message (as Postfix gets one SMTP transaction each), or batches. */
 const sends = values.batch ? { concurrency: connections } : { perRequest: 1, concurrency: connections };
 const messages = Number(values.messages);
-const sizes = String(values.sizes)
-  .split(',')
-  .map(Number)
-  .filter((kb) => kb > 0);
+const sizes = parseSizes(values.sizes);
 const rounds = Math.max(1, Number(values.rounds));
 
 interface Timed {
@@ -79,29 +74,14 @@ async function timed(sink: Sink, submitAll: () => Promise<void>): Promise<Timed>
   };
 }
 
-/** The message Postfix gets: the benchmark's HTML, composed by Posthorn's composer, not signed. */
-function unsignedMessage(kb: number): Buffer {
-  return composeMessage({
-    from: `Acme <hello@${SENDER_DOMAIN}>`,
-    to: [`user0@${RECIPIENT_DOMAIN}`],
-    cc: [],
-    replyTo: [],
-    subject: 'Order 0',
-    html: htmlBody(kb),
-    text: null,
-    headers: {},
-    messageId: `<m0@${SENDER_DOMAIN}>`,
-    date: Date.now(),
-  }).message;
-}
-
 const base = mkdtempSync(path.join(tmpdir(), 'posthorn-bench-e2e-'));
 const { dns, sink } = await startBenchMx();
 const rows: { subject: string; kb: number; round: number; r: Timed }[] = [];
 
 try {
   for (const kb of sizes) {
-    const unsigned = unsignedMessage(kb);
+    // Unsigned: OpenDKIM signs it as Postfix accepts it.
+    const unsigned = composedMessage(kb);
     for (let round = 1; round <= rounds; round++) {
       const tag = `${kb} KB, round ${round}/${rounds}`;
       const dir = path.join(base, `posthorn-${kb}-${round}`);

@@ -13,6 +13,14 @@ export function median(values: readonly number[]): number {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
+/** `--sizes 10,100` as a list of kilobyte sizes (non-positive entries dropped). */
+export function parseSizes(value: unknown): number[] {
+  return String(value)
+    .split(',')
+    .map(Number)
+    .filter((kb) => kb > 0);
+}
+
 /** Per-round ratios of a subject's rate to its reference's (rounds matched by number). */
 export function roundRatios(
   subject: readonly { round: number; rate: number }[],

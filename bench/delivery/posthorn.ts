@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { composeMessage } from '../../src/delivery/compose.js';
 import { validateConfig } from '../../src/platform/config/load.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
@@ -49,6 +50,25 @@ export function htmlBody(kb: number): string {
   let body = head;
   while (body.length + paragraph.length + tail.length < kb * 1024) body += paragraph;
   return body + tail;
+}
+
+/**
+ * The benchmark's message composed by Posthorn's own composer, unsigned: what the Postfix
+ * references relay (the delivery benchmark signs it first; the end-to-end one has OpenDKIM sign it).
+ */
+export function composedMessage(kb: number): Buffer {
+  return composeMessage({
+    from: `Acme <hello@${SENDER_DOMAIN}>`,
+    to: [`user0@${RECIPIENT_DOMAIN}`],
+    cc: [],
+    replyTo: [],
+    subject: 'Order 0',
+    html: htmlBody(kb),
+    text: null,
+    headers: {},
+    messageId: `<m0@${SENDER_DOMAIN}>`,
+    date: Date.now(),
+  }).message;
 }
 
 function configToml(
