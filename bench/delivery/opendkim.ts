@@ -17,8 +17,9 @@ export interface OpenDkim {
 }
 
 /**
- * The milter listens on a unix socket in `dir`: over TCP, Postfix's small milter writes met
- * delayed ACKs and each message waited tens of milliseconds (88 messages/s on 8 connections).
+ * The milter listens on a unix socket in `dir`: over a loopback TCP socket Postfix managed only
+ * 88 messages/s on 8 connections with its CPUs mostly idle (small milter writes meeting delayed
+ * ACKs, by the look of it; not traced further), against 324/s on the unix socket.
  */
 export async function startOpenDkim(dir: string, domain: string): Promise<OpenDkim> {
   mkdirSync(dir, { recursive: true });
