@@ -20,13 +20,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startOpenDkim } from './delivery/opendkim.js';
 import { SMTPD_PORT, startPostfix, submit } from './delivery/postfix.js';
-import {
-  composedMessage,
-  prepare,
-  queueSends,
-  SENDER_DOMAIN,
-  spawnPosthorn,
-} from './delivery/posthorn.js';
+import { composedMessage, prepare, queueSends, SENDER_DOMAIN, spawnPosthorn } from './delivery/posthorn.js';
 import { machineCpuMs } from './delivery/proc.js';
 import { type Sink, startBenchMx } from './delivery/sink.js';
 import { median, parseSizes, roundRatios, stopChild, waitForPort, waitReady } from './lib.js';

@@ -10,13 +10,13 @@ import type SQLite from 'better-sqlite3';
 import type { EventService } from '../events/service.js';
 import type { Config } from '../platform/config/schema.js';
 import type { Db } from '../platform/db/database.js';
+import { createGroupCommit, throttled } from '../platform/db/group-commit.js';
 import { AppError, badRequest, type ErrorDetail } from '../platform/http/errors.js';
 import type { KeyPrincipal } from '../platform/http/principal.js';
 import { formatPath } from '../platform/http/validate.js';
 import { normalizeEmail } from '../suppressions/normalize.js';
 import type { Mailbox } from './address.js';
 import { checkNotSuspended, checkSuppression, createSenderCheck, type SendPorts } from './checks.js';
-import { createGroupCommit } from './group-commit.js';
 import { canonicalHeaders } from './headers.js';
 import type { Reservation, SendLimits } from './limits.js';
 import type { Draft, DraftRecipient, MessageRef } from './model.js';
@@ -81,7 +81,12 @@ function recipientsOf(request: SendRequest): DraftRecipient[] {
 export function createEmailService(deps: EmailServiceDeps) {
   const { db, store, events, limits, ports } = deps;
   const checkSender = createSenderCheck(deps.config.sandbox, ports);
-  const group = createGroupCommit(db, deps.sqlite, () => events.notify());
+  // Acceptance commits durably, up to 256 sends (or batches) a transaction; listeners hear of
+  // commits at most every 25 ms.
+  const commitUnit = createGroupCommit(deps, (_trx, unit: () => Promise<unknown>) => unit(), {
+    maxBatch: 256,
+    afterCommit: throttled(() => events.notify()),
+  });
 
   /** Validated request → Draft; a named template is rendered from its published version here. */
   async function toDraft(principal: KeyPrincipal, request: SendRequest, key: string | null): Promise<Draft> {
@@ -132,7 +137,7 @@ export function createEmailService(deps: EmailServiceDeps) {
     let results: Array<{ ref: MessageRef; created: boolean }>;
     try {
       // Shares a transaction (and its fsync) with concurrent sends, in a savepoint of its own.
-      results = await group.run(async () => {
+      results = (await commitUnit(async () => {
         const now = Date.now();
         const out: Array<{ ref: MessageRef; created: boolean }> = [];
         for (const { draft } of admitted) {
@@ -141,7 +146,7 @@ export function createEmailService(deps: EmailServiceDeps) {
           out.push(result);
         }
         return out;
-      });
+      })) as Array<{ ref: MessageRef; created: boolean }>;
     } catch (error) {
       for (const { reservation } of admitted) reservation.release();
       throw error;
@@ -153,7 +158,7 @@ export function createEmailService(deps: EmailServiceDeps) {
   }
 
   function appendAccepted(draft: Draft, ref: MessageRef) {
-    // The group commit's transaction holds the connection (see group-commit.ts).
+    // The group commit's transaction holds the connection (platform/db/group-commit.ts).
     return events.appendInTransaction({
       projectId: draft.projectId,
       type: draft.sendAt === null ? 'email.sent' : 'email.scheduled',

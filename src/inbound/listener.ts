@@ -13,8 +13,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
-import type { Config } from '../platform/config/schema.js';
 import { parseDuration } from '../platform/config/duration.js';
+import type { Config } from '../platform/config/schema.js';
 import { parseHostPort } from '../platform/host-port.js';
 import { newId } from '../platform/ids.js';
 import type { Logger } from '../platform/log.js';

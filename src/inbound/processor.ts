@@ -3,24 +3,25 @@
  * (`received.ts`), DSNs to VERP addresses become bounce or delay outcomes and complaint reports
  * become complaints (`feedback.ts`). A receipt row commits with each transaction's effects, so a
  * spool file that survives a crash after the commit is recognised and only removed. Transactions
- * processed close together share one database transaction (`group-commit.ts`), committed without
- * an fsync on the event loop; the spool file is removed after a WAL barrier has made it durable.
+ * processed close together share one database transaction (`platform/db/group-commit.ts`),
+ * committed without an fsync on the event loop; the spool file is removed after a WAL barrier has
+ * made it durable.
  *
  * Slow work (MIME parsing and authentication's DNS lookups, on worker threads) happens before the
  * database transaction; the transaction itself only writes. Files left in the spool by a crash are picked up at start.
  * A file that keeps failing is retried with backoff and, after `MAX_FAILURES`, left in place with
  * an error in the log: it is never deleted unprocessed.
  */
-import type { EventService } from '../events/service.js';
 import type SQLite from 'better-sqlite3';
+import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
 import { walBarrier } from '../platform/db/durability.js';
+import { createGroupCommit } from '../platform/db/group-commit.js';
 import type { Logger } from '../platform/log.js';
 import type { Analyzer } from './analyzer.js';
 import type { FeedbackHandler } from './feedback.js';
-import { createGroupCommit } from './group-commit.js';
-import type { InboundRecipient } from './recipients.js';
 import { type RoutedDelivery, storeReceived } from './received.js';
+import type { InboundRecipient } from './recipients.js';
 import type { Spool, SpooledMessage } from './spool.js';
 import type { InboundStore } from './store.js';
 import type { Threads } from './threads.js';

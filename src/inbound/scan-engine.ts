@@ -11,11 +11,11 @@
  */
 import type SQLite from 'better-sqlite3';
 import type { ProbeResult } from '../health/registry.js';
-import type { Config } from '../platform/config/schema.js';
 import { parseDuration } from '../platform/config/duration.js';
+import type { Config } from '../platform/config/schema.js';
 import type { Db } from '../platform/db/database.js';
+import { createGroupCommit } from '../platform/db/group-commit.js';
 import type { Logger } from '../platform/log.js';
-import { createGroupCommit } from './group-commit.js';
 import { clamavHealth, type Scanner } from './scanner.js';
 import type { InboundStore } from './store.js';
 

@@ -6,7 +6,6 @@
 import type SQLite from 'better-sqlite3';
 import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../platform/db/database.js';
-import { idFloor } from '../platform/ids.js';
 import type {
   InboundAttachmentsTable,
   InboundMessagesTable,
@@ -15,6 +14,7 @@ import type {
   InboundThreadsTable,
   ThreadMessageIdsTable,
 } from '../platform/db/tables.js';
+import { idFloor } from '../platform/ids.js';
 import { createHotStatements, type ScanFields } from './store-hot.js';
 
 export type RouteRow = Selectable<InboundRoutesTable>;

@@ -1,5 +1,5 @@
 /**
- * The inbound group commit and the WAL barrier, on a real SQLite file: writes that arrive together
+ * The group commit and the WAL barrier, on a real SQLite file: writes that arrive together
  * share one transaction, a failing write rejects alone while the others commit, relaxed batches run
  * with synchronous=NORMAL and leave the configured level behind them, and the barrier resolves
  * whether or not a WAL file exists.
@@ -10,9 +10,9 @@ import path from 'node:path';
 import test from 'ava';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { createGroupCommit } from '../../src/inbound/group-commit.js';
 import { openStore, type Store } from '../../src/platform/db/database.js';
 import { walBarrier } from '../../src/platform/db/durability.js';
+import { createGroupCommit, throttled } from '../../src/platform/db/group-commit.js';
 
 const stores: Store[] = [];
 const dirs: string[] = [];
@@ -104,4 +104,60 @@ test('the WAL barrier resolves after relaxed commits, and without a WAL file or 
   const memory = new SQLite(':memory:');
   await walBarrier(memory)();
   memory.close();
+});
+
+test('writes past the batch size go into further transactions, each on a later turn of the event loop', async (t) => {
+  const store = freshStore();
+  const batches: string[][] = [[]];
+  let turns = 0;
+  const write = createGroupCommit(
+    store,
+    async (trx, body: string) => {
+      await sql`insert into notes (body) values (${body})`.execute(trx);
+      batches.at(-1)?.push(`${body}@${turns}`);
+    },
+    { maxBatch: 3, afterCommit: () => batches.push([]) },
+  );
+  const counting = setInterval(() => (turns += 1), 0);
+  try {
+    await Promise.all(['a', 'b', 'c', 'd', 'e', 'f', 'g'].map(write));
+  } finally {
+    clearInterval(counting);
+  }
+  const sizes = batches.filter((b) => b.length > 0).map((b) => b.length);
+  t.deepEqual(sizes, [3, 3, 1]);
+  // Every write of a batch saw the same turn; each batch a later one than the one before.
+  const turnOf = (entry: string) => Number(entry.split('@')[1]);
+  const batchTurns = batches.filter((b) => b.length > 0).map((b) => new Set(b.map(turnOf)));
+  t.true(batchTurns.every((s) => s.size === 1));
+  const [first, second, third] = batchTurns.map((s) => [...s][0] as number);
+  t.true((first as number) < (second as number) && (second as number) < (third as number));
+});
+
+test('a full batch does not wait out the linger', async (t) => {
+  const store = freshStore();
+  const write = createGroupCommit(
+    store,
+    async (trx, body: string) => {
+      await sql`insert into notes (body) values (${body})`.execute(trx);
+    },
+    { maxBatch: 2, lingerMs: 30_000 },
+  );
+  const started = performance.now();
+  await Promise.all([write('x'), write('y')]);
+  t.true(performance.now() - started < 5_000);
+  t.is((store.sqlite.prepare('select count(*) as n from notes').get() as { n: number }).n, 2);
+});
+
+test('a throttled notification fires at once, then at most once per interval, and never drops the last call', async (t) => {
+  let fired = 0;
+  const notify = throttled(() => (fired += 1), 40);
+  notify();
+  t.is(fired, 1);
+  notify();
+  notify();
+  notify();
+  t.is(fired, 1);
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  t.is(fired, 2);
 });
