@@ -25,13 +25,16 @@ export interface SendPorts {
     projectId: string,
     idOrSlug: string,
     variables: Record<string, string>,
-  ): Promise<{
-    subject: string;
-    html: string | null;
-    text: string | null;
-    templateId: string;
-    version: number;
-  }>;
+  ): Promise<RenderedTemplate>;
+}
+
+/** A template's published version rendered for one send. */
+export interface RenderedTemplate {
+  readonly subject: string;
+  readonly html: string | null;
+  readonly text: string | null;
+  readonly templateId: string;
+  readonly version: number;
 }
 
 export function checkNotSuspended(principal: KeyPrincipal): void {

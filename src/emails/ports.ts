@@ -4,7 +4,7 @@
  */
 import type { ProjectService } from '../projects/service.js';
 import type { SuppressionService } from '../suppressions/service.js';
-import type { SendPorts } from './checks.js';
+import type { RenderedTemplate, SendPorts } from './checks.js';
 
 /** The domains service's lookup the send path uses. */
 export interface VerifiedDomainLookup {
@@ -17,13 +17,7 @@ export interface TemplateRenderer {
     projectId: string,
     idOrSlug: string,
     variables: Readonly<Record<string, string>>,
-  ): Promise<{
-    subject: string;
-    html: string | null;
-    text: string | null;
-    templateId: string;
-    version: number;
-  }>;
+  ): Promise<RenderedTemplate>;
 }
 
 export function sendPorts(services: {
