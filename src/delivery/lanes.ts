@@ -10,7 +10,7 @@
  * case-insensitive, ignoring a trailing root dot (RFC 1035 §3.1 absolute names); the longest
  * matching suffix wins, and an unmatched host goes to the `default` lane of its traffic class.
  */
-import type { LaneConfig } from '../platform/config/schema.js';
+import { type LaneConfig, type LaneSetting, newLaneDefaults } from '../platform/config/schema.js';
 
 export type TrafficClass = LaneConfig['traffic'];
 
@@ -64,12 +64,13 @@ export const builtInLanes: readonly LaneConfig[] = Object.freeze(
 );
 
 /**
- * The built-in lanes with `delivery.lanes` laid over them: a configured lane replaces the built-in
- * of the same name and traffic class, and a new name adds a lane. A configured lane that lists no
- * MX suffixes keeps the built-in's, so `[[delivery.lanes]] name = "gmail" rate_per_second = 5` only
- * changes Gmail's rate. Two configured lanes with the same name and class are a config error.
+ * The built-in lanes with `delivery.lanes` laid over them. A configured lane with the name and
+ * traffic class of a built-in one changes only the keys it sets: `[[delivery.lanes]] name = "yahoo"
+ * rate_per_second = 2` slows Yahoo down and keeps its connection limits (and, with no MX suffixes
+ * listed, its suffixes). A new name adds a lane, which takes `newLaneDefaults` for the keys it
+ * leaves out. Two configured lanes with the same name and class are a config error.
  */
-export function mergeLanes(configured: readonly LaneConfig[]): readonly LaneConfig[] {
+export function mergeLanes(configured: readonly LaneSetting[]): readonly LaneConfig[] {
   const merged = new Map(builtInLanes.map((lane) => [laneKey(lane), lane]));
   const seen = new Set<string>();
   for (const lane of configured) {
@@ -77,9 +78,21 @@ export function mergeLanes(configured: readonly LaneConfig[]): readonly LaneConf
     if (seen.has(key))
       throw new Error(`delivery.lanes: lane "${lane.name}" appears twice for ${lane.traffic} traffic`);
     seen.add(key);
-    const builtIn = merged.get(key);
-    const suffixes = lane.mx_suffixes.length === 0 && builtIn ? builtIn.mx_suffixes : lane.mx_suffixes;
-    merged.set(key, { ...lane, mx_suffixes: suffixes });
+    const base = merged.get(key);
+    merged.set(key, {
+      name: lane.name,
+      traffic: lane.traffic,
+      mx_suffixes: lane.mx_suffixes.length === 0 && base ? base.mx_suffixes : lane.mx_suffixes,
+      max_connections: lane.max_connections ?? base?.max_connections ?? newLaneDefaults.max_connections,
+      messages_per_connection:
+        lane.messages_per_connection ??
+        base?.messages_per_connection ??
+        newLaneDefaults.messages_per_connection,
+      rate_per_second: lane.rate_per_second ?? base?.rate_per_second ?? newLaneDefaults.rate_per_second,
+      connections_per_mx:
+        lane.connections_per_mx ?? base?.connections_per_mx ?? newLaneDefaults.connections_per_mx,
+      tls: lane.tls ?? base?.tls ?? newLaneDefaults.tls,
+    });
   }
   return [...merged.values()];
 }
@@ -97,7 +110,7 @@ export interface LaneTable {
 }
 
 /** Builds the lane table from `config.delivery.lanes`. */
-export function createLaneTable(configured: readonly LaneConfig[] = []): LaneTable {
+export function createLaneTable(configured: readonly LaneSetting[] = []): LaneTable {
   const all = mergeLanes(configured);
   const byTraffic = (traffic: TrafficClass) => all.filter((lane) => lane.traffic === traffic);
   const classes = { transactional: byTraffic('transactional'), marketing: byTraffic('marketing') };
@@ -129,6 +142,6 @@ function normalizeHost(name: string): string {
   return name.trim().toLowerCase().replace(/\.+$/, '').replace(/^\.+/, '');
 }
 
-function laneKey(lane: LaneConfig): string {
+function laneKey(lane: Pick<LaneSetting, 'name' | 'traffic'>): string {
   return `${lane.traffic}/${lane.name}`;
 }

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { builtInLanes, createLaneTable, mergeLanes } from '../../src/delivery/lanes.js';
-import type { LaneConfig } from '../../src/platform/config/schema.js';
+import { type LaneConfig, newLaneDefaults } from '../../src/platform/config/schema.js';
+import { deliverySection } from '../../src/platform/config/sections/delivery.js';
 
 function lane(fields: Partial<LaneConfig> & Pick<LaneConfig, 'name'>): LaneConfig {
   return {
@@ -108,4 +109,27 @@ test('the longest matching suffix wins', (t) => {
 test('the same lane configured twice for one traffic class is refused', (t) => {
   t.throws(() => mergeLanes([lane({ name: 'gmail' }), lane({ name: 'gmail' })]), { message: /gmail.*twice/ });
   t.notThrows(() => mergeLanes([lane({ name: 'gmail' }), lane({ name: 'gmail', traffic: 'marketing' })]));
+});
+
+test('a lane block naming a built-in lane changes only the keys it sets', (t) => {
+  // Through the config schema, as an operator's config.toml arrives: no key the block leaves out
+  // may come back at a generic default (that once made `rate_per_second = 2` raise Yahoo's limits).
+  const { lanes } = deliverySection.parse({ lanes: [{ name: 'yahoo', rate_per_second: 2 }] });
+  const yahoo = createLaneTable(lanes).laneFor('mta5.am0.yahoodns.net', 'transactional');
+  const builtIn = builtInLanes.find((l) => l.name === 'yahoo' && l.traffic === 'transactional');
+  t.deepEqual(yahoo, { ...builtIn, rate_per_second: 2 });
+  t.is(yahoo.max_connections, 4);
+  t.is(yahoo.connections_per_mx, 2);
+  t.is(yahoo.messages_per_connection, 20);
+});
+
+test('a new lane takes the documented values for the keys it leaves out', (t) => {
+  const { lanes } = deliverySection.parse({ lanes: [{ name: 'proton', mx_suffixes: ['protonmail.ch'] }] });
+  const proton = createLaneTable(lanes).laneFor('mail.protonmail.ch', 'transactional');
+  t.deepEqual(proton, {
+    name: 'proton',
+    traffic: 'transactional',
+    mx_suffixes: ['protonmail.ch'],
+    ...newLaneDefaults,
+  });
 });

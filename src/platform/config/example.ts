@@ -4,7 +4,7 @@
  */
 import { stringify } from 'smol-toml';
 import { configKeys, configSections, sectionDescription } from './shape.js';
-import { configSchema, laneSchema } from './schema.js';
+import { configSchema, laneSchema, newLaneDefaults } from './schema.js';
 
 function tomlValue(value: unknown): string {
   return stringify({ v: value }).replace(/^v = /, '').trim();
@@ -34,11 +34,12 @@ export function exampleToml(): string {
 /** A commented `[[delivery.lanes]]` block documenting each lane key (indented so it stays a comment). */
 function laneExample(): string[] {
   const lines = [
-    '# To add or replace a lane, append a block like this one at the end of the file:',
+    '# To change a lane or add one, append a block like this one at the end of the file. A block',
+    '# naming a built-in lane changes only the keys it sets; a new lane takes the values shown.',
     '#   [[delivery.lanes]]',
   ];
-  const sample: Record<string, unknown> = { name: 'gmail', mx_suffixes: ['google.com', 'googlemail.com'] };
-  const defaults = laneSchema.parse({ name: 'gmail' }) as Record<string, unknown>;
+  const sample: Record<string, unknown> = { name: 'proton', mx_suffixes: ['protonmail.ch'] };
+  const defaults: Record<string, unknown> = { ...newLaneDefaults, ...laneSchema.parse({ name: 'proton' }) };
   for (const [key, field] of Object.entries(laneSchema.shape)) {
     const description = (field as { description?: string }).description ?? '';
     lines.push(`#   ${key} = ${tomlValue(sample[key] ?? defaults[key])}   # ${description}`);

@@ -6,7 +6,7 @@
  * composes them, and their order here is the order of the example file.
  */
 import { z } from 'zod';
-import { deliverySection, laneSchema } from './sections/delivery.js';
+import { deliverySection, laneSchema, newLaneDefaults } from './sections/delivery.js';
 import { clamavSection, smtpInSection } from './sections/inbound.js';
 import {
   dnsSection,
@@ -21,7 +21,7 @@ import {
 import { dkimSection, domainsSection, sandboxSection, trackingSection } from './sections/sending.js';
 import { webhooksSection } from './sections/webhooks.js';
 
-export { laneSchema };
+export { laneSchema, newLaneDefaults };
 
 export const configSchema = z.strictObject({
   server: serverSection.default(serverSection.parse({})),
@@ -43,4 +43,7 @@ export const configSchema = z.strictObject({
 });
 
 export type Config = z.infer<typeof configSchema>;
-export type LaneConfig = z.infer<typeof laneSchema>;
+/** One `[[delivery.lanes]]` block as written: budget keys it leaves out are undefined. */
+export type LaneSetting = z.infer<typeof laneSchema>;
+/** A lane with every key decided (delivery/lanes.ts merges settings over the built-in lanes). */
+export type LaneConfig = Required<LaneSetting>;

@@ -4,18 +4,59 @@
 import { z } from 'zod';
 import { duration } from './fields.js';
 
+/**
+ * What a lane takes for a key its `[[delivery.lanes]]` block leaves out, when no built-in lane of
+ * that name and traffic class exists (a built-in lane keeps its own values: see delivery/lanes.ts).
+ */
+export const newLaneDefaults = {
+  max_connections: 8,
+  messages_per_connection: 50,
+  rate_per_second: 50,
+  connections_per_mx: 4,
+  tls: '',
+} as const;
+
+const unsetKeeps = (fallback: unknown) =>
+  `; unset keeps the built-in lane's value, or ${JSON.stringify(fallback)} for a new lane`;
+
+/**
+ * One `[[delivery.lanes]]` block. Budget keys have no default here on purpose: a block that names
+ * a built-in lane changes only the keys it sets.
+ */
 export const laneSchema = z.strictObject({
   name: z.string().min(1).describe('Lane name, e.g. "gmail".'),
   traffic: z
     .enum(['transactional', 'marketing'])
     .default('transactional')
     .describe('Traffic class this lane carries; each class has its own lanes and budgets.'),
-  mx_suffixes: z.array(z.string()).default([]).describe('MX host suffixes that select this lane.'),
-  max_connections: z.int().positive().default(8).describe('Concurrent SMTP connections of this lane.'),
-  messages_per_connection: z.int().positive().default(50).describe('Messages sent over one connection.'),
-  rate_per_second: z.number().positive().default(50).describe('Messages per second this lane may start.'),
-  connections_per_mx: z.int().positive().default(4).describe('Concurrent connections to one MX host.'),
-  tls: z.enum(['opportunistic', 'require', '']).default('').describe('TLS policy override for this lane.'),
+  mx_suffixes: z
+    .array(z.string())
+    .default([])
+    .describe("MX host suffixes that select this lane; empty keeps the built-in lane's."),
+  max_connections: z
+    .int()
+    .positive()
+    .optional()
+    .describe(`Concurrent SMTP connections of this lane${unsetKeeps(newLaneDefaults.max_connections)}.`),
+  messages_per_connection: z
+    .int()
+    .positive()
+    .optional()
+    .describe(`Messages sent over one connection${unsetKeeps(newLaneDefaults.messages_per_connection)}.`),
+  rate_per_second: z
+    .number()
+    .positive()
+    .optional()
+    .describe(`Messages per second this lane may start${unsetKeeps(newLaneDefaults.rate_per_second)}.`),
+  connections_per_mx: z
+    .int()
+    .positive()
+    .optional()
+    .describe(`Concurrent connections to one MX host${unsetKeeps(newLaneDefaults.connections_per_mx)}.`),
+  tls: z
+    .enum(['opportunistic', 'require', ''])
+    .optional()
+    .describe('TLS policy override for this lane; empty or unset follows delivery.tls.'),
 });
 
 export const deliverySection = z
@@ -91,7 +132,7 @@ export const deliverySection = z
       .array(laneSchema)
       .default([])
       .describe(
-        'Provider lanes, merged with the built-in ones (gmail, outlook, yahoo, icloud, default); a lane with the name and traffic of a built-in one replaces it.',
+        'Provider lanes, merged with the built-in ones (gmail, outlook, yahoo, icloud, default); a lane with the name and traffic of a built-in one changes the keys it sets.',
       ),
   })
   .describe('The direct-to-MX delivery engine.');
