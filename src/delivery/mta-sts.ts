@@ -33,6 +33,8 @@ export interface MtaStsOptions {
   readonly ca?: string | undefined;
   readonly timeoutMs?: number;
   readonly now?: () => number;
+  /** How many domains the policy memory and the failure back-off each hold (tests lower it). */
+  readonly memoryDomains?: number;
 }
 
 const MAX_POLICY_BYTES = 64 * 1024;
@@ -48,10 +50,12 @@ export class MtaSts {
   readonly #failedUntil = new Map<string, number>();
   readonly #pending = new Map<string, Promise<MtaStsPolicy | null>>();
   readonly #now: () => number;
+  readonly #memoryDomains: number;
 
   constructor(options: MtaStsOptions) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#memoryDomains = options.memoryDomains ?? MEMORY_DOMAINS;
   }
 
   /** The policy that applies to `domain` now, or null when it has none (or none could be learned). */
@@ -90,11 +94,12 @@ export class MtaSts {
         fetchedAt: now,
         expiresAt: now + maxAge * 1000,
       };
+      this.#failedUntil.delete(domain);
       this.#remember(domain, policy);
       await this.#options.store.savePolicy(policy);
       return policy;
     } catch (error) {
-      this.#failedUntil.set(domain, now + FAILURE_BACKOFF_MS);
+      this.#backOff(domain, now);
       this.#options.log.warn({ domain, err: error }, 'MTA-STS policy fetch failed');
       return cached;
     }
@@ -117,8 +122,23 @@ export class MtaSts {
   /** Bounded: past MEMORY_DOMAINS the domain read longest ago is forgotten (and read again when needed). */
   #remember(domain: string, policy: MtaStsPolicy | null): void {
     this.#memory.delete(domain);
-    if (this.#memory.size >= MEMORY_DOMAINS) this.#memory.delete(this.#memory.keys().next().value as string);
+    if (this.#memory.size >= this.#memoryDomains)
+      this.#memory.delete(this.#memory.keys().next().value as string);
     this.#memory.set(domain, policy);
+  }
+
+  /**
+   * No new fetch for `domain` for FAILURE_BACKOFF_MS. Bounded like the policy memory: entries
+   * whose back-off is over go first, then the oldest.
+   */
+  #backOff(domain: string, now: number): void {
+    this.#failedUntil.delete(domain);
+    if (this.#failedUntil.size >= this.#memoryDomains) {
+      for (const [known, until] of this.#failedUntil) if (until <= now) this.#failedUntil.delete(known);
+      if (this.#failedUntil.size >= this.#memoryDomains)
+        this.#failedUntil.delete(this.#failedUntil.keys().next().value as string);
+    }
+    this.#failedUntil.set(domain, now + FAILURE_BACKOFF_MS);
   }
 
   /** GET https://mta-sts.<domain>/.well-known/mta-sts.txt (RFC 8461 §3.3). */

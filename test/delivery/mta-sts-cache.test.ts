@@ -52,3 +52,35 @@ test('a stored policy is read once and then served from memory until it expires'
   for (let i = 0; i < 5; i++) t.like(await sts.policyFor('kept.example'), { mode: 'enforce', policyId: '1' });
   t.deepEqual(store.reads, ['kept.example']);
 });
+
+test('failed policy fetches back off per domain, and the back-off list stays bounded', async (t) => {
+  // Every domain publishes a TXT record, and no policy host has an address: each fetch fails.
+  const fetches: string[] = [];
+  const dns = {
+    txt: async () => ({ status: 'found', records: ['v=STSv1; id=20261124'], ttl: 300 }),
+    a: async (host: string) => {
+      fetches.push(host);
+      return { status: 'nxdomain' };
+    },
+    aaaa: async () => ({ status: 'nxdomain' }),
+  } as unknown as DnsResolver;
+  const sts = new MtaSts({
+    dns,
+    store: countingStore(),
+    log: createLogger('silent'),
+    port: 443,
+    memoryDomains: 2,
+  });
+  const fetched = (domain: string) => fetches.filter((host) => host === `mta-sts.${domain}`).length;
+
+  t.is(await sts.policyFor('one.example'), null);
+  t.is(await sts.policyFor('one.example'), null);
+  t.is(fetched('one.example'), 1, 'a failed fetch is not retried at once');
+  await sts.policyFor('two.example');
+  await sts.policyFor('three.example');
+  // The list holds two domains: the oldest, one.example, was forgotten and is tried again.
+  await sts.policyFor('one.example');
+  t.is(fetched('one.example'), 2);
+  await sts.policyFor('three.example');
+  t.is(fetched('three.example'), 1);
+});
