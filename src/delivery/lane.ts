@@ -253,12 +253,20 @@ function outcomeOf(refused: string | null, accepted: SmtpReply | null): Outcome 
   return outcomeOfReply(reply);
 }
 
-/** A failed transaction: per recipient when the server refused each at RCPT TO, else one outcome. */
+/**
+ * A failed transaction. A recipient the server refused at RCPT TO keeps that reply; the others get
+ * the error that ended the transaction (the reply to DATA concerns only the recipients accepted,
+ * RFC 5321 §4.1.1.4). One outcome for all when nobody was refused at RCPT TO or MAIL FROM failed.
+ */
 function resultOfError(err: SmtpError, envelope: Envelope): Outcome | PerRecipient {
   const rejected = err.rejectedErrors ?? [];
-  if (rejected.length === 0 || err.command === 'MAIL FROM') return outcomeOfError(err);
+  const whole = outcomeOfError(err);
+  if (rejected.length === 0 || err.command === 'MAIL FROM') return whole;
   const byRecipient = new Map(rejected.map((e) => [e.recipient ?? '', e.response ?? e.message]));
   const outcomes = new Map<string, Outcome>();
-  for (const rcpt of envelope.to) outcomes.set(rcpt, outcomeOf(byRecipient.get(rcpt) ?? null, null));
+  for (const rcpt of envelope.to) {
+    const refused = byRecipient.get(rcpt);
+    outcomes.set(rcpt, refused === undefined ? whole : outcomeOf(refused, null));
+  }
   return { kind: 'per_recipient', outcomes };
 }
