@@ -5,15 +5,18 @@
  * answers the greeting with a failure), and returns one outcome per recipient.
  *
  * Hosts that refused or timed out a connection are remembered as down for a minute, so that the
- * jobs behind them are deferred at once instead of each waiting out a connect timeout. Under the
+ * jobs behind them are deferred at once instead of each waiting out a connect timeout; a failed
+ * TLS handshake holds back only the jobs that need that TLS level (down-hosts.ts). Under the
  * opportunistic TLS policy a host whose TLS handshake fails is tried again in plaintext (RFC 7435
- * §3: opportunistic security never makes delivery worse than no security).
+ * §3: opportunistic security never makes delivery worse than no security). Connections are pooled
+ * per host and TLS level: a connection opened at one level never carries a job that needs another.
  */
 import type { LaneConfig } from '../platform/config/schema.js';
 import type { DnsResolver } from '../platform/dns/resolver.js';
 import type { Logger } from '../platform/log.js';
 import { transportFailureOf } from './bounce-classifier.js';
 import { ConnectionPool } from './connection-pool.js';
+import { DownHosts, HostDown } from './down-hosts.js';
 import type {
   ConnectOptions,
   Envelope,
@@ -59,7 +62,6 @@ export interface Transmission {
   readonly secure: boolean;
 }
 
-const HOST_DOWN_MS = 60_000;
 const PLAINTEXT_AFTER_TLS_FAILURE_MS = 60 * 60_000;
 
 export class Lane {
@@ -75,7 +77,7 @@ export class Lane {
   readonly #deps: LaneDeps;
   readonly #pool: ConnectionPool;
   readonly #bucket: TokenBucket;
-  readonly #down = new Map<string, { until: number; outcome: Outcome }>();
+  readonly #down = new DownHosts();
   readonly #plaintext = new Map<string, number>();
   #sourceIndex = 0;
 
@@ -108,8 +110,7 @@ export class Lane {
     await this.#rateToken();
     const tls: TlsMode = route.tls ?? (this.config.tls === '' ? this.#deps.settings.tls : this.config.tls);
     let last: Outcome | null = null;
-    const now = Date.now();
-    const live = route.hosts.filter((host) => (this.#down.get(host)?.until ?? 0) <= now);
+    const live = route.hosts.filter((host) => this.#down.outcomeFor(host, tls) === undefined);
     for (const host of live) {
       const attempt = await this.#tryHost(host, tls, envelope, message);
       if ('next' in attempt) {
@@ -120,7 +121,7 @@ export class Lane {
     }
     if (last === null) {
       const remembered = route.hosts
-        .map((host) => this.#down.get(host)?.outcome)
+        .map((host) => this.#down.outcomeFor(host, tls))
         .find((o) => o !== undefined);
       last =
         remembered ?? outcomeOfTransport('connect_failed', `no MX host of ${route.domain} could be reached`);
@@ -149,6 +150,8 @@ export class Lane {
     try {
       connection = await this.#acquire(host, addresses, tls);
     } catch (error) {
+      // Marked down while this job waited for a connection: the failure is already remembered.
+      if (error instanceof HostDown) return { next: error.outcome };
       const failure = transportFailureOf(error);
       if (failure === 'tls_failed' && tls === 'opportunistic') {
         this.#plaintext.set(host, Date.now() + PLAINTEXT_AFTER_TLS_FAILURE_MS);
@@ -156,8 +159,7 @@ export class Lane {
       }
       const outcome = outcomeOfError(error);
       // A host that answered (a 421 greeting) is alive; one that did not is skipped for a while.
-      if ((error as SmtpError).response === undefined)
-        this.#down.set(host, { until: Date.now() + HOST_DOWN_MS, outcome });
+      if ((error as SmtpError).response === undefined) this.#down.mark(host, tls, error, outcome);
       return { next: outcome };
     }
     return this.#send(connection, tls, envelope, message, true);
@@ -206,9 +208,8 @@ export class Lane {
       `${host}|${tls}`,
       () => this.#open(host, addresses, tls),
       () => {
-        const down = this.#down.get(host);
-        if (down !== undefined && down.until > Date.now())
-          throw Object.assign(new Error(`${host} is down`), { code: 'ECONNECTION' });
+        const down = this.#down.outcomeFor(host, tls);
+        if (down !== undefined) throw new HostDown(host, down);
       },
     );
   }
@@ -253,12 +254,20 @@ function outcomeOf(refused: string | null, accepted: SmtpReply | null): Outcome 
   return outcomeOfReply(reply);
 }
 
-/** A failed transaction: per recipient when the server refused each at RCPT TO, else one outcome. */
+/**
+ * A failed transaction. A recipient the server refused at RCPT TO keeps that reply; the others get
+ * the error that ended the transaction (the reply to DATA concerns only the recipients accepted,
+ * RFC 5321 §4.1.1.4). One outcome for all when nobody was refused at RCPT TO or MAIL FROM failed.
+ */
 function resultOfError(err: SmtpError, envelope: Envelope): Outcome | PerRecipient {
   const rejected = err.rejectedErrors ?? [];
-  if (rejected.length === 0 || err.command === 'MAIL FROM') return outcomeOfError(err);
+  const whole = outcomeOfError(err);
+  if (rejected.length === 0 || err.command === 'MAIL FROM') return whole;
   const byRecipient = new Map(rejected.map((e) => [e.recipient ?? '', e.response ?? e.message]));
   const outcomes = new Map<string, Outcome>();
-  for (const rcpt of envelope.to) outcomes.set(rcpt, outcomeOf(byRecipient.get(rcpt) ?? null, null));
+  for (const rcpt of envelope.to) {
+    const refused = byRecipient.get(rcpt);
+    outcomes.set(rcpt, refused === undefined ? whole : outcomeOf(refused, null));
+  }
   return { kind: 'per_recipient', outcomes };
 }

@@ -82,6 +82,22 @@ class FastSmtpConnection extends SMTPConnection {
   }
 }
 
+/**
+ * The recipients refused at RCPT TO in the transaction a DATA failure ended, or undefined for any
+ * other error. nodemailer hands them over only when the message is accepted
+ * (`info.rejectedErrors`); its error for a refused DATA command or end of DATA carries the DATA
+ * reply alone. They stay on its private `_envelope` until the next MAIL FROM or RSET. Only a
+ * failure at DATA is sure to belong to that envelope: a message over the server's SIZE, for one,
+ * is refused before its envelope replaces the previous transaction's. Pinned to nodemailer
+ * 10.6.0; test/delivery/data-failure-recipients.test.ts fails if this read stops working.
+ */
+function rejectionsAtData(smtp: SMTPConnection, err: SmtpError): SmtpError[] | undefined {
+  if (err.command !== 'DATA' || err.rejectedErrors !== undefined) return undefined;
+  const envelope = (smtp as unknown as { _envelope?: { rejectedErrors?: unknown } })._envelope;
+  const rejected = envelope?.rejectedErrors;
+  return Array.isArray(rejected) && rejected.length > 0 ? [...(rejected as SmtpError[])] : undefined;
+}
+
 export class MxConnection {
   readonly target: MxTarget;
   readonly tls: TlsMode;
@@ -159,7 +175,8 @@ export class MxConnection {
    * One mail transaction (MAIL FROM, RCPT TO for each recipient, DATA; pipelined when the server
    * offers PIPELINING, RFC 2920). Resolves when the server answered the end of DATA with 2xx;
    * rejects with an SmtpError otherwise (all recipients refused, MAIL FROM or DATA refused, the
-   * connection lost, the message over the server's SIZE).
+   * connection lost, the message over the server's SIZE). A refused DATA carries the recipients
+   * refused at RCPT TO in `rejectedErrors`, as every other error from the envelope does.
    */
   send(envelope: Envelope, message: Buffer): Promise<TransactionReplies> {
     this.transactions += 1;
@@ -168,7 +185,11 @@ export class MxConnection {
         { from: envelope.from, to: [...envelope.to], size: envelope.size },
         message,
         (err, info) => {
-          if (err || !info) return reject(err ?? new Error('no result from the SMTP connection'));
+          if (err) {
+            const rejectedErrors = rejectionsAtData(this.#smtp, err);
+            return reject(rejectedErrors === undefined ? err : Object.assign(err, { rejectedErrors }));
+          }
+          if (!info) return reject(new Error('no result from the SMTP connection'));
           const rejected = new Map<string, string>();
           for (const error of (info.rejectedErrors ?? []) as SmtpError[]) {
             if (error.recipient) rejected.set(error.recipient, error.response ?? error.message);

@@ -1,12 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import test, { type ExecutionContext } from 'ava';
-import { ensureSelfSignedCert } from '../../src/platform/tls/self-signed.js';
+import test from 'ava';
 import { peerCertificatePem } from '../helpers/smtp-peer.js';
 import { events, eventually, mx, rows, send, settled, startDeliveryEnv } from './env.js';
+import { policyHost } from './mta-sts-host.js';
 
 test('STARTTLS is used whenever the MX offers it (its self-signed certificate is fine)', async (t) => {
   const env = await startDeliveryEnv(t, { peer: { starttls: true } });
@@ -30,30 +27,6 @@ test('a lane that requires TLS defers rather than send in plaintext', async (t) 
   t.is(delayed.data.delay.category, 'tls');
   t.is(env.peer.messages.length, 0, 'nothing was sent without TLS');
 });
-
-/** An HTTPS policy host for `domain` on loopback, and the PEM that makes its certificate trusted. */
-async function policyHost(t: ExecutionContext, domain: string, policy: () => string) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-sts-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const files = await ensureSelfSignedCert(dir, `mta-sts.${domain}`);
-  const requests: string[] = [];
-  const server = createServer(
-    { key: readFileSync(files.keyFile), cert: readFileSync(files.certFile) },
-    (req, res) => {
-      requests.push(`${req.headers.host}${req.url}`);
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end(policy());
-    },
-  );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return {
-    port: (server.address() as AddressInfo).port,
-    cert: readFileSync(files.certFile, 'utf8'),
-    requests,
-    dir,
-  };
-}
 
 test('an enforced MTA-STS policy is fetched over HTTPS, cached, and limits delivery to verified TLS on its MX hosts', async (t) => {
   const host = await policyHost(
