@@ -21,6 +21,7 @@ import type { RecipientStatus } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
 import type { SuppressionInput } from '../suppressions/service.js';
 import { type BounceClass, countsAsSoftBounce, expired } from './bounce-classifier.js';
+import { dueTime } from './due-time.js';
 import { messageStatus } from './message-status.js';
 import { type Outcome, outcomeOfTransport, type PerRecipient } from './outcome.js';
 import {
@@ -154,7 +155,7 @@ export class OutcomeWriter {
         ? null
         : nextAttempt(this.#deps.retry, {
             attempt,
-            acceptedAt: new Date(message.created_at),
+            acceptedAt: new Date(dueTime(message)),
             now: new Date(now),
             replyText: firstDeferred.reply.text,
           });
