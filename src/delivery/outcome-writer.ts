@@ -9,6 +9,9 @@
  * Outcomes arriving within one turn of the event loop share a transaction (group commit), written
  * with relaxed durability (durability.ts): at least once, never lost.
  *
+ * A suppression that cannot be written never undoes the outcome: it is rolled back alone and
+ * logged.
+ *
  * Retries follow `retry-policy.ts`; a deferral past the maximum age becomes a bounce with 5.4.7
  * (RFC 5321 §4.5.4.1), which is soft: the address may be fine and only the server unreachable.
  */
@@ -16,7 +19,7 @@ import type SQLite from 'better-sqlite3';
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
 import { withRelaxedSyncAsync } from '../platform/db/durability.js';
-import { commitEach, type ItemOutcome } from '../platform/db/savepoints.js';
+import { commitEach, type ItemOutcome, inSavepoint } from '../platform/db/savepoints.js';
 import type { RecipientStatus } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
 import type { SuppressionInput } from '../suppressions/service.js';
@@ -36,7 +39,7 @@ import {
 import { nextAttempt, type RetryPolicy } from './retry-policy.js';
 import { formatSmtpReply } from './smtp-reply.js';
 import type { JobContext } from './steps.js';
-import type { DeliveryStore, RecipientRow } from './store.js';
+import type { DeliveryStore, MessageRow, RecipientRow } from './store.js';
 
 /** Where suppressions go (the suppressions capability's `addWithin`). */
 export interface SuppressionPort {
@@ -109,11 +112,7 @@ export class OutcomeWriter {
             ),
           );
         this.#notify();
-        for (const [i, item] of batch.entries()) {
-          const outcome = outcomes[i] as ItemOutcome<void>;
-          if (outcome.ok) item.resolve();
-          else item.reject(outcome.error);
-        }
+        settle(batch, outcomes);
       } catch (error) {
         this.#deps.log.error({ err: error, jobs: batch.length }, 'recording delivery outcomes failed');
         for (const item of batch) item.reject(error);
@@ -215,13 +214,7 @@ export class OutcomeWriter {
         now,
       );
     const suppress = (reason: SuppressionInput['reason']) =>
-      this.#deps.suppressions.addWithin(trx, {
-        projectId: message.project_id,
-        email: recipient.email,
-        reason,
-        messageId: message.id,
-        at: now,
-      });
+      this.#suppress(trx, recipient, message, reason, now);
     switch (outcome.kind) {
       case 'delivered': {
         update(outcome.complained ? 'complained' : 'delivered', null, now);
@@ -262,6 +255,36 @@ export class OutcomeWriter {
     }
   }
 
+  /**
+   * Adds the address to the suppression list in the outcome's transaction. A failure (an address
+   * the list cannot hold, a refused write) is rolled back alone and logged: the outcome and its
+   * events are recorded all the same. False when the address was not suppressed.
+   */
+  async #suppress(
+    trx: Db,
+    recipient: RecipientRow,
+    message: MessageRow,
+    reason: SuppressionInput['reason'],
+    now: number,
+  ): Promise<boolean> {
+    const added = await inSavepoint(this.#deps.sqlite, 'suppression', () =>
+      this.#deps.suppressions.addWithin(trx, {
+        projectId: message.project_id,
+        email: recipient.email,
+        reason,
+        messageId: message.id,
+        at: now,
+      }),
+    );
+    if (!added.ok) {
+      this.#deps.log.error(
+        { err: added.error, message_id: message.id, recipient_id: recipient.id, reason },
+        'an address could not be suppressed; its delivery outcome is recorded without it',
+      );
+    }
+    return added.ok;
+  }
+
   /** Recipient counts of the message: from this job alone when it holds them all, else a query. */
   #counts(ctx: JobContext, statuses: readonly RecipientStatus[]): Partial<Record<RecipientStatus, number>> {
     if (ctx.settledElsewhere === null) return this.#deps.store.writes.statusCounts(ctx.job.messageId);
@@ -273,15 +296,16 @@ export class OutcomeWriter {
   async #softBounce(
     event: EventContext,
     cls: BounceClass,
-    suppress: (reason: SuppressionInput['reason']) => Promise<unknown>,
+    suppress: (reason: SuppressionInput['reason']) => Promise<boolean>,
     now: number,
   ): Promise<void> {
     if (!countsAsSoftBounce(cls)) return;
     const writes = this.#deps.store.writes;
     const count = writes.bumpSoftBounce(event.message.project_id, event.recipient, now);
     if (count < this.#deps.softBounceLimit) return;
-    await suppress('repeated_soft_bounce');
-    writes.clearSoftBounce(event.message.project_id, event.recipient);
+    // Kept when the suppression failed, so the next soft bounce tries again.
+    if (await suppress('repeated_soft_bounce'))
+      writes.clearSoftBounce(event.message.project_id, event.recipient);
   }
 
   /** Appended in the batch's transaction (`#flush` holds the connection with BEGIN IMMEDIATE). */
@@ -294,6 +318,15 @@ export class OutcomeWriter {
       data: draft.data,
       at: now,
     });
+  }
+}
+
+/** Acted on once the batch has committed. */
+function settle(batch: readonly Pending[], outcomes: readonly ItemOutcome<void>[]): void {
+  for (const [i, item] of batch.entries()) {
+    const outcome = outcomes[i] as ItemOutcome<void>;
+    if (outcome.ok) item.resolve();
+    else item.reject(outcome.error);
   }
 }
 
