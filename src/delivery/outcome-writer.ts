@@ -10,7 +10,8 @@
  * with relaxed durability (durability.ts): at least once, never lost.
  *
  * A suppression that cannot be written never undoes the outcome: it is rolled back alone and
- * logged.
+ * logged. A job whose outcome cannot be written at all is deferred instead (unrecorded-outcome.ts),
+ * so it never comes back on every lease expiry.
  *
  * Retries follow `retry-policy.ts`; a deferral past the maximum age becomes a bounce with 5.4.7
  * (RFC 5321 §4.5.4.1), which is soft: the address may be fine and only the server unreachable.
@@ -40,6 +41,7 @@ import { nextAttempt, type RetryPolicy } from './retry-policy.js';
 import { formatSmtpReply } from './smtp-reply.js';
 import type { JobContext } from './steps.js';
 import type { DeliveryStore, MessageRow, RecipientRow } from './store.js';
+import { planUnrecorded } from './unrecorded-outcome.js';
 
 /** Where suppressions go (the suppressions capability's `addWithin`). */
 export interface SuppressionPort {
@@ -85,7 +87,10 @@ export class OutcomeWriter {
     this.#deps = deps;
   }
 
-  /** Resolves once the job's outcome is committed. */
+  /**
+   * Resolves once the job's outcome is committed, or its deferral when the outcome could not be
+   * written; rejects only when neither could be (the job then comes back when its lease runs out).
+   */
   record(report: JobReport): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ report, resolve, reject });
@@ -108,16 +113,54 @@ export class OutcomeWriter {
           .connection()
           .execute((conn) =>
             withRelaxedSyncAsync(sqlite, () =>
-              commitEach(sqlite, batch, (item) => this.#apply(conn, item.report, now)),
+              commitEach(sqlite, batch, (item) => this.#applyOrDefer(conn, item.report, now)),
             ),
           );
         this.#notify();
         settle(batch, outcomes);
       } catch (error) {
         this.#deps.log.error({ err: error, jobs: batch.length }, 'recording delivery outcomes failed');
-        for (const item of batch) item.reject(error);
+        await this.#deferAll(batch, error);
       }
     }
+  }
+
+  /** The job's outcome, or, when it cannot be written, its deferral (unrecorded-outcome.ts). */
+  async #applyOrDefer(trx: Db, report: JobReport, now: number): Promise<void> {
+    const applied = await inSavepoint(this.#deps.sqlite, 'outcome', () => this.#apply(trx, report, now));
+    if (applied.ok) return;
+    this.#deps.log.error(
+      { err: applied.error, job_id: report.ctx.job.id, message_id: report.ctx.job.messageId },
+      'a delivery outcome could not be recorded; deferring the job',
+    );
+    this.#defer(report, applied.error, now);
+  }
+
+  /** After a batch's transaction failed: each job's deferral, in a transaction of their own. */
+  async #deferAll(batch: readonly Pending[], error: unknown): Promise<void> {
+    const { sqlite } = this.#deps;
+    const now = Date.now();
+    try {
+      const outcomes = await this.#deps.db
+        .connection()
+        .execute(() =>
+          withRelaxedSyncAsync(sqlite, () =>
+            commitEach(sqlite, batch, async (item) => this.#defer(item.report, error, now)),
+          ),
+        );
+      settle(batch, outcomes);
+    } catch {
+      // The database refuses writes: so does the claim, so the job is not sent again meanwhile.
+      for (const item of batch) item.reject(error);
+    }
+  }
+
+  #defer(report: JobReport, error: unknown, now: number): void {
+    const { job } = report.ctx;
+    const writes = this.#deps.store.writes;
+    const plan = planUnrecorded(this.#deps.retry, report.ctx, error, now);
+    if (plan.kind === 'retry') writes.rescheduleJob(job.id, plan.at, report.lane, plan.lastError, now);
+    else writes.finishJob(job.id, report.lane, plan.lastError, now);
   }
 
   /**

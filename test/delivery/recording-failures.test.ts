@@ -3,7 +3,17 @@
  * earlier version accepted, or a trigger that makes SQLite refuse a table, in the running server.
  */
 import test from 'ava';
-import { type DeliveryEnv, events, mx, rows, send, settled, sleep, startDeliveryEnv } from './env.js';
+import {
+  type DeliveryEnv,
+  events,
+  eventually,
+  mx,
+  rows,
+  send,
+  settled,
+  sleep,
+  startDeliveryEnv,
+} from './env.js';
 
 const LEASE = { lease: '2s' };
 
@@ -73,4 +83,37 @@ test('a suppression that cannot be written does not undo the bounce or the deliv
   t.like(jobOf(env, id), { state: 'done', attempts: 1 });
   const suppressed = await env.ph.request('GET', '/v1/suppressions/nobody@example.net');
   t.is(suppressed.status, 404, 'the suppression itself was not written');
+});
+
+test('a job whose outcome cannot be recorded is retried on the schedule, not every lease, and stops at the maximum age', async (t) => {
+  const env = await startDeliveryEnv(t, {
+    config: { delivery: { ...LEASE, retry_schedule: ['3s'], max_age: '5s' } },
+  });
+  mx(env.dns, 'example.net', [{ host: 'mx1.example.net', ip: '127.0.0.1' }]);
+  refuseInserts(env, 'delivery_attempts');
+  const id = await send(env, { to: ['ann@example.net'] });
+
+  await env.peer.waitFor(1);
+  const deferred = await eventually('the failure to be counted on the job', () => {
+    const job = jobOf(env, id);
+    return job?.attempts === 1 ? job : undefined;
+  });
+  t.is(deferred.state, 'queued');
+  t.regex(deferred.last_error ?? '', /outcome could not be recorded/);
+  t.true(deferred.due_at - Date.now() > 1500, 'deferred along the retry schedule (3s), not the lease');
+
+  const parked = await eventually(
+    'the job to stop at its maximum age',
+    () => {
+      const job = jobOf(env, id);
+      return job?.state === 'done' ? job : undefined;
+    },
+    12_000,
+  );
+  t.regex(parked.last_error ?? '', /maximum age/);
+  const sent = env.peer.messages.length;
+  t.true(sent >= 2 && sent <= 3, `one copy per retry step up to the maximum age, got ${sent}`);
+  t.is(parked.attempts, sent, 'every attempt is counted');
+  await sleep(5000);
+  t.is(env.peer.messages.length, sent, 'nothing is sent once the job has stopped');
 });
