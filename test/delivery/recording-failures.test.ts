@@ -34,7 +34,8 @@ const jobOf = (env: DeliveryEnv, messageId: string) =>
 /** Makes SQLite refuse every insert into `table`, as a full disk or a broken table would. */
 function refuseInserts(env: DeliveryEnv, table: string): void {
   env.ph.server.kernel.store.sqlite.exec(
-    `create trigger refuse_${table} before insert on ${table} begin select raise(abort, '${table} refused'); end`,
+    `create trigger refuse_${table} before insert on ${table}
+     begin select raise(abort, '${table} refused'); end`,
   );
 }
 
