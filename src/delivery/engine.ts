@@ -251,7 +251,8 @@ export class DeliveryEngine {
         await this.#o.writer.record({ ctx, result, lane: lane?.name ?? SANDBOX_LANE, startedAt });
       })
       .catch((error: unknown) => {
-        // Not recorded: the lease runs out and the job is tried again; nothing is lost.
+        // Neither the outcome nor the job's deferral could be written (the database refuses writes,
+        // and so the claims too): the lease runs out and the job is tried again; nothing is lost.
         this.#o.log.error({ err: error, job_id: job.id }, 'a delivery outcome could not be recorded');
       })
       .finally(() => {

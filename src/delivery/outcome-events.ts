@@ -5,6 +5,7 @@
  */
 import type { EventType } from '../events/types.js';
 import type { BounceClass } from './bounce-classifier.js';
+import { dueTime } from './due-time.js';
 import { formatSmtpReply, type SmtpReply } from './smtp-reply.js';
 import type { MessageRow } from './store.js';
 
@@ -54,7 +55,7 @@ export function deliveredEvent(ctx: EventContext, reply: SmtpReply, at: number):
         smtp_response: formatSmtpReply(reply),
         attempt: ctx.attempt,
         // Measured from acceptance, or from the due time of a scheduled send.
-        latency_ms: Math.max(0, at - (ctx.message.send_at ?? ctx.message.created_at)),
+        latency_ms: Math.max(0, at - dueTime(ctx.message)),
       },
     },
   };

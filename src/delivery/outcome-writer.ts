@@ -1,64 +1,31 @@
 /**
- * Records what happened to a job, in ONE transaction per batch of jobs: each recipient's status
- * and SMTP reply, its event (`email.delivered` with latency, `email.delivery_delayed`,
- * `email.bounced`, `email.failed`), suppressions (a hard bounce, N soft bounces in a row, a
- * sandbox complaint), the job's next due time or its end, the message's aggregated status, and
- * the attempt log. State and events commit together (DESIGN.md §2), and listeners are told after
- * the commit.
+ * Records what happened to jobs, in ONE transaction per batch of jobs, each job in a savepoint of
+ * its own (what one job's outcome writes is outcome-recorder.ts); listeners are told after the
+ * commit.
  *
  * Outcomes arriving within one turn of the event loop share a transaction (group commit), written
  * with relaxed durability (durability.ts): at least once, never lost.
  *
- * Retries follow `retry-policy.ts`; a deferral past the maximum age becomes a bounce with 5.4.7
- * (RFC 5321 §4.5.4.1), which is soft: the address may be fine and only the server unreachable.
+ * A job whose outcome cannot be written at all is deferred instead (unrecorded-outcome.ts), so it
+ * never comes back on every lease expiry.
  */
-import type SQLite from 'better-sqlite3';
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
 import { withRelaxedSyncAsync } from '../platform/db/durability.js';
-import { commitEach, type ItemOutcome } from '../platform/db/savepoints.js';
-import type { RecipientStatus } from '../platform/db/tables.js';
-import type { Logger } from '../platform/log.js';
-import type { SuppressionInput } from '../suppressions/service.js';
-import { type BounceClass, countsAsSoftBounce, expired } from './bounce-classifier.js';
-import { messageStatus } from './message-status.js';
-import { type Outcome, outcomeOfTransport, type PerRecipient } from './outcome.js';
+import { commitEach, type ItemOutcome, inSavepoint } from '../platform/db/savepoints.js';
 import {
-  bouncedEvent,
-  complainedEvent,
-  delayedEvent,
-  deliveredEvent,
-  type EventContext,
-  type EventDraft,
-  failedEvent,
-} from './outcome-events.js';
-import { nextAttempt, type RetryPolicy } from './retry-policy.js';
-import { formatSmtpReply } from './smtp-reply.js';
-import type { JobContext } from './steps.js';
-import type { DeliveryStore, RecipientRow } from './store.js';
+  type JobReport,
+  OutcomeRecorder,
+  type RecorderDeps,
+  type SuppressionPort,
+} from './outcome-recorder.js';
+import { planUnrecorded } from './unrecorded-outcome.js';
 
-/** Where suppressions go (the suppressions capability's `addWithin`). */
-export interface SuppressionPort {
-  addWithin(trx: Db, input: SuppressionInput): Promise<unknown>;
-}
+export type { JobReport, SuppressionPort };
 
-export interface WriterDeps {
+export interface WriterDeps extends RecorderDeps {
   readonly db: Db;
-  /** The raw handle: the batch's transaction and savepoints run on it under Kysely's lock. */
-  readonly sqlite: SQLite.Database;
-  readonly store: Pick<DeliveryStore, 'writes'>;
   readonly events: Pick<EventService, 'appendInTransaction' | 'notify'>;
-  readonly suppressions: SuppressionPort;
-  readonly retry: RetryPolicy;
-  readonly softBounceLimit: number;
-  readonly log: Logger;
-}
-
-export interface JobReport {
-  readonly ctx: JobContext;
-  readonly result: Outcome | PerRecipient;
-  readonly lane: string | null;
-  readonly startedAt: number;
 }
 
 interface Pending {
@@ -72,6 +39,7 @@ const NOTIFY_MS = 50;
 
 export class OutcomeWriter {
   readonly #deps: WriterDeps;
+  readonly #recorder: OutcomeRecorder;
   #queue: Pending[] = [];
   #scheduled = false;
   #notifiedAt = 0;
@@ -79,9 +47,13 @@ export class OutcomeWriter {
 
   constructor(deps: WriterDeps) {
     this.#deps = deps;
+    this.#recorder = new OutcomeRecorder(deps);
   }
 
-  /** Resolves once the job's outcome is committed. */
+  /**
+   * Resolves once the job's outcome is committed, or its deferral when the outcome could not be
+   * written; rejects only when neither could be (the job then comes back when its lease runs out).
+   */
   record(report: JobReport): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ report, resolve, reject });
@@ -104,20 +76,56 @@ export class OutcomeWriter {
           .connection()
           .execute((conn) =>
             withRelaxedSyncAsync(sqlite, () =>
-              commitEach(sqlite, batch, (item) => this.#apply(conn, item.report, now)),
+              commitEach(sqlite, batch, (item) => this.#applyOrDefer(conn, item.report, now)),
             ),
           );
         this.#notify();
-        for (const [i, item] of batch.entries()) {
-          const outcome = outcomes[i] as ItemOutcome<void>;
-          if (outcome.ok) item.resolve();
-          else item.reject(outcome.error);
-        }
+        settle(batch, outcomes);
       } catch (error) {
         this.#deps.log.error({ err: error, jobs: batch.length }, 'recording delivery outcomes failed');
-        for (const item of batch) item.reject(error);
+        await this.#deferAll(batch, error);
       }
     }
+  }
+
+  /** The job's outcome, or, when it cannot be written, its deferral (unrecorded-outcome.ts). */
+  async #applyOrDefer(trx: Db, report: JobReport, now: number): Promise<void> {
+    const applied = await inSavepoint(this.#deps.sqlite, 'outcome', () =>
+      this.#recorder.apply(trx, report, now),
+    );
+    if (applied.ok) return;
+    this.#deps.log.error(
+      { err: applied.error, job_id: report.ctx.job.id, message_id: report.ctx.job.messageId },
+      'a delivery outcome could not be recorded; deferring the job',
+    );
+    this.#defer(report, applied.error, now);
+  }
+
+  /** After a batch's transaction failed: each job's deferral, in a transaction of their own. */
+  async #deferAll(batch: readonly Pending[], error: unknown): Promise<void> {
+    const { sqlite } = this.#deps;
+    const now = Date.now();
+    try {
+      const outcomes = await this.#deps.db
+        .connection()
+        .execute(() =>
+          withRelaxedSyncAsync(sqlite, () =>
+            commitEach(sqlite, batch, async (item) => this.#defer(item.report, error, now)),
+          ),
+        );
+      settle(batch, outcomes);
+    } catch {
+      // The database refuses writes: so does the claim, so the job is not sent again meanwhile.
+      for (const item of batch) item.reject(error);
+    }
+  }
+
+  #defer(report: JobReport, error: unknown, now: number): void {
+    const { job } = report.ctx;
+    const writes = this.#deps.store.writes;
+    const plan = planUnrecorded(this.#deps.retry, report.ctx, error, now);
+    if (plan.kind === 'retry') writes.rescheduleJob(job.id, plan.at, report.lane, plan.lastError, now);
+    else writes.finishJob(job.id, report.lane, plan.lastError, now);
   }
 
   /**
@@ -137,174 +145,13 @@ export class OutcomeWriter {
       this.#deps.events.notify();
     }, wait);
   }
-
-  async #apply(trx: Db, report: JobReport, now: number): Promise<void> {
-    const { ctx, result } = report;
-    const { job, message } = ctx;
-    const writes = this.#deps.store.writes;
-    if (message === null || ctx.recipients.length === 0) {
-      writes.finishJob(job.id, report.lane, null, now);
-      return;
-    }
-    const attempt = job.attempts + 1;
-    const outcomes = ctx.recipients.map((r) => [r, outcomeFor(result, r)] as const);
-    const firstDeferred = outcomes.find(([, o]) => o.kind === 'deferred')?.[1];
-    const next =
-      firstDeferred === undefined
-        ? null
-        : nextAttempt(this.#deps.retry, {
-            attempt,
-            acceptedAt: new Date(message.created_at),
-            now: new Date(now),
-            replyText: firstDeferred.reply.text,
-          });
-    let lastError: string | null = null;
-    const statuses: RecipientStatus[] = [];
-    for (const [recipient, outcome] of outcomes) {
-      const event: EventContext = {
-        message,
-        headerTo: ctx.headerTo,
-        recipient: recipient.email,
-        mxHost: ctx.via?.mxHost ?? null,
-        secure: ctx.via?.secure ?? false,
-        attempt,
-        lane: report.lane,
-      };
-      if (outcome.kind !== 'delivered') lastError ??= formatSmtpReply(outcome.reply);
-      statuses.push(await this.#recipient(trx, recipient, outcome, next, event, now));
-    }
-    if (next instanceof Date) writes.rescheduleJob(job.id, next.getTime(), report.lane, lastError, now);
-    else writes.finishJob(job.id, report.lane, lastError, now);
-    writes.setMessageStatus(message.id, messageStatus(this.#counts(ctx, statuses)), now);
-    const first = outcomes[0]?.[1];
-    writes.attempt({
-      jobId: job.id,
-      messageId: message.id,
-      lane: report.lane,
-      mxHost: ctx.via?.mxHost ?? null,
-      tls: ctx.via?.secure ?? false,
-      outcome: summarize(outcomes.map(([, o]) => o.kind)),
-      smtpCode: first?.reply.code ?? null,
-      smtpReply: first ? formatSmtpReply(first.reply) : null,
-      startedAt: report.startedAt,
-      durationMs: Math.max(0, now - report.startedAt),
-    });
-  }
-
-  async #recipient(
-    trx: Db,
-    recipient: RecipientRow,
-    outcome: Outcome,
-    next: Date | 'expired' | null,
-    event: EventContext,
-    now: number,
-  ): Promise<RecipientStatus> {
-    const writes = this.#deps.store.writes;
-    const { message } = event;
-    const update = (status: RecipientStatus, category: string | null, deliveredAt: number | null) =>
-      writes.recipient(
-        {
-          id: recipient.id,
-          status,
-          smtpCode: outcome.reply.code,
-          smtpReply: formatSmtpReply(outcome.reply),
-          category,
-          deliveredAt,
-        },
-        now,
-      );
-    const suppress = (reason: SuppressionInput['reason']) =>
-      this.#deps.suppressions.addWithin(trx, {
-        projectId: message.project_id,
-        email: recipient.email,
-        reason,
-        messageId: message.id,
-        at: now,
-      });
-    switch (outcome.kind) {
-      case 'delivered': {
-        update(outcome.complained ? 'complained' : 'delivered', null, now);
-        writes.clearSoftBounce(message.project_id, recipient.email);
-        this.#event(event, deliveredEvent(event, outcome.reply, now), now);
-        if (outcome.complained) {
-          this.#event(event, complainedEvent(event), now);
-          await suppress('spam_complaint');
-          return 'complained';
-        }
-        return 'delivered';
-      }
-      case 'deferred': {
-        if (next instanceof Date) {
-          update('deferred', outcome.class.category, null);
-          this.#event(event, delayedEvent(event, outcome.reply, outcome.class, next.getTime()), now);
-          return 'deferred';
-        }
-        // Retries ran out (RFC 5321 §4.5.4.1): the recipient bounces with 5.4.7.
-        const cls = expired(outcome.class);
-        update('bounced', cls.category, null);
-        this.#event(event, bouncedEvent(event, outcome.reply, cls, true), now);
-        await this.#softBounce(event, cls, suppress, now);
-        return 'bounced';
-      }
-      case 'bounced': {
-        update('bounced', outcome.class.category, null);
-        this.#event(event, bouncedEvent(event, outcome.reply, outcome.class, false), now);
-        if (outcome.class.hard) await suppress('hard_bounce');
-        else await this.#softBounce(event, outcome.class, suppress, now);
-        return 'bounced';
-      }
-      case 'failed': {
-        update('failed', null, null);
-        this.#event(event, failedEvent(event, outcome.reason), now);
-        return 'failed';
-      }
-    }
-  }
-
-  /** Recipient counts of the message: from this job alone when it holds them all, else a query. */
-  #counts(ctx: JobContext, statuses: readonly RecipientStatus[]): Partial<Record<RecipientStatus, number>> {
-    if (ctx.settledElsewhere === null) return this.#deps.store.writes.statusCounts(ctx.job.messageId);
-    const counts: Partial<Record<RecipientStatus, number>> = {};
-    for (const status of [...ctx.settledElsewhere, ...statuses]) counts[status] = (counts[status] ?? 0) + 1;
-    return counts;
-  }
-
-  async #softBounce(
-    event: EventContext,
-    cls: BounceClass,
-    suppress: (reason: SuppressionInput['reason']) => Promise<unknown>,
-    now: number,
-  ): Promise<void> {
-    if (!countsAsSoftBounce(cls)) return;
-    const writes = this.#deps.store.writes;
-    const count = writes.bumpSoftBounce(event.message.project_id, event.recipient, now);
-    if (count < this.#deps.softBounceLimit) return;
-    await suppress('repeated_soft_bounce');
-    writes.clearSoftBounce(event.message.project_id, event.recipient);
-  }
-
-  /** Appended in the batch's transaction (`#flush` holds the connection with BEGIN IMMEDIATE). */
-  #event(ctx: EventContext, draft: EventDraft, now: number): void {
-    this.#deps.events.appendInTransaction({
-      projectId: ctx.message.project_id,
-      type: draft.type,
-      messageId: ctx.message.id,
-      recipient: ctx.recipient,
-      data: draft.data,
-      at: now,
-    });
-  }
 }
 
-function outcomeFor(result: Outcome | PerRecipient, recipient: RecipientRow): Outcome {
-  if (result.kind !== 'per_recipient') return result;
-  return (
-    result.outcomes.get(recipient.email) ??
-    outcomeOfTransport('protocol', 'the server gave no reply for this recipient')
-  );
-}
-
-function summarize(kinds: readonly Outcome['kind'][]): string {
-  const distinct = [...new Set(kinds)];
-  return distinct.length === 1 ? (distinct[0] as string) : 'mixed';
+/** Acted on once the batch has committed. */
+function settle(batch: readonly Pending[], outcomes: readonly ItemOutcome<void>[]): void {
+  for (const [i, item] of batch.entries()) {
+    const outcome = outcomes[i] as ItemOutcome<void>;
+    if (outcome.ok) item.resolve();
+    else item.reject(outcome.error);
+  }
 }

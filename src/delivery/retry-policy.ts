@@ -22,7 +22,7 @@ export const minimumHintMs = 30_000;
 export interface RetryPolicy {
   /** Delays after the 1st, 2nd, ... failed attempt; the last one repeats. Never empty. */
   readonly scheduleMs: readonly number[];
-  /** How long after acceptance a message may still be tried. */
+  /** How long after acceptance (or a scheduled send's due time) a message may still be tried. */
   readonly maxAgeMs: number;
 }
 
@@ -45,7 +45,10 @@ export function retryPolicyFrom(config: {
 export interface RetryInput {
   /** How many attempts have been made so far, counting the one that just failed (1 after the first). */
   readonly attempt: number;
-  /** When the message was accepted (the start of its maximum age). */
+  /**
+   * The start of the maximum age: when the message was accepted or, for a scheduled send, when it
+   * was due (due-time.ts); a send scheduled days ahead must not start its first attempt expired.
+   */
   readonly acceptedAt: Date;
   readonly now: Date;
   /** The text of the server's reply, read for a "try again in ..." hint. */

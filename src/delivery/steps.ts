@@ -10,6 +10,7 @@ import type { KeyObject } from 'node:crypto';
 import type { DnsResolver } from '../platform/dns/resolver.js';
 import type { Logger } from '../platform/log.js';
 import type { ComposeFields } from './compose.js';
+import { dueTime } from './due-time.js';
 import type { Lane } from './lane.js';
 import { allowedHosts, type MtaSts } from './mta-sts.js';
 import { CONTINUE, failed, outcomeOfTransport, RELEASED, type StepResult } from './outcome.js';
@@ -219,6 +220,7 @@ function composeFields(message: MessageRow, ctx: JobContext): Omit<ComposeFields
     subject: message.subject,
     headers: JSON.parse(message.headers) as Record<string, string>,
     messageId: `<${message.id}@${message.from_domain}>`,
-    date: message.created_at,
+    // RFC 5322 §3.6.1: the date the message was ready to enter the mail system (its send_at if scheduled).
+    date: dueTime(message),
   };
 }

@@ -36,7 +36,7 @@ export interface MessageRow {
   readonly subject: string;
   readonly headers: string;
   readonly tags: string;
-  /** When a scheduled send was due; delivery latency is measured from here when set. */
+  /** When a scheduled send was due; its maximum age, Date header and latency count from here (due-time.ts). */
   readonly send_at: number | null;
   readonly created_at: number;
 }

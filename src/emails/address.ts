@@ -3,10 +3,15 @@
  * (RFC 5322 §3.4 name-addr / addr-spec). Domains are IDNA-converted to punycode and lower-cased
  * (RFC 5890), so `ü.example` and `xn--tda.example` are the same recipient. It refuses what a
  * direct-to-MX sender cannot deliver honestly: address literals, single-label domains, non-ASCII
- * local parts (RFC 6531 SMTPUTF8 is not offered) and anything carrying CR/LF (header injection).
- * It never resolves DNS: that is the delivery engine's job.
+ * local parts (RFC 6531 SMTPUTF8 is not offered), quoted local parts and anything carrying CR/LF
+ * (header injection). It never resolves DNS: that is the delivery engine's job.
+ *
+ * One address rule holds from the send API to delivery and the suppression list: an address it
+ * accepts has a dot-atom local part, so it fits an SMTP envelope as is (no `<`, `>`, spaces or
+ * controls) and `normalizeEmail` (the suppression list's key) accepts it.
  */
 import { domainToASCII } from 'node:url';
+import { normalizeEmail } from '../suppressions/normalize.js';
 
 export interface Mailbox {
   /** What the caller wrote, trimmed (display name included). */
@@ -15,6 +20,8 @@ export interface Mailbox {
   readonly name: string;
   /** The addr-spec: local part as given, domain lower-case punycode. */
   readonly email: string;
+  /** `normalizeEmail(email)`: how recipients, suppressions and throttles compare addresses. */
+  readonly normalized: string;
   readonly local: string;
   readonly domain: string;
 }
@@ -26,8 +33,6 @@ export type ParseResult =
 // RFC 5322 §3.2.3 atext.
 const atom = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
 const dotAtom = new RegExp(`^${atom}(?:\\.${atom})*$`);
-// RFC 5322 §3.2.4 quoted-string of printable ASCII (qtext or quoted-pair).
-const quotedLocal = /^"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\[\x20-\x7e])*"$/;
 const label = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 // Unquoted display names may hold words, spaces, dots (obs-phrase) and non-ASCII text.
 const unquotedSpecials = /[()<>[\]:;@\\,"]/;
@@ -80,12 +85,20 @@ function parseAddrSpec(text: string): ParseResult {
     return fail('has a local part longer than 64 characters (RFC 5321 §4.5.3.1.1)');
   if (/[^\x20-\x7e]/.test(local))
     return fail('has non-ASCII characters before "@" (SMTPUTF8 addresses are not supported)');
-  if (!dotAtom.test(local) && !quotedLocal.test(local)) return fail('has an invalid local part before "@"');
+  // RFC 5321 §4.1.2: a receiving host SHOULD NOT define mailboxes that need the Quoted-string
+  // form. Such a local part may hold spaces, "<" or ">", which no SMTP envelope we send can carry
+  // and the suppression list cannot hold, so it is refused here rather than failing in delivery.
+  if (local.startsWith('"'))
+    return fail('has a quoted local part before "@"; quoted local parts are not supported');
+  if (!dotAtom.test(local)) return fail('has an invalid local part before "@"');
   const domain = asciiDomain(rawDomain);
   if (typeof domain !== 'string') return domain;
   const email = `${local}@${domain}`;
   if (email.length > 254) return fail('is longer than 254 characters (RFC 5321 §4.5.3.1.3)');
-  return { ok: true, value: { display: text, name: '', email, local, domain } };
+  // The same rule as the suppression list's, checked rather than assumed.
+  const normalized = normalizeEmail(email);
+  if (normalized === undefined) return fail('is not an address Posthorn can deliver to');
+  return { ok: true, value: { display: text, name: '', email, normalized, local, domain } };
 }
 
 function asciiDomain(raw: string): string | ParseResult {

@@ -14,7 +14,6 @@ import { createGroupCommit, throttled } from '../platform/db/group-commit.js';
 import { AppError, badRequest, type ErrorDetail } from '../platform/http/errors.js';
 import type { KeyPrincipal } from '../platform/http/principal.js';
 import { formatPath } from '../platform/http/validate.js';
-import { normalizeEmail } from '../suppressions/normalize.js';
 import type { Mailbox } from './address.js';
 import { checkNotSuspended, checkSuppression, createSenderCheck, type SendPorts } from './checks.js';
 import { canonicalHeaders } from './headers.js';
@@ -66,7 +65,7 @@ function recipientsOf(request: SendRequest): DraftRecipient[] {
   const out: DraftRecipient[] = [];
   const add = (kind: DraftRecipient['kind'], list: readonly Mailbox[] | undefined) => {
     for (const mailbox of list ?? []) {
-      const email = normalizeEmail(mailbox.email) ?? mailbox.email.toLowerCase();
+      const email = mailbox.normalized;
       if (seen.has(email)) continue; // one delivery per address, even if listed twice
       seen.add(email);
       out.push({ kind, mailbox, email });

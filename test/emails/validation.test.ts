@@ -17,6 +17,14 @@ const invalid: Array<[string, Record<string, unknown>, string, RegExp]> = [
   ['a non-ASCII local part', { to: ['jörg@example.com'] }, 'to[0]', /SMTPUTF8/],
   ['two @ in the local part', { to: ['a@b@example.com'] }, 'to[0]', /local part/],
   [
+    'a quoted local part',
+    { to: ['ann@example.com', '"john doe"@example.com'] },
+    'to[1]',
+    /quoted local part/,
+  ],
+  ['a quoted local part with ">"', { cc: ['"a>b"@example.com'] }, 'cc[0]', /quoted local part/],
+  ['a quoted local part after a name', { bcc: ['Ann <"a b"@example.com>'] }, 'bcc[0]', /quoted local part/],
+  [
     'a header injection in from',
     { from: 'Acme <hello@acme.test>\r\nBcc: x@evil.test' },
     'from',

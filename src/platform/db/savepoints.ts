@@ -21,22 +21,37 @@ export async function commitEach<T, R>(
   const outcomes: ItemOutcome<R>[] = [];
   sqlite.exec('begin immediate');
   try {
-    for (const item of items) {
-      sqlite.exec('savepoint item');
-      try {
-        const value = await write(item);
-        sqlite.exec('release item');
-        outcomes.push({ ok: true, value });
-      } catch (error) {
-        sqlite.exec('rollback to item');
-        sqlite.exec('release item');
-        outcomes.push({ ok: false, error });
-      }
-    }
+    for (const item of items) outcomes.push(await inSavepoint(sqlite, 'item', () => write(item)));
     sqlite.exec('commit');
   } catch (error) {
     if (sqlite.inTransaction) sqlite.exec('rollback');
     throw error;
   }
   return outcomes;
+}
+
+/**
+ * Runs `write` in a savepoint nested in the open transaction: when it throws, only its own writes
+ * are undone and the error is returned; the transaction goes on. Should SQLite have rolled back
+ * the whole transaction itself (an I/O error, a full disk), undoing the savepoint throws instead.
+ *
+ * @example
+ * const added = await inSavepoint(sqlite, 'suppression', () => suppressions.addWithin(trx, input));
+ * if (!added.ok) log.error({ err: added.error }, 'the address could not be suppressed');
+ */
+export async function inSavepoint<R>(
+  sqlite: SQLite.Database,
+  name: 'item' | 'outcome' | 'suppression',
+  write: () => Promise<R>,
+): Promise<ItemOutcome<R>> {
+  sqlite.exec(`savepoint ${name}`);
+  try {
+    const value = await write();
+    sqlite.exec(`release ${name}`);
+    return { ok: true, value };
+  } catch (error) {
+    sqlite.exec(`rollback to ${name}`);
+    sqlite.exec(`release ${name}`);
+    return { ok: false, error };
+  }
 }

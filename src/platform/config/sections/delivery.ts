@@ -69,7 +69,11 @@ export const deliverySection = z
       .min(1)
       .default(['1m', '5m', '15m', '30m', '1h', '2h', '4h'])
       .describe('Delays between delivery attempts after a temporary failure; the last one repeats.'),
-    max_age: duration.default('4d').describe('Give up and bounce a message this long after acceptance.'),
+    max_age: duration
+      .default('4d')
+      .describe(
+        'Give up and bounce a message this long after acceptance (after send_at for a scheduled send).',
+      ),
     tls: z
       .enum(['opportunistic', 'require'])
       .default('opportunistic')
