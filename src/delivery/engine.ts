@@ -9,8 +9,10 @@
  * - Transactional and marketing traffic have separate lanes (and budgets) and separate routers.
  * - A send wakes the engine at once (the event log's notification); otherwise it polls.
  * - Leases of jobs held in memory are renewed; a crash lets them expire and the jobs come back.
- * - Stopping: no new claims; jobs not yet on the wire go back to the queue; transactions in flight
- *   get `drain_timeout` to finish, then their jobs are released too.
+ * - Stopping: no new claims and no new transactions; jobs not yet on the wire go back to the queue;
+ *   transactions in flight get `drain_timeout` to finish, then their connections are dropped
+ *   before their jobs are released, so no late reply is read for a released job and no socket
+ *   keeps the process alive. Outcomes already known are written, never released.
  */
 import type { Traffic } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
@@ -48,6 +50,8 @@ const ROUTE_BATCH = 500;
 export class DeliveryEngine {
   readonly #o: EngineOptions;
   readonly #held = new Map<string, ClaimedJob>();
+  /** Held jobs whose result is known and being written (recorded or released). */
+  readonly #settling = new Set<string>();
   readonly #sandboxHeld: Record<Traffic, number> = { transactional: 0, marketing: 0 };
   readonly #toRelease: { id: string; lane: string | null; traffic: Traffic }[] = [];
   /** Claim sources (`traffic/lane`, router: `traffic/`) known to have nothing due. */
@@ -56,6 +60,8 @@ export class DeliveryEngine {
   readonly #routing = new Set<Traffic>();
   #stopping = false;
   #ticking = false;
+  /** The claim pass running or about to run (stop() lets it finish: the jobs it claims are held). */
+  #pass: Promise<void> = Promise.resolve();
   #again = false;
   #poll: NodeJS.Timeout | undefined;
   #renew: NodeJS.Timeout | undefined;
@@ -104,7 +110,7 @@ export class DeliveryEngine {
       return;
     }
     this.#ticking = true;
-    setImmediate(() => void this.#tick());
+    this.#pass = new Promise((resolve) => setImmediate(() => void this.#tick().then(resolve)));
   }
 
   async stop(): Promise<void> {
@@ -113,24 +119,33 @@ export class DeliveryEngine {
     clearInterval(this.#poll);
     clearInterval(this.#renew);
     this.#unsubscribe?.();
-    if (this.#held.size > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.#o.drainMs);
-        this.#idle = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
     for (const lane of this.#o.lanes.values()) lane.close();
-    // Whatever is still in flight after the drain time goes back to the queue; its late result is dropped.
-    const abandoned = [...this.#held.values()].map((job) => ({
-      id: job.id,
-      lane: job.lane,
-      traffic: job.traffic,
-    }));
-    this.#held.clear();
-    await this.#o.store.release([...this.#toRelease.splice(0), ...abandoned], Date.now(), Date.now());
+    await this.#pass;
+    await this.#untilIdle(this.#o.drainMs);
+    // Transactions still in flight are cut off before their jobs are released: no reply can then
+    // arrive for a job that is back in the queue (the server may have kept the message: at least once).
+    for (const lane of this.#o.lanes.values()) lane.abort();
+    const abandoned = [...this.#held.values()].filter((job) => !this.#settling.has(job.id));
+    for (const job of abandoned) this.#held.delete(job.id);
+    await this.#o.store.release(
+      [...this.#toRelease.splice(0), ...abandoned.map(({ id, lane, traffic }) => ({ id, lane, traffic }))],
+      Date.now(),
+      Date.now(),
+    );
+    // Results already in hand are written before the store can close.
+    await this.#untilIdle();
+  }
+
+  /** Resolves once no job is held (checked by #run as jobs finish while stopping), or after `ms`. */
+  #untilIdle(ms?: number): Promise<void> {
+    if (this.#held.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = ms === undefined ? undefined : setTimeout(resolve, ms);
+      this.#idle = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   async #tick(): Promise<void> {
@@ -240,6 +255,7 @@ export class DeliveryEngine {
     void deliverJob(ctx, { ...this.#o.steps, stopping: () => this.#stopping })
       .then(async (result) => {
         if (!this.#held.has(job.id)) return; // abandoned at shutdown: already released
+        this.#settling.add(job.id);
         const reachedServer = ctx.via !== null && ctx.via.mxHost !== null;
         if (result === RELEASED || (this.#stopping && !reachedServer)) {
           this.#toRelease.push({ id: job.id, lane: lane?.name ?? SANDBOX_LANE, traffic: job.traffic });
@@ -256,6 +272,7 @@ export class DeliveryEngine {
       })
       .finally(() => {
         this.#held.delete(job.id);
+        this.#settling.delete(job.id);
         if (lane) lane.held -= 1;
         else this.#sandboxHeld[job.traffic] -= 1;
         if (this.#stopping) {
