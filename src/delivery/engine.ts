@@ -9,6 +9,7 @@
  * - Transactional and marketing traffic have separate lanes (and budgets) and separate routers.
  * - A send wakes the engine at once (the event log's notification); otherwise it polls.
  * - Leases of jobs held in memory are renewed; a crash lets them expire and the jobs come back.
+ * - At start, jobs of lanes no longer configured go back to the router (removed-lanes.ts).
  * - Stopping: no new claims and no new transactions; jobs not yet on the wire go back to the queue;
  *   transactions in flight get `drain_timeout` to finish, then their connections are dropped
  *   before their jobs are released, so no late reply is read for a released job and no socket
@@ -21,11 +22,15 @@ import type { Lane } from './lane.js';
 import type { LaneTable } from './lanes.js';
 import { type Outcome, type PerRecipient, RELEASED } from './outcome.js';
 import type { OutcomeWriter } from './outcome-writer.js';
+import { rerouteRemovedLanes } from './removed-lanes.js';
 import { deliverJob, newContext, type StepDeps } from './steps.js';
 import type { ClaimedJob, DeliveryStore } from './store.js';
 
 export interface EngineOptions {
-  readonly store: Pick<DeliveryStore, 'claim' | 'release' | 'renew' | 'assignLane' | 'unrouted'>;
+  readonly store: Pick<
+    DeliveryStore,
+    'claim' | 'release' | 'renew' | 'assignLane' | 'unrouted' | 'queuedLanes' | 'unassignLane'
+  >;
   readonly dns: DnsResolver;
   readonly laneTable: LaneTable;
   /** Lanes by `${traffic}/${name}`. */
@@ -66,6 +71,7 @@ export class DeliveryEngine {
   #poll: NodeJS.Timeout | undefined;
   #renew: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
+  #rerouting: Promise<void> = Promise.resolve();
   #idle: (() => void) | null = null;
   /** The last error of the claim loop, for the health probe; cleared by a good pass. */
   lastError: string | null = null;
@@ -88,6 +94,15 @@ export class DeliveryEngine {
     this.#unsubscribe = this.#o.onWake?.(() => {
       // Something was queued: only the routers can have new work.
       for (const traffic of TRAFFIC) this.#drained.delete(`${traffic}/`);
+      this.wake();
+    });
+    this.#rerouting = rerouteRemovedLanes({
+      store: this.#o.store,
+      log: this.#o.log,
+      configured: (traffic) => [...this.#o.laneTable.lanes(traffic).map((lane) => lane.name), SANDBOX_LANE],
+      stopping: () => this.#stopping,
+    }).then((moved) => {
+      if (moved > 0) for (const traffic of TRAFFIC) this.#drained.delete(`${traffic}/`);
       this.wake();
     });
     this.wake();
@@ -133,7 +148,7 @@ export class DeliveryEngine {
       Date.now(),
     );
     // Results already in hand are written before the store can close.
-    await this.#untilIdle();
+    await Promise.all([this.#untilIdle(), this.#rerouting]);
   }
 
   /** Resolves once no job is held (checked by #run as jobs finish while stopping), or after `ms`. */
