@@ -5,6 +5,9 @@
  * a session for several messages; big providers expect it). A caller that finds no free slot
  * waits; when the lane is full of idle connections to other hosts, the oldest idle one is closed
  * to make room. Connections never cross lanes, so one lane's stalled host cannot take another's.
+ *
+ * The pool knows every connection it has handed out or is opening, so that a stopping engine can
+ * drop them (`abort`): no socket, and no transaction on it, outlives the engine's stop.
  */
 import type { MxConnection } from './mx-connection.js';
 
@@ -27,6 +30,12 @@ export class ConnectionPool {
   readonly #perHost = new Map<string, number>();
   #total = 0;
   readonly #idle: Idle[] = [];
+  /** Connections handed out for a transaction and not yet given back. */
+  readonly #busy = new Set<MxConnection>();
+  /** Connections being opened: aborted when the pool closes. */
+  readonly #opening = new Set<AbortController>();
+  /** Connections the closed pool said QUIT on: a server slow to answer must not keep them open. */
+  readonly #quitting: MxConnection[] = [];
   readonly #waiters = new Set<() => void>();
   #closed = false;
 
@@ -46,28 +55,39 @@ export class ConnectionPool {
   /**
    * A connection to `host` under `key` (host, TLS mode): an idle one, or a new one from `open`
    * once a slot is free. `stillWanted` is asked after every wait; when it throws, the wait ends
-   * with that error (the host went down meanwhile).
+   * with that error (the host went down meanwhile). `open` is given a signal that aborts the
+   * connection when the pool closes before it is open.
    */
   async acquire(
     host: string,
     key: string,
-    open: () => Promise<MxConnection>,
+    open: (signal: AbortSignal) => Promise<MxConnection>,
     stillWanted: () => void,
   ): Promise<MxConnection> {
     for (;;) {
-      if (this.#closed) throw new Error('the delivery engine is stopping');
+      if (this.#closed) throw stopping();
       stillWanted();
       const idle = this.#takeIdle(key);
-      if (idle !== null) return idle;
+      if (idle !== null) return this.#lend(idle);
       const hostCount = this.#perHost.get(host) ?? 0;
       if (this.#total >= this.#limits.maxConnections && hostCount < this.#limits.perHost) this.#evictIdle();
       if (this.#total < this.#limits.maxConnections && hostCount < this.#limits.perHost) {
         this.#count(host, 1);
+        const opening = new AbortController();
+        this.#opening.add(opening);
         try {
-          return await open();
+          const connection = await open(opening.signal);
+          // Opened just as the pool closed: no transaction may start on it.
+          if (this.#closed) {
+            connection.destroy();
+            throw stopping();
+          }
+          return this.#lend(connection);
         } catch (error) {
           this.#count(host, -1);
           throw error;
+        } finally {
+          this.#opening.delete(opening);
         }
       }
       await new Promise<void>((resolve) => this.#waiters.add(resolve));
@@ -76,10 +96,16 @@ export class ConnectionPool {
 
   /** Gives a connection back after a transaction: kept for the next one, or closed. */
   release(connection: MxConnection, key: string): void {
+    if (!this.#busy.delete(connection)) {
+      // Already dropped by `abort`; its late result changes nothing.
+      connection.destroy();
+      return;
+    }
     const reusable =
       !this.#closed && connection.usable && connection.transactions < this.#limits.messagesPerConnection;
     if (!reusable) {
       connection.close();
+      if (this.#closed) this.#quitting.push(connection);
       this.#count(connection.target.host, -1);
       return;
     }
@@ -95,14 +121,40 @@ export class ConnectionPool {
   /** Forgets a connection that broke while in use. */
   discard(connection: MxConnection): void {
     connection.destroy();
-    this.#count(connection.target.host, -1);
+    if (this.#busy.delete(connection)) this.#count(connection.target.host, -1);
   }
 
-  /** Closes idle connections and refuses new ones; busy ones are closed as they come back. */
+  /**
+   * Refuses new connections and transactions: closes idle connections and aborts the ones being
+   * opened (no transaction has started on them); busy ones are closed as they come back.
+   */
   close(): void {
     this.#closed = true;
-    while (this.#idle.length > 0) this.#drop(this.#idle.length - 1);
+    while (this.#idle.length > 0) this.#quitting.push(this.#drop(this.#idle.length - 1));
+    for (const opening of this.#opening) opening.abort();
     this.#wake();
+  }
+
+  /**
+   * Closes the pool and drops the busy connections at once, their transactions unfinished: the
+   * server's reply to the end of DATA is never read, and nothing they would still report reaches
+   * the caller. A server that already had the final dot may keep the message (the synchronization
+   * gap of RFC 1047); like any broken transaction (RFC 5321 §3.8: as if 451), the caller releases
+   * their jobs to be tried again, so a stop may cause a duplicate but never a loss.
+   */
+  abort(): void {
+    this.close();
+    for (const connection of this.#busy) {
+      connection.destroy();
+      this.#count(connection.target.host, -1);
+    }
+    this.#busy.clear();
+    for (const connection of this.#quitting.splice(0)) connection.destroy();
+  }
+
+  #lend(connection: MxConnection): MxConnection {
+    this.#busy.add(connection);
+    return connection;
   }
 
   #takeIdle(key: string): MxConnection | null {
@@ -122,12 +174,13 @@ export class ConnectionPool {
     if (this.#idle.length > 0) this.#drop(0);
   }
 
-  #drop(index: number): void {
-    const [entry] = this.#idle.splice(index, 1);
-    if (!entry) return;
+  /** Closes (QUIT) an idle connection and returns it. */
+  #drop(index: number): MxConnection {
+    const [entry] = this.#idle.splice(index, 1) as [Idle];
     clearTimeout(entry.timer);
     entry.connection.close();
     this.#count(entry.connection.target.host, -1);
+    return entry.connection;
   }
 
   #count(host: string, delta: number): void {
@@ -143,4 +196,8 @@ export class ConnectionPool {
     this.#waiters.clear();
     for (const wake of waiters) wake();
   }
+}
+
+function stopping(): Error {
+  return new Error('the delivery engine is stopping');
 }

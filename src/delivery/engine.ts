@@ -9,8 +9,11 @@
  * - Transactional and marketing traffic have separate lanes (and budgets) and separate routers.
  * - A send wakes the engine at once (the event log's notification); otherwise it polls.
  * - Leases of jobs held in memory are renewed; a crash lets them expire and the jobs come back.
- * - Stopping: no new claims; jobs not yet on the wire go back to the queue; transactions in flight
- *   get `drain_timeout` to finish, then their jobs are released too.
+ * - At start, jobs of lanes no longer configured go back to the router (removed-lanes.ts).
+ * - Stopping: no new claims and no new transactions; jobs not yet on the wire go back to the queue;
+ *   transactions in flight get `drain_timeout` to finish, then their connections are dropped
+ *   before their jobs are released, so no late reply is read for a released job and no socket
+ *   keeps the process alive. Outcomes already known are written, never released.
  */
 import type { Traffic } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
@@ -19,11 +22,15 @@ import type { Lane } from './lane.js';
 import type { LaneTable } from './lanes.js';
 import { type Outcome, type PerRecipient, RELEASED } from './outcome.js';
 import type { OutcomeWriter } from './outcome-writer.js';
+import { rerouteRemovedLanes } from './removed-lanes.js';
 import { deliverJob, newContext, type StepDeps } from './steps.js';
 import type { ClaimedJob, DeliveryStore } from './store.js';
 
 export interface EngineOptions {
-  readonly store: Pick<DeliveryStore, 'claim' | 'release' | 'renew' | 'assignLane' | 'unrouted'>;
+  readonly store: Pick<
+    DeliveryStore,
+    'claim' | 'release' | 'renew' | 'assignLane' | 'unrouted' | 'queuedLanes' | 'unassignLane'
+  >;
   readonly dns: DnsResolver;
   readonly laneTable: LaneTable;
   /** Lanes by `${traffic}/${name}`. */
@@ -48,6 +55,8 @@ const ROUTE_BATCH = 500;
 export class DeliveryEngine {
   readonly #o: EngineOptions;
   readonly #held = new Map<string, ClaimedJob>();
+  /** Held jobs whose result is known and being written (recorded or released). */
+  readonly #settling = new Set<string>();
   readonly #sandboxHeld: Record<Traffic, number> = { transactional: 0, marketing: 0 };
   readonly #toRelease: { id: string; lane: string | null; traffic: Traffic }[] = [];
   /** Claim sources (`traffic/lane`, router: `traffic/`) known to have nothing due. */
@@ -56,10 +65,13 @@ export class DeliveryEngine {
   readonly #routing = new Set<Traffic>();
   #stopping = false;
   #ticking = false;
+  /** The claim pass running or about to run (stop() lets it finish: the jobs it claims are held). */
+  #pass: Promise<void> = Promise.resolve();
   #again = false;
   #poll: NodeJS.Timeout | undefined;
   #renew: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
+  #rerouting: Promise<void> = Promise.resolve();
   #idle: (() => void) | null = null;
   /** The last error of the claim loop, for the health probe; cleared by a good pass. */
   lastError: string | null = null;
@@ -84,6 +96,15 @@ export class DeliveryEngine {
       for (const traffic of TRAFFIC) this.#drained.delete(`${traffic}/`);
       this.wake();
     });
+    this.#rerouting = rerouteRemovedLanes({
+      store: this.#o.store,
+      log: this.#o.log,
+      configured: (traffic) => [...this.#o.laneTable.lanes(traffic).map((lane) => lane.name), SANDBOX_LANE],
+      stopping: () => this.#stopping,
+    }).then((moved) => {
+      if (moved > 0) for (const traffic of TRAFFIC) this.#drained.delete(`${traffic}/`);
+      this.wake();
+    });
     this.wake();
   }
 
@@ -104,7 +125,7 @@ export class DeliveryEngine {
       return;
     }
     this.#ticking = true;
-    setImmediate(() => void this.#tick());
+    this.#pass = new Promise((resolve) => setImmediate(() => void this.#tick().then(resolve)));
   }
 
   async stop(): Promise<void> {
@@ -113,24 +134,33 @@ export class DeliveryEngine {
     clearInterval(this.#poll);
     clearInterval(this.#renew);
     this.#unsubscribe?.();
-    if (this.#held.size > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.#o.drainMs);
-        this.#idle = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
     for (const lane of this.#o.lanes.values()) lane.close();
-    // Whatever is still in flight after the drain time goes back to the queue; its late result is dropped.
-    const abandoned = [...this.#held.values()].map((job) => ({
-      id: job.id,
-      lane: job.lane,
-      traffic: job.traffic,
-    }));
-    this.#held.clear();
-    await this.#o.store.release([...this.#toRelease.splice(0), ...abandoned], Date.now(), Date.now());
+    await this.#pass;
+    await this.#untilIdle(this.#o.drainMs);
+    // Transactions still in flight are cut off before their jobs are released: no reply can then
+    // arrive for a job that is back in the queue (the server may have kept the message: at least once).
+    for (const lane of this.#o.lanes.values()) lane.abort();
+    const abandoned = [...this.#held.values()].filter((job) => !this.#settling.has(job.id));
+    for (const job of abandoned) this.#held.delete(job.id);
+    await this.#o.store.release(
+      [...this.#toRelease.splice(0), ...abandoned.map(({ id, lane, traffic }) => ({ id, lane, traffic }))],
+      Date.now(),
+      Date.now(),
+    );
+    // Results already in hand are written before the store can close.
+    await Promise.all([this.#untilIdle(), this.#rerouting]);
+  }
+
+  /** Resolves once no job is held (checked by #run as jobs finish while stopping), or after `ms`. */
+  #untilIdle(ms?: number): Promise<void> {
+    if (this.#held.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = ms === undefined ? undefined : setTimeout(resolve, ms);
+      this.#idle = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   async #tick(): Promise<void> {
@@ -240,6 +270,7 @@ export class DeliveryEngine {
     void deliverJob(ctx, { ...this.#o.steps, stopping: () => this.#stopping })
       .then(async (result) => {
         if (!this.#held.has(job.id)) return; // abandoned at shutdown: already released
+        this.#settling.add(job.id);
         const reachedServer = ctx.via !== null && ctx.via.mxHost !== null;
         if (result === RELEASED || (this.#stopping && !reachedServer)) {
           this.#toRelease.push({ id: job.id, lane: lane?.name ?? SANDBOX_LANE, traffic: job.traffic });
@@ -257,6 +288,7 @@ export class DeliveryEngine {
       })
       .finally(() => {
         this.#held.delete(job.id);
+        this.#settling.delete(job.id);
         if (lane) lane.held -= 1;
         else this.#sandboxHeld[job.traffic] -= 1;
         if (this.#stopping) {

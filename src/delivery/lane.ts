@@ -129,9 +129,14 @@ export class Lane {
     return { result: last, mxHost: null, secure: false };
   }
 
-  /** Closes idle connections and refuses new ones. */
+  /** Refuses new transactions: closes idle connections and aborts those being opened. */
   close(): void {
     this.#pool.close();
+  }
+
+  /** Drops every connection at once, transactions in flight included (connection-pool.ts). */
+  abort(): void {
+    this.#pool.abort();
   }
 
   async #tryHost(
@@ -206,7 +211,7 @@ export class Lane {
     return this.#pool.acquire(
       host,
       `${host}|${tls}`,
-      () => this.#open(host, addresses, tls),
+      (signal) => this.#open(host, addresses, tls, signal),
       () => {
         const down = this.#down.outcomeFor(host, tls);
         if (down !== undefined) throw new HostDown(host, down);
@@ -214,7 +219,12 @@ export class Lane {
     );
   }
 
-  async #open(host: string, addresses: readonly string[], tls: TlsMode): Promise<MxConnection> {
+  async #open(
+    host: string,
+    addresses: readonly string[],
+    tls: TlsMode,
+    signal: AbortSignal,
+  ): Promise<MxConnection> {
     const { settings } = this.#deps;
     const sources = settings.localAddresses;
     const localAddress = sources.length > 0 ? sources[this.#sourceIndex++ % sources.length] : undefined;
@@ -230,6 +240,7 @@ export class Lane {
             connectTimeoutMs: settings.connectTimeoutMs,
             commandTimeoutMs: settings.commandTimeoutMs,
             ca: settings.ca,
+            signal,
           },
         );
       } catch (error) {

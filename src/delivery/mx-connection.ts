@@ -37,6 +37,8 @@ export interface ConnectOptions {
   readonly commandTimeoutMs: number;
   /** Extra CAs for `verify`. */
   readonly ca?: string | undefined;
+  /** Aborts the connection while it is being opened (the delivery engine is stopping). */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface Envelope {
@@ -142,6 +144,7 @@ export class MxConnection {
       logger: false,
     });
     const connection = new MxConnection(target, options.tls, smtp);
+    const { signal } = options;
     return new Promise((resolve, reject) => {
       let settled = false;
       const settle = (err: unknown) => {
@@ -149,12 +152,22 @@ export class MxConnection {
         settled = true;
         smtp.off('error', settle);
         smtp.off('end', ended);
+        signal?.removeEventListener('abort', aborted);
         if (err) reject(err);
         else resolve(connection);
       };
       // nodemailer reports a failed connect (refused, timed out, a 421 greeting) only as an event.
       const ended = () =>
         settle(Object.assign(new Error('connection closed before the greeting'), { code: 'ECONNECTION' }));
+      const aborted = () => {
+        settle(new Error('connection aborted: the delivery engine is stopping'));
+        connection.destroy();
+      };
+      if (signal?.aborted) {
+        aborted();
+        return;
+      }
+      signal?.addEventListener('abort', aborted, { once: true });
       smtp.once('error', settle);
       smtp.once('end', ended);
       smtp.connect((err) => settle(err ?? null));
@@ -218,9 +231,15 @@ export class MxConnection {
     this.#smtp.quit();
   }
 
-  /** Drops the connection at once (shutdown after the drain time). */
+  /**
+   * Drops the connection at once, abandoning a transaction in flight (a broken connection, or
+   * shutdown after the drain time): the socket is destroyed, not ended, so bytes still buffered
+   * (the end of DATA among them) are never sent, and no reply is read from it.
+   */
   destroy(): void {
     this.#closed = true;
+    // nodemailer ends the socket gracefully (flushing what is buffered) unless this is 0.
+    this.#smtp.options.socketCloseTimeout = 0;
     this.#smtp.close();
   }
 }

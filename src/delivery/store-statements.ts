@@ -40,6 +40,18 @@ export function prepare(sqlite: SQLite.Database) {
        where state = 'queued' and traffic = ? and lane is null and due_at <= ?
        order by due_at limit ?`,
     ),
+    // One index seek per distinct lane (a skip scan of delivery_jobs_lane_due), whatever the depth.
+    nextLane: sqlite.prepare<[Traffic, string], { lane: string }>(
+      `select lane from delivery_jobs
+       where state = 'queued' and traffic = ? and lane > ?
+       order by lane limit 1`,
+    ),
+    unassignLane: sqlite.prepare<[number, Traffic, string, number]>(
+      `update delivery_jobs set lane = null, updated_at = ?
+       where id in (select id from delivery_jobs
+                    where state = 'queued' and traffic = ? and lane = ?
+                    limit ?)`,
+    ),
     renew: sqlite.prepare<[number, number, string]>(
       `update delivery_jobs set locked_until = ?, due_at = ? where id = ? and state = 'queued'`,
     ),

@@ -123,6 +123,29 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
       });
     },
 
+    /** The lanes that queued jobs of a traffic class are written down for, in name order. */
+    queuedLanes(traffic: Traffic): Promise<string[]> {
+      return reading((s) => {
+        const lanes: string[] = [];
+        // Lane names are never empty (config), so '' sorts before every one of them.
+        let row = s.nextLane.get(traffic, '');
+        while (row !== undefined) {
+          lanes.push(row.lane);
+          row = s.nextLane.get(traffic, row.lane);
+        }
+        return lanes;
+      });
+    },
+
+    /**
+     * Takes the lane off up to `batch` queued jobs of one lane, so that the router assigns them
+     * again; returns how many. A leased job keeps its lease (and its due time, so the router only
+     * reads it once the lease has run out).
+     */
+    unassignLane(traffic: Traffic, lane: string, batch: number, now: number): Promise<number> {
+      return locked((s) => s.unassignLane.run(now, traffic, lane, batch).changes);
+    },
+
     /** Extends the lease of jobs still being worked on. */
     renew(ids: readonly string[], until: number): Promise<void> {
       if (ids.length === 0) return Promise.resolve();
