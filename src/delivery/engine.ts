@@ -23,6 +23,7 @@ import type { LaneTable } from './lanes.js';
 import { type Outcome, type PerRecipient, RELEASED } from './outcome.js';
 import type { OutcomeWriter } from './outcome-writer.js';
 import { rerouteRemovedLanes } from './removed-lanes.js';
+import { ROUTE_BATCH, routeBatch, SANDBOX_LANE } from './router.js';
 import { deliverJob, newContext, type StepDeps } from './steps.js';
 import type { ClaimedJob, DeliveryStore } from './store.js';
 
@@ -47,10 +48,7 @@ export interface EngineOptions {
 }
 
 const TRAFFIC: readonly Traffic[] = ['transactional', 'marketing'];
-export const SANDBOX_LANE = 'sandbox';
 const SANDBOX_HIGH_WATER = 256;
-/** Jobs the router reads at a time. */
-const ROUTE_BATCH = 500;
 
 export class DeliveryEngine {
   readonly #o: EngineOptions;
@@ -212,36 +210,18 @@ export class DeliveryEngine {
   }
 
   /**
-   * Gives lanes to due jobs that have none: one MX lookup per recipient domain of the batch, one
-   * write per batch, no lease (assigning a lane twice is harmless). Runs beside the claims, so a
-   * slow DNS answer delays routing only; batches follow each other until none is left.
+   * Gives lanes to due jobs that have none (router.ts), beside the claims, so a slow DNS answer
+   * delays routing only; batches follow each other until none is left.
    */
   #startRouting(traffic: Traffic): void {
     const key = `${traffic}/`;
     if (this.#stopping || this.#routing.has(traffic) || this.#drained.has(key)) return;
     this.#routing.add(traffic);
-    void (async () => {
-      const jobs = await this.#o.store.unrouted(traffic, ROUTE_BATCH, Date.now());
-      if (jobs.length < ROUTE_BATCH) this.#drained.add(key);
-      if (jobs.length === 0) return;
-      const lanes = new Map<string, Promise<string>>();
-      for (const job of jobs) {
-        const domainKey = job.mode === 'test' ? '' : job.domain;
-        if (!lanes.has(domainKey))
-          lanes.set(
-            domainKey,
-            job.mode === 'test' ? Promise.resolve(SANDBOX_LANE) : this.#laneOf(job.domain, traffic),
-          );
-      }
-      const assigned = await Promise.all(
-        jobs.map(async (job) => ({
-          id: job.id,
-          lane: await (lanes.get(job.mode === 'test' ? '' : job.domain) as Promise<string>),
-        })),
-      );
-      await this.#o.store.assignLane(assigned);
-      for (const lane of new Set(assigned.map((a) => a.lane))) this.#drained.delete(`${traffic}/${lane}`);
-    })()
+    routeBatch(this.#o, traffic)
+      .then(({ found, lanes }) => {
+        if (found < ROUTE_BATCH) this.#drained.add(key);
+        for (const lane of lanes) this.#drained.delete(`${traffic}/${lane}`);
+      })
       .catch((error: unknown) => {
         this.lastError = error instanceof Error ? error.message : String(error);
         this.#o.log.error({ err: error }, 'routing jobs to lanes failed');
@@ -250,14 +230,6 @@ export class DeliveryEngine {
         this.#routing.delete(traffic);
         this.wake();
       });
-  }
-
-  /** The lane of a recipient domain: by its first MX host; a domain without one goes to `default`. */
-  async #laneOf(domain: string, traffic: Traffic): Promise<string> {
-    const answer = await this.#o.dns.mx(domain);
-    const host = answer.status === 'found' ? answer.hosts[0]?.exchange : undefined;
-    // The default lane's steps record why a domain cannot receive mail (or retry a DNS failure).
-    return host === undefined ? 'default' : this.#o.laneTable.laneFor(host, traffic).name;
   }
 
   /** Runs one job's steps in `lane` (null: the sandbox) and records the outcome. */
