@@ -70,13 +70,35 @@ export function outcomeOfError(err: unknown): Outcome {
     return outcomeOfTransport(unavailable ? 'tls_unavailable' : 'tls_failed', error.message);
   }
   const reply = typeof error?.response === 'string' ? parseSmtpReply(error.response) : null;
-  if (reply !== null && reply.code >= 400) return outcomeOfReply(reply);
+  if (reply !== null && reply.code >= 400) {
+    const outcome = outcomeOfReply(reply);
+    return outcome.kind === 'bounced' && refusesSession(error) ? asDeferral(outcome) : outcome;
+  }
   if (error?.code === 'EMESSAGE' && /size/i.test(error.message)) {
     // nodemailer refuses before MAIL FROM when the message exceeds the server's SIZE (RFC 1870).
     return outcomeOfReply(smtpReply(552, `5.3.4 ${oneLine(error.message)}`));
   }
   const message = error instanceof Error ? error.message : String(err);
   return outcomeOfTransport(transportFailureOf(err), message);
+}
+
+/**
+ * A 5xx greeting (RFC 5321 §3.1: "no SMTP service here") or a refused EHLO/HELO answers our
+ * session, before any recipient is named: it says nothing about the address. The lane tries the
+ * next MX host; when none is left the job is deferred and retried, and bounces (never as hard)
+ * only when its maximum age runs out. Postfix does the same by default (`smtp_skip_5xx_greeting`).
+ * A refusal that names a block list still flags the lane (its category is kept).
+ */
+function refusesSession(error: SmtpError): boolean {
+  return error.command === 'CONN' || error.command === 'EHLO' || error.command === 'HELO';
+}
+
+function asDeferral(outcome: Extract<Outcome, { kind: 'bounced' }>): Outcome {
+  return {
+    kind: 'deferred',
+    reply: outcome.reply,
+    class: { ...outcome.class, outcome: 'deferred', hard: false },
+  };
 }
 
 /** A failure that retrying cannot fix and that is ours, not the recipient's (e.g. no message to send). */

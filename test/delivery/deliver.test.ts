@@ -194,3 +194,17 @@ test('a domain that does not exist bounces without a connection', async (t) => {
   });
   t.is(env.peer.connections, 0);
 });
+
+test('a 5xx greeting defers the message rather than bouncing or suppressing the recipient', async (t) => {
+  const env = await startDeliveryEnv(t);
+  mx(env.dns, 'example.net', [{ host: 'mx1.example.net', ip: '127.0.0.1' }]);
+  // RFC 5321 §3.1: "no SMTP service here" answers the session, not the recipient.
+  env.peer.connectReply(554, 'mx1.example.net no SMTP service here', { times: 1 });
+  const id = await send(env, { to: ['ann@example.net'] });
+  t.is(await settled(env.ph, id), 'delivered');
+  const delay = events(env.ph, id).find((e) => e.type === 'email.delivery_delayed');
+  t.like(delay?.data.delay, { attempt: 1, status: '5.0.0' });
+  t.regex(String(delay?.data.delay.smtp_response), /^554 .*no SMTP service here/);
+  t.deepEqual(rows(env.ph, 'select email from suppressions'), []);
+  t.is(env.peer.messages.length, 1);
+});
