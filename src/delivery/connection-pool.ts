@@ -69,6 +69,9 @@ export class ConnectionPool {
       stillWanted();
       const idle = this.#takeIdle(key);
       if (idle !== null) return this.#lend(idle);
+      // The host's connections are all taken, some idle under another key (TLS level): one of
+      // those makes room, rather than the caller waiting out its idle timeout.
+      if ((this.#perHost.get(host) ?? 0) >= this.#limits.perHost) this.#evictIdleOf(host);
       const hostCount = this.#perHost.get(host) ?? 0;
       if (this.#total >= this.#limits.maxConnections && hostCount < this.#limits.perHost) this.#evictIdle();
       if (this.#total < this.#limits.maxConnections && hostCount < this.#limits.perHost) {
@@ -172,6 +175,12 @@ export class ConnectionPool {
 
   #evictIdle(): void {
     if (this.#idle.length > 0) this.#drop(0);
+  }
+
+  /** Closes the oldest idle connection to `host` (its key differs: `#takeIdle` found none). */
+  #evictIdleOf(host: string): void {
+    const index = this.#idle.findIndex((entry) => entry.connection.target.host === host);
+    if (index >= 0) this.#drop(index);
   }
 
   /** Closes (QUIT) an idle connection and returns it. */

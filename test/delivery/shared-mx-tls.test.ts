@@ -148,3 +148,27 @@ test('a connection opened with opportunistic TLS is not reused for a domain whos
     ],
   );
 });
+
+test('with one connection per MX, an idle connection at another TLS level makes room instead of making a job wait', async (t) => {
+  const env = await enforcingDomain(t, 'sts.example', 'localhost', {
+    lanes: [{ name: 'default', connections_per_mx: 1 } as never],
+    idle_timeout: '60s',
+  });
+  mx(env.dns, 'sts.example', [{ host: 'localhost', ip: '127.0.0.1' }]);
+  mx(env.dns, 'plain.example', [{ host: 'localhost', ip: '127.0.0.1' }]);
+
+  const first = await send(env, { to: ['bob@plain.example'] });
+  t.is(await settled(env.ph, first), 'delivered');
+  // The opportunistic connection now sits idle (for up to a minute) and holds the MX's only slot.
+  const started = Date.now();
+  const second = await send(env, { to: ['ann@sts.example'] });
+  t.is(await settled(env.ph, second, 30_000), 'delivered');
+  t.true(Date.now() - started < 20_000, 'the verified job did not wait for the idle connection to time out');
+  t.deepEqual(
+    env.peer.messages.map((m) => [m.rcptTo[0], m.connection]),
+    [
+      ['bob@plain.example', 1],
+      ['ann@sts.example', 2],
+    ],
+  );
+});
