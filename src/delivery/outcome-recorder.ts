@@ -15,9 +15,9 @@
 import type SQLite from 'better-sqlite3';
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
-import { inSavepoint } from '../platform/db/savepoints.js';
 import type { RecipientStatus } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
+import { type SuppressBesideOutcome, suppressBesideOutcome } from '../suppressions/beside-outcome.js';
 import type { SuppressionInput } from '../suppressions/service.js';
 import { type BounceClass, countsAsSoftBounce, expired } from './bounce-classifier.js';
 import { dueTime } from './due-time.js';
@@ -62,9 +62,11 @@ export interface JobReport {
 
 export class OutcomeRecorder {
   readonly #deps: RecorderDeps;
+  readonly #suppressBeside: SuppressBesideOutcome;
 
   constructor(deps: RecorderDeps) {
     this.#deps = deps;
+    this.#suppressBeside = suppressBesideOutcome(deps);
   }
 
   /**
@@ -193,29 +195,18 @@ export class OutcomeRecorder {
    * the list cannot hold, a refused write) is rolled back alone and logged: the outcome and its
    * events are recorded all the same. False when the address was not suppressed.
    */
-  async #suppress(
+  #suppress(
     trx: Db,
     recipient: RecipientRow,
     message: MessageRow,
     reason: SuppressionInput['reason'],
     now: number,
   ): Promise<boolean> {
-    const added = await inSavepoint(this.#deps.sqlite, 'suppression', () =>
-      this.#deps.suppressions.addWithin(trx, {
-        projectId: message.project_id,
-        email: recipient.email,
-        reason,
-        messageId: message.id,
-        at: now,
-      }),
+    return this.#suppressBeside(
+      trx,
+      { projectId: message.project_id, email: recipient.email, reason, messageId: message.id, at: now },
+      { recipient_id: recipient.id },
     );
-    if (!added.ok) {
-      this.#deps.log.error(
-        { err: added.error, message_id: message.id, recipient_id: recipient.id, reason },
-        'an address could not be suppressed; its delivery outcome is recorded without it',
-      );
-    }
-    return added.ok;
   }
 
   /** Recipient counts of the message: from this job alone when it holds them all, else a query. */

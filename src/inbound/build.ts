@@ -14,6 +14,7 @@ import type { HealthRegistry } from '../health/registry.js';
 import type { Kernel } from '../kernel.js';
 import { parseDuration } from '../platform/config/duration.js';
 import { ensureSelfSignedCert } from '../platform/tls/self-signed.js';
+import { suppressBesideOutcome } from '../suppressions/beside-outcome.js';
 import type { SuppressionService } from '../suppressions/service.js';
 import { type Analyzer, createAnalyzer } from './analyzer.js';
 import { createDsnWriter } from './dsn-outcome.js';
@@ -59,12 +60,17 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
   const store = createInboundStore(db, kernel.store.sqlite);
   const outbound = createOutboundLookup(db);
   const threads = createThreads(store, outbound);
-  const sentMail = createSentMail({ db, events: deps.events, suppressions: deps.suppressions });
+  const suppress = suppressBesideOutcome({
+    sqlite: kernel.store.sqlite,
+    log,
+    suppressions: deps.suppressions,
+  });
+  const sentMail = createSentMail({ db, events: deps.events, suppress });
   const bounceTarget = async (address: string) => (await deps.delivery.bounceTarget(address)) ?? undefined;
   const recordDsn = createDsnWriter({
     store: createDeliveryStore(db, kernel.store.sqlite),
     events: deps.events,
-    suppressions: deps.suppressions,
+    suppress,
     softBounceLimit: config.delivery.soft_bounce_limit,
   });
   const feedback = createFeedbackHandler({

@@ -23,13 +23,14 @@ import { parseSmtpReply, type SmtpReply, smtpReply } from '../delivery/smtp-repl
 import type { DeliveryStore } from '../delivery/store.js';
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
-import type { SuppressionService } from '../suppressions/service.js';
+import type { SuppressBesideOutcome } from '../suppressions/beside-outcome.js';
 import type { DsnOutcome } from './feedback.js';
 
 export interface DsnWriterDeps {
   readonly store: Pick<DeliveryStore, 'writes'>;
   readonly events: Pick<EventService, 'append'>;
-  readonly suppressions: Pick<SuppressionService, 'addWithin'>;
+  /** Suppressions beside the outcome: one that fails never undoes it (suppressions/beside-outcome.ts). */
+  readonly suppress: SuppressBesideOutcome;
   readonly softBounceLimit: number;
 }
 
@@ -95,13 +96,11 @@ export function createDsnWriter(deps: DsnWriterDeps) {
     writes.setMessageStatus(message.id, messageStatusOf(writes.statusCounts(message.id)), at);
     await append(bouncedEvent(ctx, reply, outcome.bounce, false));
     const suppress = (reason: 'hard_bounce' | 'repeated_soft_bounce') =>
-      deps.suppressions.addWithin(trx, {
-        projectId: message.project_id,
-        email: recipient.email,
-        reason,
-        messageId: message.id,
-        at,
-      });
+      deps.suppress(
+        trx,
+        { projectId: message.project_id, email: recipient.email, reason, messageId: message.id, at },
+        { recipient_id: recipient.id, source: 'dsn' },
+      );
     if (outcome.bounce.hard) {
       await suppress('hard_bounce');
     } else if (countsAsSoftBounce(outcome.bounce)) {

@@ -7,7 +7,7 @@ import { messageStatus } from '../delivery/message-status.js';
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
 import type { RecipientStatus } from '../platform/db/tables.js';
-import type { SuppressionService } from '../suppressions/service.js';
+import type { SuppressBesideOutcome } from '../suppressions/beside-outcome.js';
 import type { ComplaintOutcome } from './feedback.js';
 
 export interface SentMessage {
@@ -27,7 +27,8 @@ export interface SentMessage {
 export function createSentMail(deps: {
   readonly db: Db;
   readonly events: EventService;
-  readonly suppressions: SuppressionService;
+  /** Suppressions beside the outcome: one that fails never undoes it (suppressions/beside-outcome.ts). */
+  readonly suppress: SuppressBesideOutcome;
 }) {
   const { db } = deps;
 
@@ -109,13 +110,17 @@ export function createSentMail(deps: {
           },
         },
       });
-      await deps.suppressions.addWithin(trx, {
-        projectId: message.projectId,
-        email: recipient.email,
-        reason: 'spam_complaint',
-        messageId: message.messageId,
-        at,
-      });
+      await deps.suppress(
+        trx,
+        {
+          projectId: message.projectId,
+          email: recipient.email,
+          reason: 'spam_complaint',
+          messageId: message.messageId,
+          at,
+        },
+        { recipient_id: recipient.id, source: 'complaint' },
+      );
     },
 
     refreshStatus,

@@ -187,6 +187,33 @@ Diagnostic-Code: smtp; 552 5.2.2 Mailbox full`,
   t.is(suppressed.body.reason, 'repeated_soft_bounce');
 });
 
+test('a DSN whose recipient cannot be suppressed still records the bounce, without the suppression', async (t) => {
+  const env = await startInboundEnv(t);
+  const sent = await sendAndDeliver(env, ['erin@example.net']);
+  const id = sent.recipients['erin@example.net'] as string;
+  // An address the suppression list cannot hold, as a version that accepted quoted local parts stored it.
+  env.ph.server.kernel.store.sqlite
+    .prepare(`update message_recipients set email = '"erin x"@example.net' where id = ?`)
+    .run(id);
+  const to = verp(env, { kind: 'recipient', id });
+  const reply = await sendRaw(
+    env.smtpPort,
+    '',
+    [to],
+    dsn(to, sent, [
+      `Final-Recipient: rfc822; "erin x"@example.net
+Action: failed
+Status: 5.1.1
+Diagnostic-Code: smtp; 550 5.1.1 User unknown`,
+    ]),
+  );
+  t.is(reply.code, 250);
+  await env.settled();
+  t.like(recipientRow(env, id), { status: 'bounced', bounce_category: 'mailbox_unknown' });
+  t.is(eventRows(env.ph, 'email.bounced').length, 1);
+  t.is((await env.ph.request('GET', '/v1/suppressions')).body.data.length, 0);
+});
+
 const arf = (options: {
   originalMailFrom?: string;
   rcptTo?: string;
