@@ -180,14 +180,15 @@ export function createEmailService(deps: EmailServiceDeps) {
   }
 
   /** A replay of an earlier send with the same key, read under the connection lock. */
-  function replayOf(projectId: string, key: string | null): Promise<MessageRef | undefined> {
+  function replayOf(principal: KeyPrincipal, key: string | null): Promise<MessageRef | undefined> {
     if (key === null) return Promise.resolve(undefined);
-    return db.connection().execute(async () => store.findIdempotent(projectId, key, Date.now()));
+    const { projectId, mode } = principal;
+    return db.connection().execute(async () => store.findIdempotent(projectId, mode, key, Date.now()));
   }
 
   return {
     async send(principal: KeyPrincipal, request: SendRequest, key: string | null): Promise<SendOutcome> {
-      const replay = await replayOf(principal.projectId, key);
+      const replay = await replayOf(principal, key);
       if (replay) return { ref: replay, created: false, headers: {} };
       checkNotSuspended(principal);
       const admitted = await admit(principal, request, key);
@@ -214,7 +215,7 @@ export function createEmailService(deps: EmailServiceDeps) {
         try {
           const request = parseItem(item);
           const key = request.idempotency_key ?? (baseKey === null ? null : `${baseKey}-${index}`);
-          const replay = await replayOf(principal.projectId, key);
+          const replay = await replayOf(principal, key);
           if (replay) {
             results.push({ index, id: replay.id, status: replay.status });
             continue;

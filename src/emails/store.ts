@@ -6,7 +6,7 @@
  */
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
-import type { MessageStatus } from '../platform/db/tables.js';
+import type { KeyMode, MessageStatus } from '../platform/db/tables.js';
 import { idFloor, newId } from '../platform/ids.js';
 import { type Draft, type MessageRef, recipientDomains } from './model.js';
 
@@ -33,9 +33,14 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
   };
 
   return {
-    /** The message an unexpired idempotency key points at, if any. */
-    findIdempotent(projectId: string, key: string, now: number): MessageRef | undefined {
-      const row = stmt().findIdempotent.get(projectId, key, now - IDEMPOTENCY_TTL_MS) as RefRow | undefined;
+    /**
+     * The message an unexpired idempotency key points at, if any. Keys are per project and mode:
+     * a test key's record never answers a live send (whose mail the sandbox would swallow).
+     */
+    findIdempotent(projectId: string, mode: KeyMode, key: string, now: number): MessageRef | undefined {
+      const row = stmt().findIdempotent.get(projectId, mode, key, now - IDEMPOTENCY_TTL_MS) as
+        | RefRow
+        | undefined;
       return row && toRef(row);
     },
 
@@ -47,7 +52,7 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
     insertAccepted(draft: Draft, now: number): { ref: MessageRef; created: boolean } {
       const s = stmt();
       if (draft.idempotencyKey !== null) {
-        const existing = this.findIdempotent(draft.projectId, draft.idempotencyKey, now);
+        const existing = this.findIdempotent(draft.projectId, draft.mode, draft.idempotencyKey, now);
         if (existing) return { ref: existing, created: false };
       }
       const id = newId('msg', now);
@@ -101,7 +106,7 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
         );
       }
       if (draft.idempotencyKey !== null)
-        s.upsertIdempotency.run(draft.projectId, draft.idempotencyKey, id, now);
+        s.upsertIdempotency.run(draft.projectId, draft.mode, draft.idempotencyKey, id, now);
       return { ref: { id, status, createdAt: now }, created: true };
     },
 
@@ -280,7 +285,7 @@ function prepare(sqlite: SQLite.Database) {
   return {
     findIdempotent: sqlite.prepare(
       `select m.id, m.status, m.created_at from idempotency_keys k join messages m on m.id = k.message_id
-       where k.project_id = ? and k.key = ? and k.created_at > ?`,
+       where k.project_id = ? and k.mode = ? and k.key = ? and k.created_at > ?`,
     ),
     insertMessage: sqlite.prepare(
       `insert into messages (id, project_id, api_key_id, mode, traffic, status, from_header, from_email, from_domain,
@@ -302,8 +307,8 @@ function prepare(sqlite: SQLite.Database) {
     ),
     // An expired record (older than 24 h) is simply taken over by the new message.
     upsertIdempotency: sqlite.prepare(
-      `insert into idempotency_keys (project_id, key, message_id, created_at) values (?, ?, ?, ?)
-       on conflict (project_id, key) do update set message_id = excluded.message_id, created_at = excluded.created_at`,
+      `insert into idempotency_keys (project_id, mode, key, message_id, created_at) values (?, ?, ?, ?, ?)
+       on conflict (project_id, mode, key) do update set message_id = excluded.message_id, created_at = excluded.created_at`,
     ),
   };
 }

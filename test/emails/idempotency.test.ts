@@ -1,6 +1,6 @@
 import test from 'ava';
 import { startPosthorn } from '../helpers/server.js';
-import { count, email, verifiedDomain } from './helpers.js';
+import { count, email, rows, verifiedDomain } from './helpers.js';
 
 test('a repeated Idempotency-Key returns the first message with 202 and creates nothing', async (t) => {
   const ph = await startPosthorn(t);
@@ -66,4 +66,38 @@ test('batch items derive their keys from the header base key and their index', a
     headers: { 'idempotency-key': 'batch-1-2' },
   });
   t.is(single.body.id, first.body.data[2].id);
+});
+
+test('a test key and a live key of one project keep separate idempotency keys', async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  const testKey = await ph.createKey(ph.owner.projectId, ['full_access'], 'test');
+  const headers = { 'idempotency-key': 'order-1' };
+  const sandboxed = await ph.request('POST', '/v1/emails', { key: testKey, body: email(), headers });
+  t.is(sandboxed.status, 202, sandboxed.text);
+  // The live send is its own message, not the test one (which only ever reaches the sandbox sink).
+  const live = await ph.request('POST', '/v1/emails', {
+    body: email({ to: ['bob@example.com'], subject: 'Live' }),
+    headers,
+  });
+  t.is(live.status, 202, live.text);
+  t.not(live.body.id, sandboxed.body.id);
+  t.is(live.headers.get('idempotent-replayed'), null);
+  t.deepEqual(rows(ph, 'select mode, subject from messages order by id'), [
+    { mode: 'test', subject: 'Hello' },
+    { mode: 'live', subject: 'Live' },
+  ]);
+  // Each mode's retry replays its own message.
+  const liveAgain = await ph.request('POST', '/v1/emails', { body: email(), headers });
+  t.is(liveAgain.body.id, live.body.id);
+  t.is(liveAgain.headers.get('idempotent-replayed'), 'true');
+  const testAgain = await ph.request('POST', '/v1/emails', { key: testKey, body: email(), headers });
+  t.is(testAgain.body.id, sandboxed.body.id);
+  t.is(count(ph, 'messages'), 2);
+  // A batch item's key is per mode too.
+  const batch = await ph.request('POST', '/v1/emails/batch', {
+    key: testKey,
+    body: { emails: [email({ idempotency_key: 'order-1' })] },
+  });
+  t.is(batch.body.data[0].id, sandboxed.body.id);
 });

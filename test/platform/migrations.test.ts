@@ -28,7 +28,12 @@ test('0008 moves the bodies of existing messages into message_bodies and drops t
   insert.run('msg_2', null, 'text only');
   store.sqlite.pragma('foreign_keys = ON');
 
-  t.deepEqual(await migrateToLatest(store.db), ['0008-message-bodies']);
+  const after = await migrator.migrateTo('0008-message-bodies');
+  t.is(after.error, undefined);
+  t.deepEqual(
+    after.results?.map((r) => r.migrationName),
+    ['0008-message-bodies'],
+  );
   const bodies = store.sqlite
     .prepare('select message_id, html, text from message_bodies order by message_id')
     .all();
@@ -44,4 +49,57 @@ test('0008 moves the bodies of existing messages into message_bodies and drops t
   // A message's body goes with it.
   store.sqlite.prepare('delete from messages where id = ?').run('msg_1');
   t.is((store.sqlite.prepare('select count(*) as n from message_bodies').get() as { n: number }).n, 1);
+});
+
+test("0009 keys idempotency records by mode, each existing record taking its message's mode", async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const store = openStore(dir);
+  t.teardown(() => store.close());
+  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
+  t.is((await migrator.migrateTo('0008-message-bodies')).error, undefined);
+
+  store.sqlite.pragma('foreign_keys = OFF');
+  const message = store.sqlite.prepare(
+    `insert into messages (id, project_id, api_key_id, mode, traffic, status, from_header, from_email, from_domain,
+       reply_to, subject, headers, tags, created_at, updated_at)
+     values (?, 'prj_1', null, ?, 'transactional', 'queued', 'a@x.test', 'a@x.test', 'x.test', null, 'Hi', '{}', '{}', 1, 1)`,
+  );
+  message.run('msg_live', 'live');
+  message.run('msg_test', 'test');
+  store.sqlite.pragma('foreign_keys = ON');
+  const record = store.sqlite.prepare(
+    'insert into idempotency_keys (project_id, key, message_id, created_at) values (?, ?, ?, ?)',
+  );
+  record.run('prj_1', 'a', 'msg_live', 5);
+  record.run('prj_1', 'b', 'msg_test', 6);
+  record.run('prj_1', 'c', 'msg_gone', 7);
+
+  t.deepEqual(await migrateToLatest(store.db), ['0009-idempotency-mode']);
+  t.deepEqual(
+    store.sqlite
+      .prepare('select project_id, mode, key, message_id, created_at from idempotency_keys order by key')
+      .all(),
+    [
+      { project_id: 'prj_1', mode: 'live', key: 'a', message_id: 'msg_live', created_at: 5 },
+      { project_id: 'prj_1', mode: 'test', key: 'b', message_id: 'msg_test', created_at: 6 },
+    ],
+  );
+  // One key may now exist once per mode, and the lookups stay on the primary key and index.
+  store.sqlite
+    .prepare(
+      'insert into idempotency_keys (project_id, mode, key, message_id, created_at) values (?, ?, ?, ?, ?)',
+    )
+    .run('prj_1', 'test', 'a', 'msg_test', 8);
+  const plan = (query: string) =>
+    (store.sqlite.prepare(`explain query plan ${query}`).all() as { detail: string }[])
+      .map((r) => r.detail)
+      .join('; ');
+  t.regex(
+    plan(
+      "select message_id from idempotency_keys where project_id = 'prj_1' and mode = 'live' and key = 'a'",
+    ),
+    /SEARCH idempotency_keys USING PRIMARY KEY \(project_id=\? AND mode=\? AND key=\?\)/,
+  );
+  t.regex(plan('delete from idempotency_keys where created_at < 10'), /USING INDEX idempotency_keys_created/);
 });

@@ -87,9 +87,13 @@ export interface MessageRecipientsTable {
   updated_at: number;
 }
 
-/** Send API idempotency records (migration 0004): one per project and key, kept 24 hours. */
+/**
+ * Send API idempotency records (migrations 0004, 0009): one per project, key mode and key, kept
+ * 24 hours. Test and live keys of one project never share a record.
+ */
 export interface IdempotencyKeysTable {
   project_id: string;
+  mode: KeyMode;
   key: string;
   message_id: string;
   created_at: number;
