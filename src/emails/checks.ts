@@ -1,16 +1,19 @@
 /**
  * The checks an accepted send passes, in the order the spec sets (§1, §4.1 rules 4–5), each a
  * small step that returns or throws the refusal a caller sees:
- *   suspended project (403) → sender (403) → suppression (422) → quotas and rate limits (429).
- * Scope (403) is enforced by the route before any of these. Steps read other capabilities only
+ *   send_at bounds (400) → suspended project (403) → sender (403) → suppression (422) →
+ *   quotas and rate limits (429).
+ * Scope (403) is enforced by the route before any of these, and none of them runs for a request
+ * whose Idempotency-Key replays an earlier send. Steps read other capabilities only
  * through the ports below (their services), never their tables.
  */
 import type { Config } from '../platform/config/schema.js';
-import { AppError, forbidden } from '../platform/http/errors.js';
+import { AppError, badRequest, forbidden } from '../platform/http/errors.js';
 import type { KeyPrincipal } from '../platform/http/principal.js';
 import { normalizeEmail } from '../suppressions/normalize.js';
 import { type Mailbox, parseMailbox } from './address.js';
 import type { Draft } from './model.js';
+import { MAX_SCHEDULE_AHEAD_MS } from './schemas.js';
 
 /** What the send path needs from the domains, suppressions, templates and projects services. */
 export interface SendPorts {
@@ -35,6 +38,24 @@ export interface RenderedTemplate {
   readonly text: string | null;
   readonly templateId: string;
   readonly version: number;
+}
+
+/**
+ * Spec §8: `send_at` lies in the future and at most 30 days ahead. Not part of the body schema
+ * (which checks only its format): a retry whose key replays an earlier send must not fail because
+ * its send_at has passed meanwhile. The 400 reads as the schema's would; `where` is "body" for a
+ * send and "email" for a batch item.
+ */
+export function checkSendAt(sendAt: number | undefined, where: 'body' | 'email', now = Date.now()): void {
+  if (sendAt === undefined) return;
+  const problem =
+    sendAt <= now
+      ? 'must be in the future'
+      : sendAt - now > MAX_SCHEDULE_AHEAD_MS
+        ? 'must be at most 30 days ahead'
+        : null;
+  if (problem)
+    throw badRequest(`Invalid ${where}: send_at: ${problem}.`, [{ path: 'send_at', message: problem }]);
 }
 
 export function checkNotSuspended(principal: KeyPrincipal): void {

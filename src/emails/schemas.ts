@@ -52,14 +52,9 @@ const sendAt = z.iso
     offset: true,
     error: 'must be an ISO 8601 date-time with a time zone, e.g. 2030-01-01T09:00:00Z',
   })
-  .transform((value, ctx) => {
-    const at = Date.parse(value);
-    const now = Date.now();
-    if (at <= now) ctx.addIssue({ code: 'custom', message: 'must be in the future' });
-    else if (at - now > MAX_SCHEDULE_AHEAD_MS)
-      ctx.addIssue({ code: 'custom', message: 'must be at most 30 days ahead' });
-    return at;
-  })
+  // The time bounds (future, 30 days ahead) are checks.ts's `checkSendAt`, applied only once the
+  // Idempotency-Key found no earlier send to replay: a retry after send_at passed replays.
+  .transform((value) => Date.parse(value))
   .describe('Schedule the send for this time; up to 30 days ahead. Omit to send now.');
 
 export const sendShape = {

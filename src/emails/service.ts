@@ -15,7 +15,13 @@ import { AppError, badRequest, type ErrorDetail } from '../platform/http/errors.
 import type { KeyPrincipal } from '../platform/http/principal.js';
 import { formatPath } from '../platform/http/validate.js';
 import type { Mailbox } from './address.js';
-import { checkNotSuspended, checkSuppression, createSenderCheck, type SendPorts } from './checks.js';
+import {
+  checkNotSuspended,
+  checkSendAt,
+  checkSuppression,
+  createSenderCheck,
+  type SendPorts,
+} from './checks.js';
 import { canonicalHeaders } from './headers.js';
 import type { Reservation, SendLimits } from './limits.js';
 import type { Draft, DraftRecipient, MessageRef } from './model.js';
@@ -190,6 +196,7 @@ export function createEmailService(deps: EmailServiceDeps) {
     async send(principal: KeyPrincipal, request: SendRequest, key: string | null): Promise<SendOutcome> {
       const replay = await replayOf(principal, key);
       if (replay) return { ref: replay, created: false, headers: {} };
+      checkSendAt(request.send_at, 'body');
       checkNotSuspended(principal);
       const admitted = await admit(principal, request, key);
       const [result] = await commit([admitted]);
@@ -220,6 +227,7 @@ export function createEmailService(deps: EmailServiceDeps) {
             results.push({ index, id: replay.id, status: replay.status });
             continue;
           }
+          checkSendAt(request.send_at, 'email');
           admitted.push({ index, ...(await admit(principal, request, key)) });
         } catch (error) {
           if (!(error instanceof AppError) || error.status >= 500) {

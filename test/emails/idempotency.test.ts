@@ -1,6 +1,6 @@
 import test from 'ava';
 import { startPosthorn } from '../helpers/server.js';
-import { count, email, rows, verifiedDomain } from './helpers.js';
+import { count, email, rows, sleep, verifiedDomain } from './helpers.js';
 
 test('a repeated Idempotency-Key returns the first message with 202 and creates nothing', async (t) => {
   const ph = await startPosthorn(t);
@@ -100,4 +100,58 @@ test('a test key and a live key of one project keep separate idempotency keys', 
     body: { emails: [email({ idempotency_key: 'order-1' })] },
   });
   t.is(batch.body.data[0].id, sandboxed.body.id);
+});
+
+test('a retry with the same Idempotency-Key replays the send after its send_at has passed', async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  const body = email({ send_at: new Date(Date.now() + 1000).toISOString() });
+  const headers = { 'idempotency-key': 'sched-1' };
+  const first = await ph.request('POST', '/v1/emails', { body, headers });
+  t.is(first.status, 202, first.text);
+  await sleep(1300);
+  const retry = await ph.request('POST', '/v1/emails', { body, headers });
+  t.is(retry.status, 202, retry.text);
+  t.is(retry.body.id, first.body.id);
+  t.is(retry.headers.get('idempotent-replayed'), 'true');
+  t.is(count(ph, 'messages'), 1);
+  // Without a stored send to replay, the rule still holds, in the same 400 as before.
+  const fresh = await ph.request('POST', '/v1/emails', { body, headers: { 'idempotency-key': 'sched-2' } });
+  t.is(fresh.status, 400);
+  t.is(fresh.body.error, 'Invalid body: send_at: must be in the future.');
+  t.deepEqual(fresh.body.details, [{ path: 'send_at', message: 'must be in the future' }]);
+  t.is(count(ph, 'messages'), 1);
+});
+
+test('a batch retry replays items whose send_at has passed; an item with nothing to replay is refused', async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  const soon = new Date(Date.now() + 1000).toISOString();
+  const headers = { 'idempotency-key': 'batch-sched' };
+  const first = await ph.request('POST', '/v1/emails/batch', {
+    body: { emails: [email({ send_at: soon }), email({ to: ['b@example.com'], send_at: soon })] },
+    headers,
+  });
+  t.is(first.status, 202, first.text);
+  await sleep(1300);
+  const retry = await ph.request('POST', '/v1/emails/batch', {
+    body: {
+      emails: [
+        email({ send_at: soon }),
+        email({ to: ['b@example.com'], send_at: soon }),
+        email({ to: ['c@example.com'], send_at: soon }),
+      ],
+    },
+    headers,
+  });
+  t.is(retry.status, 207, retry.text);
+  t.is(retry.body.data[0].id, first.body.data[0].id);
+  t.is(retry.body.data[1].id, first.body.data[1].id);
+  t.deepEqual(retry.body.data[2], {
+    index: 2,
+    status_code: 400,
+    error: 'Invalid email: send_at: must be in the future.',
+    details: [{ path: 'send_at', message: 'must be in the future' }],
+  });
+  t.is(count(ph, 'messages'), 2);
 });
