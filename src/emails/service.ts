@@ -66,6 +66,14 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
   return value;
 }
 
+/** Spec §4.1: two items of one batch must not share a key, or the second would replay the first. */
+function duplicateKey(key: string, firstIndex: number): AppError {
+  const message = `is already the key of item ${firstIndex} in this batch; give each item its own key`;
+  return badRequest(`Invalid email: idempotency key ${JSON.stringify(key)} ${message}.`, [
+    { path: 'idempotency_key', message },
+  ]);
+}
+
 function recipientsOf(request: SendRequest): DraftRecipient[] {
   const seen = new Set<string>();
   const out: DraftRecipient[] = [];
@@ -213,6 +221,7 @@ export function createEmailService(deps: EmailServiceDeps) {
       checkNotSuspended(principal);
       const results: BatchResult[] = [];
       const admitted: Array<{ index: number; draft: Draft; reservation: Reservation }> = [];
+      const keyIndex = new Map<string, number>(); // effective key → the first item that has it
       for (const [index, item] of items.entries()) {
         // Admitting an item awaits nothing but microtasks (its reads are synchronous): without a
         // turn of the event loop between items, 32 concurrent 100-item batches held it for
@@ -222,6 +231,11 @@ export function createEmailService(deps: EmailServiceDeps) {
         try {
           const request = parseItem(item);
           const key = request.idempotency_key ?? (baseKey === null ? null : `${baseKey}-${index}`);
+          if (key !== null) {
+            const first = keyIndex.get(key);
+            if (first !== undefined) throw duplicateKey(key, first);
+            keyIndex.set(key, index);
+          }
           const replay = await replayOf(principal, key);
           if (replay) {
             results.push({ index, id: replay.id, status: replay.status });

@@ -109,3 +109,55 @@ test('admitting a batch lets the event loop turn between items, so other work is
   // One turn at least between two items; admitting all 100 in one go allowed a handful.
   t.true(turns >= 99, `${turns} turns of the event loop during the batch`);
 });
+
+test('two items of one batch with the same idempotency key: the second is refused with 400 and the batch answers 207', async (t) => {
+  const ph = await startPosthorn(t, { limits: { sends_per_minute_per_key: 2 } });
+  verifiedDomain(ph);
+  const res = await ph.request('POST', '/v1/emails/batch', {
+    body: {
+      emails: [email({ idempotency_key: 'dup' }), email({ to: ['zed@example.com'], idempotency_key: 'dup' })],
+    },
+  });
+  t.is(res.status, 207, res.text);
+  t.like(res.body.data[0], { index: 0, status: 'queued' });
+  t.deepEqual(res.body.data[1], {
+    index: 1,
+    status_code: 400,
+    error:
+      'Invalid email: idempotency key "dup" is already the key of item 0 in this batch; give each item its own key.',
+    details: [
+      {
+        path: 'idempotency_key',
+        message: 'is already the key of item 0 in this batch; give each item its own key',
+      },
+    ],
+  });
+  t.is(count(ph, 'messages'), 1);
+  t.is(count(ph, 'message_recipients', 'email = ?', 'zed@example.com'), 0);
+  // The refused item took no slot of the per-key rate limit.
+  t.is(res.headers.get('ratelimit-remaining'), '1');
+  const next = await ph.request('POST', '/v1/emails', { body: email({ to: ['zed@example.com'] }) });
+  t.is(next.status, 202, next.text);
+});
+
+test('an item whose own idempotency key equals another item’s derived key is refused', async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  // With base key "k", item 1 derives "k-1": the key item 0 names itself.
+  const res = await ph.request('POST', '/v1/emails/batch', {
+    body: { emails: [email({ idempotency_key: 'k-1' }), email({ to: ['zed@example.com'] })] },
+    headers: { 'idempotency-key': 'k' },
+  });
+  t.is(res.status, 207, res.text);
+  t.like(res.body.data[0], { index: 0, status: 'queued' });
+  t.like(res.body.data[1], { index: 1, status_code: 400 });
+  t.regex(res.body.data[1].error, /"k-1" is already the key of item 0/);
+  t.is(count(ph, 'messages'), 1);
+  // The batch retried as it was gives the same answer and still sends nothing to zed.
+  const again = await ph.request('POST', '/v1/emails/batch', {
+    body: { emails: [email({ idempotency_key: 'k-1' }), email({ to: ['zed@example.com'] })] },
+    headers: { 'idempotency-key': 'k' },
+  });
+  t.deepEqual(again.body, res.body);
+  t.is(count(ph, 'message_recipients', 'email = ?', 'zed@example.com'), 0);
+});
