@@ -28,7 +28,7 @@ test('0008 moves the bodies of existing messages into message_bodies and drops t
   insert.run('msg_2', null, 'text only');
   store.sqlite.pragma('foreign_keys = ON');
 
-  t.deepEqual(await migrateToLatest(store.db), ['0008-message-bodies']);
+  t.deepEqual(await migrateToLatest(store.db), ['0008-message-bodies', '0009-webhook-failure-streak']);
   const bodies = store.sqlite
     .prepare('select message_id, html, text from message_bodies order by message_id')
     .all();

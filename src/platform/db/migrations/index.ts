@@ -11,6 +11,7 @@ import * as sendApi from './0004-send-api.js';
 import * as domainsSuppressionsTemplates from './0003-domains-suppressions-templates.js';
 import * as inbound from './0007-inbound.js';
 import * as messageBodies from './0008-message-bodies.js';
+import * as webhookFailureStreak from './0009-webhook-failure-streak.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0006-webhooks-analytics': webhooksAnalytics,
   '0007-inbound': inbound,
   '0008-message-bodies': messageBodies,
+  '0009-webhook-failure-streak': webhookFailureStreak,
 };
