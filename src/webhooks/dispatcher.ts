@@ -110,6 +110,12 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
           continue;
         }
         const claimed = await store.claim(endpointId, now, free, now + timeoutMs + LEASE_MARGIN_MS);
+        if (stopped) {
+          // stop() ran while claiming and aborted only what was in flight then: hand these back
+          // rather than start requests nobody will abort.
+          await store.releaseLocks(claimed.map((attempt) => attempt.id));
+          return;
+        }
         for (const attempt of claimed) start(attempt);
         // Whatever is left due for this endpoint waits for one of its requests to finish.
         saturated.add(endpointId);
