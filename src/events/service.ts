@@ -3,12 +3,17 @@
  * state change that causes it (pass the transaction as `executor`). Webhooks and analytics only
  * read it. Listeners are told after the caller commits, via `notify()`, so a dispatcher can wake
  * up without polling hard; a missed notification only delays, it never loses an event.
+ *
+ * An event's ID is its place in the log (readers keep a cursor and read `id > cursor`), so it is
+ * made from the time of appending, above every ID already stored; the caller's `at` (an SMTP
+ * receive time, say, for mail spooled before a restart) is only the event's `created_at`. An ID
+ * made from `at` would sort behind the cursors and the event would never be read.
  */
 import { EventEmitter } from 'node:events';
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
 import type { EventsTable } from '../platform/db/tables.js';
-import { idFloor, newId } from '../platform/ids.js';
+import { idFloor, orderedIds } from '../platform/ids.js';
 import type { EventPayload, EventType } from './types.js';
 
 export interface NewEvent {
@@ -22,9 +27,8 @@ export interface NewEvent {
 }
 
 /** The row of a new event and its payload as webhooks see it. */
-function newEvent(event: NewEvent): { row: EventsTable; payload: EventPayload } {
+function newEvent(id: string, event: NewEvent): { row: EventsTable; payload: EventPayload } {
   const at = event.at ?? Date.now();
-  const id = newId('evt', at);
   return {
     row: {
       id,
@@ -43,10 +47,19 @@ export function createEventService(db: Db, sqlite: SQLite.Database) {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(50);
   let insert: SQLite.Statement | undefined;
+  let ids: ReturnType<typeof orderedIds> | undefined;
+  /** The next event ID; the first call seeds the generator from the newest ID in the store. */
+  const nextId = (): string => {
+    if (!ids) {
+      ids = orderedIds('evt');
+      ids.seed(newestStoredId(sqlite));
+    }
+    return ids.next();
+  };
   return {
     /** Appends one event with `executor` (a transaction); returns the payload as webhooks see it. */
     async append(executor: Db, event: NewEvent): Promise<EventPayload> {
-      const { row, payload } = newEvent(event);
+      const { row, payload } = newEvent(nextId(), event);
       await executor.insertInto('events').values(row).execute();
       return payload;
     },
@@ -59,7 +72,7 @@ export function createEventService(db: Db, sqlite: SQLite.Database) {
      */
     appendInTransaction(event: NewEvent): EventPayload {
       if (!sqlite.inTransaction) throw new Error('appendInTransaction needs an open transaction');
-      const { row, payload } = newEvent(event);
+      const { row, payload } = newEvent(nextId(), event);
       insert ??= sqlite.prepare(
         `insert into events (id, project_id, type, message_id, recipient, data, created_at)
          values (@id, @project_id, @type, @message_id, @recipient, @data, @created_at)`,
@@ -103,7 +116,8 @@ export function createEventService(db: Db, sqlite: SQLite.Database) {
 
     /**
      * Deletes events created before `cutoff` (retention), at most `batch` per call so the write lock
-     * is held briefly; returns how many went. IDs are time-sortable, so the primary key finds them.
+     * is held briefly; returns how many went. IDs carry their append time, so the primary key finds
+     * them (an event appended now with an older `created_at` stays for the whole window).
      */
     async purgeBefore(cutoff: number, batch = 5000): Promise<number> {
       const bound = idFloor('evt', cutoff);
@@ -126,6 +140,20 @@ export function createEventService(db: Db, sqlite: SQLite.Database) {
       return rows.map(toPayload);
     },
   };
+}
+
+/**
+ * The newest event ID this store has seen: the newest event, or a cursor when retention removed
+ * every event a consumer had read.
+ */
+function newestStoredId(sqlite: SQLite.Database): string | undefined {
+  const row = sqlite
+    .prepare<[], { id: string | null }>(
+      `select max(id) as id from (select max(id) as id from events
+       union all select max(last_event_id) from event_cursors)`,
+    )
+    .get();
+  return row?.id ?? undefined;
 }
 
 export type EventRecord = EventsTable;

@@ -81,6 +81,33 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
   return `${prefix}_${next(now)}`;
 }
 
+/**
+ * IDs that must sort in the order they were made, across restarts and clock steps: the event
+ * log's, whose readers (webhook fan-out, analytics) keep a cursor and read strictly `id > cursor`.
+ * They are always built from the current time, never from a caller's time, and `seed` at boot
+ * with the newest ID already stored makes every later one sort above it, even when the clock now
+ * reads earlier than the time that ID carries (a clock stepped back, a host moved). Only valid while
+ * one process appends to a store, which holds: only `posthorn serve` appends events.
+ *
+ * @example
+ * const ids = orderedIds('evt');
+ * ids.seed(newestStoredId); // at boot
+ * ids.next(); // 'evt_01JD...', above newestStoredId
+ */
+export function orderedIds(prefix: IdPrefix) {
+  const nextUlid = monotonicFactory(pooledRandom());
+  return {
+    next(): string {
+      return `${prefix}_${nextUlid(Date.now())}`;
+    },
+    /** Every later ID sorts above `newest` (one millisecond on: a fresh random part could sort below it). */
+    seed(newest: string | undefined): void {
+      const time = newest === undefined ? undefined : idTime(newest);
+      if (time !== undefined) nextUlid(time + 1);
+    },
+  };
+}
+
 /** The smallest ID of `prefix` created at `time`: every ID made earlier sorts below it (retention). */
 export function idFloor(prefix: IdPrefix, time: number): string {
   return `${prefix}_${encodeTime(Math.max(0, Math.floor(time)), 10)}0000000000000000`;

@@ -6,7 +6,7 @@
  *
  * Every attempt's outcome is recorded with what was sent where and what came back. After a
  * failure the next attempt is queued per retry-schedule.ts; a 410 disables the endpoint at once,
- * and an endpoint that has failed without a success for `disable_after` is disabled. Pending
+ * and an endpoint that has failed continuously, without a success, for `disable_after` is disabled. Pending
  * attempts live in the database, so retries survive a restart; a stop aborts requests in flight
  * and releases their leases, so they are sent again (at least once) after the next start.
  */
@@ -18,6 +18,7 @@ import { parseDuration } from '../platform/config/duration.js';
 import type { Db } from '../platform/db/database.js';
 import type { Logger } from '../platform/log.js';
 import { VERSION } from '../version.js';
+import { afterFailure } from './failing-streak.js';
 import { fanOutPage } from './fan-out.js';
 import { nextRetryDelay, parseRetryAfter } from './retry-schedule.js';
 import type { WebhookResult, WebhookSender } from './sender.js';
@@ -49,6 +50,9 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
   const timeoutMs = parseDuration(config.timeout);
   const scheduleMs = config.retry_schedule.map(parseDuration);
   const disableAfterMs = parseDuration(config.disable_after);
+  // A failure continues the endpoint's streak only within the longest retry delay of the previous
+  // one (plus a poll interval of timer slack): failing-streak.ts.
+  const streakGapMs = Math.max(...scheduleMs) + POLL_MS;
   const perEndpoint = new Map<string, number>();
   const inFlight = new Map<string, { promise: Promise<void>; abort: AbortController }>();
   let timer: NodeJS.Timeout | undefined;
@@ -106,6 +110,12 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
           continue;
         }
         const claimed = await store.claim(endpointId, now, free, now + timeoutMs + LEASE_MARGIN_MS);
+        if (stopped) {
+          // stop() ran while claiming and aborted only what was in flight then: hand these back
+          // rather than start requests nobody will abort.
+          await store.releaseLocks(claimed.map((attempt) => attempt.id));
+          return;
+        }
         for (const attempt of claimed) start(attempt);
         // Whatever is left due for this endpoint waits for one of its requests to finish.
         saturated.add(endpointId);
@@ -195,7 +205,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
       if (!recorded) return; // the endpoint was deleted meanwhile
       const current = await trx
         .selectFrom('webhook_endpoints')
-        .select(['status', 'failing_since'])
+        .select(['status', 'failing_since', 'last_failed_at'])
         .where('id', '=', endpoint.id)
         .executeTakeFirst();
       if (!current) return;
@@ -206,22 +216,20 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
         return;
       }
       const gone = result.status === 410;
-      const failingSince = current.failing_since ?? result.requestedAt;
+      const streak = afterFailure(current, result.requestedAt, finishedAt, streakGapMs);
       // Measured between the starts of the first and the latest failed attempt, so one slow
       // attempt cannot count as a failing streak by itself.
-      if (current.status === 'enabled' && (gone || result.requestedAt - failingSince >= disableAfterMs)) {
+      if (
+        current.status === 'enabled' &&
+        (gone || result.requestedAt - streak.failing_since >= disableAfterMs)
+      ) {
         disabled = gone ? 'gone' : 'failing';
       }
       await store.updateEndpoint(
         endpoint.id,
         disabled
-          ? {
-              failing_since: failingSince,
-              status: 'disabled',
-              disabled_reason: disabled,
-              updated_at: finishedAt,
-            }
-          : { failing_since: failingSince },
+          ? { ...streak, status: 'disabled', disabled_reason: disabled, updated_at: finishedAt }
+          : streak,
         trx,
       );
       if (gone) return;

@@ -72,6 +72,7 @@ export function createWebhookService(deps: {
         previous_secret_sealed: null,
         previous_secret_expires_at: null,
         failing_since: null,
+        last_failed_at: null,
         created_at: now,
         updated_at: now,
       };
@@ -93,6 +94,8 @@ export function createWebhookService(deps: {
       const row = await find(actor.projectId, id);
       const patch: Partial<EndpointRow> = { updated_at: Date.now() };
       if (input.url !== undefined) patch.url = checkEndpointUrl(input.url, policy);
+      // Failures of the old URL say nothing about the new one.
+      if (patch.url !== undefined && patch.url !== row.url) Object.assign(patch, { failing_since: null });
       if (input.events !== undefined) patch.events = JSON.stringify([...new Set(input.events)]);
       if (input.description !== undefined) patch.description = input.description;
       if (input.status === 'disabled' && row.status === 'enabled') {

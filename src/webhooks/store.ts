@@ -241,13 +241,33 @@ export function createWebhookStore(db: Db) {
         .executeTakeFirst();
     },
 
-    /** Deletes messages (and, by cascade, their attempts) created before `cutoff`; a batch at a time. */
+    /**
+     * Deletes messages (and, by cascade, their attempts) created before `cutoff`; a batch at a time.
+     * A message with an attempt still pending stays whatever its age: its retries outlast a short
+     * retention window (the default schedule spans 27.6 h), and a disabled endpoint's pending
+     * attempts must still be there to resume when it is re-enabled. It goes once they are done.
+     */
     async purgeBefore(cutoff: number, batch = 2000): Promise<number> {
       const bound = idFloor('whm', cutoff);
       const result = await db
         .deleteFrom('webhook_messages')
         .where('id', 'in', (q) =>
-          q.selectFrom('webhook_messages').select('id').where('id', '<', bound).orderBy('id').limit(batch),
+          q
+            .selectFrom('webhook_messages as m')
+            .select('m.id')
+            .where('m.id', '<', bound)
+            .where(({ not, exists, selectFrom }) =>
+              not(
+                exists(
+                  selectFrom('webhook_attempts as a')
+                    .select('a.id')
+                    .whereRef('a.message_id', '=', 'm.id')
+                    .where('a.state', '=', 'pending'),
+                ),
+              ),
+            )
+            .orderBy('m.id')
+            .limit(batch),
         )
         .executeTakeFirst();
       return Number(result.numDeletedRows);

@@ -59,3 +59,35 @@ test('retention removes events, webhook messages with their attempts, and analyt
   const log = await ph.request('GET', `/v1/webhooks/${endpoint.id}/deliveries`);
   t.deepEqual(log.body.data, []);
 });
+
+test('retention keeps a webhook message whose retry is still pending, and removes it once done', async (t) => {
+  const ph = await startPosthorn(t, {
+    webhooks: { allow_http: true, allow_private_targets: true, retry_schedule: ['1h'] },
+  });
+  const receiver = await startReceiver(t);
+  receiver.reply((_request, index) => (index === 0 ? { status: 200 } : { status: 500 }));
+  const endpoint = await createEndpoint(ph, receiver.url);
+  await emit(ph, 'email.sent');
+  await receiver.waitFor(1);
+  await emit(ph, 'email.delivered');
+  await receiver.waitFor(2);
+  const sqlite = ph.server.kernel.store.sqlite;
+  const attempts = () =>
+    sqlite.prepare('select state from webhook_attempts order by id').all() as { state: string }[];
+  await eventually(async () => (attempts().length === 3 ? true : undefined));
+  const { services } = ph.server;
+  const purgers = { webhook_messages: (cutoff: number) => services.webhooks.store.purgeBefore(cutoff) };
+
+  t.deepEqual(await purgeAll(purgers, Date.now() + 2 * DAY), { webhook_messages: 1 });
+  t.deepEqual(
+    attempts().map((a) => a.state),
+    ['failed', 'pending'],
+    'the failed delivery and its waiting retry are still there',
+  );
+  const log = await ph.request('GET', `/v1/webhooks/${endpoint.id}/deliveries`);
+  t.like(log.body.data[0], { status: 'pending', attempt: 2 });
+
+  sqlite.prepare(`update webhook_attempts set state = 'failed' where state = 'pending'`).run();
+  t.deepEqual(await purgeAll(purgers, Date.now() + 2 * DAY), { webhook_messages: 1 });
+  t.deepEqual(attempts(), []);
+});

@@ -3,7 +3,7 @@
  * with random parts that differ from one millisecond to the next.
  */
 import test from 'ava';
-import { idFloor, idTime, newId } from '../../src/platform/ids.js';
+import { idFloor, idTime, newId, orderedIds } from '../../src/platform/ids.js';
 
 const SHAPE = /^msg_[0-9A-HJKMNP-TV-Z]{26}$/;
 
@@ -30,4 +30,24 @@ test('each millisecond starts from fresh randomness (no two milliseconds share t
   // All 32 symbols of the alphabet show up in the first random character across 5,000 draws.
   const firstSymbols = new Set([...randomParts].map((part) => part[0]));
   t.is(firstSymbols.size, 32);
+});
+
+test('ordered IDs sort above the newest stored one even when the clock reads earlier than its time', (t) => {
+  const ids = orderedIds('evt');
+  // Stored by a process whose clock ran an hour ahead; the largest random part of its millisecond.
+  const stored = `${idFloor('evt', Date.now() + 3_600_000).slice(0, 14)}ZZZZZZZZZZZZZZZZ`;
+  ids.seed(stored);
+  const made = Array.from({ length: 1_000 }, () => ids.next());
+  t.true(made[0]! > stored);
+  t.deepEqual([...made].sort(), made);
+  t.is(new Set(made).size, made.length);
+});
+
+test('ordered IDs carry the current time when nothing stored is newer', (t) => {
+  const ids = orderedIds('evt');
+  ids.seed(idFloor('evt', Date.now() - 60_000));
+  ids.seed(undefined);
+  const before = Date.now();
+  const id = ids.next();
+  t.true(idTime(id)! >= before && idTime(id)! <= Date.now());
 });

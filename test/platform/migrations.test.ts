@@ -75,7 +75,12 @@ test("0009 keys idempotency records by mode, each existing record taking its mes
   record.run('prj_1', 'b', 'msg_test', 6);
   record.run('prj_1', 'c', 'msg_gone', 7);
 
-  t.deepEqual(await migrateToLatest(store.db), ['0009-idempotency-mode']);
+  const after = await migrator.migrateTo('0009-idempotency-mode');
+  t.is(after.error, undefined);
+  t.deepEqual(
+    after.results?.map((r) => r.migrationName),
+    ['0009-idempotency-mode'],
+  );
   t.deepEqual(
     store.sqlite
       .prepare('select project_id, mode, key, message_id, created_at from idempotency_keys order by key')
@@ -102,4 +107,18 @@ test("0009 keys idempotency records by mode, each existing record taking its mes
     /SEARCH idempotency_keys USING PRIMARY KEY \(project_id=\? AND mode=\? AND key=\?\)/,
   );
   t.regex(plan('delete from idempotency_keys where created_at < 10'), /USING INDEX idempotency_keys_created/);
+});
+
+test('migrating to the latest applies what is left in order: 0010 adds the webhook failure streak', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const store = openStore(dir);
+  t.teardown(() => store.close());
+  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
+  t.is((await migrator.migrateTo('0009-idempotency-mode')).error, undefined);
+  t.deepEqual(await migrateToLatest(store.db), ['0010-webhook-failure-streak']);
+  const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
+    name: string;
+  }[];
+  t.true(columns.some((c) => c.name === 'last_failed_at'));
 });

@@ -300,3 +300,48 @@ test('after a secret rotation deliveries carry both signatures until the overlap
   t.notThrows(() => new Webhook(endpoint.secret).verify(request!.body, headers));
   t.notThrows(() => new Webhook(rotated.body.secret).verify(request!.body, headers));
 });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('one failure after a quiet gap following an old outage starts a new streak instead of disabling', async (t) => {
+  // A failure continues the streak only within the longest retry delay (200 ms) plus 2 s.
+  const ph = await startPosthorn(t, {
+    webhooks: { ...open, disable_after: '1s', retry_schedule: ['200ms'] },
+  });
+  const receiver = await startReceiver(t);
+  receiver.reply(() => ({ status: 503 }));
+  const endpoint = await createEndpoint(ph, receiver.url);
+  await emit(ph); // the outage: the attempt and its one retry fail, the delivery is given up
+  await receiver.waitFor(2);
+  await eventually(async () => {
+    const log = await deliveries(ph, endpoint.id);
+    return log.data.length === 2 && log.data.every((a) => a.status === 'failed') ? true : undefined;
+  });
+  // The receiver recovers; no events for longer than disable_after and the streak gap.
+  await sleep(3000);
+  receiver.reply((_request, index) => (index === 2 ? { status: 502 } : { status: 200 }));
+  await emit(ph);
+  const [, , transient, retried] = await receiver.waitFor(4);
+  t.is(retried!.body, transient!.body, 'the transient failure was retried');
+  const res = await ph.request('GET', `/v1/webhooks/${endpoint.id}`);
+  t.like(res.body, { status: 'enabled', disabled_reason: null });
+});
+
+test('changing the URL of a failing endpoint starts its failing streak again', async (t) => {
+  const ph = await startPosthorn(t, {
+    webhooks: { ...open, disable_after: '2s', retry_schedule: Array.from({ length: 12 }, () => '300ms') },
+  });
+  const old = await startReceiver(t);
+  old.reply(() => ({ status: 500 }));
+  const fixed = await startReceiver(t);
+  fixed.reply((_request, index) => (index < 3 ? { status: 500 } : { status: 200 }));
+  const endpoint = await createEndpoint(ph, old.url);
+  await emit(ph);
+  await old.waitFor(5); // failing for about 1.2 s
+  const patched = await ph.request('PATCH', `/v1/webhooks/${endpoint.id}`, { body: { url: fixed.url } });
+  t.is(patched.status, 200);
+  // The new URL fails three times (past 2 s since the old URL's first failure), then succeeds.
+  await fixed.waitFor(4, 5000);
+  const res = await ph.request('GET', `/v1/webhooks/${endpoint.id}`);
+  t.like(res.body, { status: 'enabled', disabled_reason: null });
+});

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { Webhook } from 'standardwebhooks';
 import { forbiddenReason } from '../../src/webhooks/address-policy.js';
+import { afterFailure } from '../../src/webhooks/failing-streak.js';
 import { nextRetryDelay, parseRetryAfter } from '../../src/webhooks/retry-schedule.js';
 import { newSigningSecret, sign, signatureHeader } from '../../src/webhooks/signing.js';
 import { checkEndpointUrl } from '../../src/webhooks/url-policy.js';
@@ -101,4 +102,61 @@ test('the retry schedule follows the configured delays and Retry-After can only 
   t.is(parseRetryAfter('Tue, 31 Dec 2024 00:00:00 GMT', now), 0);
   t.is(parseRetryAfter('soon', now), null);
   t.is(parseRetryAfter(undefined, now), null);
+});
+
+test('a failure continues the failing streak only after a short enough gap', (t) => {
+  const gap = 10_000;
+  const cases: [
+    string,
+    { failing_since: number | null; last_failed_at: number | null },
+    number,
+    number,
+    object,
+  ][] = [
+    [
+      'the first failure starts a streak',
+      { failing_since: null, last_failed_at: null },
+      100,
+      150,
+      { failing_since: 100, last_failed_at: 150 },
+    ],
+    [
+      'a failure within the gap continues it',
+      { failing_since: 0, last_failed_at: 5_000 },
+      15_000,
+      15_100,
+      { failing_since: 0, last_failed_at: 15_100 },
+    ],
+    [
+      'a failure after a longer gap starts a new one',
+      { failing_since: 0, last_failed_at: 5_000 },
+      15_001,
+      15_100,
+      { failing_since: 15_001, last_failed_at: 15_100 },
+    ],
+    [
+      'after a success (no streak) it starts anew',
+      { failing_since: null, last_failed_at: 5_000 },
+      6_000,
+      6_100,
+      { failing_since: 6_000, last_failed_at: 6_100 },
+    ],
+    [
+      'a streak without a known last failure starts anew',
+      { failing_since: 0, last_failed_at: null },
+      6_000,
+      6_100,
+      { failing_since: 6_000, last_failed_at: 6_100 },
+    ],
+    [
+      'a slow attempt finishing before a faster later one keeps the latest finish',
+      { failing_since: 0, last_failed_at: 9_000 },
+      1_000,
+      8_000,
+      { failing_since: 0, last_failed_at: 9_000 },
+    ],
+  ];
+  for (const [title, streak, requestedAt, finishedAt, expected] of cases) {
+    t.deepEqual(afterFailure(streak, requestedAt, finishedAt, gap), expected, title);
+  }
 });

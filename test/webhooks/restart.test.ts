@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { createLogger } from '../../src/platform/log.js';
-import { newId } from '../../src/platform/ids.js';
+import { idFloor, newId } from '../../src/platform/ids.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { testConfig } from '../helpers/server.js';
 import { eventually, startReceiver } from './receiver.js';
@@ -107,4 +107,71 @@ test('a request cut off by a shutdown is sent again after the restart (at least 
   });
   t.is(log.data.length, 1, 'the interrupted attempt was not recorded as a failure');
   t.like(log.data[0], { attempt: 1, status: 'succeeded' });
+});
+
+test('an event appended after a restart with an earlier time than the last one read is still sent and counted', async (t) => {
+  const receiver = await startReceiver(t);
+  const node = instance(t, {});
+  let server = await node.start();
+  const { projectId } = await server.services.projects.bootstrap(
+    { email: 'o@example.test', organization: 'O', project: 'P' },
+    'test',
+  );
+  const { key } = await server.services.keys.create(
+    { projectId, scopes: ['full_access'], mode: 'live' },
+    'test',
+  );
+  t.is((await api(server, key, 'POST', '/v1/webhooks', { url: receiver.url, events: ['*'] })).status, 201);
+  // Mail received now, after the endpoint exists, is spooled and only processed after a restart.
+  const receivedAt = Date.now();
+  // The previous process's clock ran a minute ahead (or this host's clock was stepped back at
+  // boot): the last event it appended, and that the readers' cursors point at, carries that time.
+  const ahead = Date.now() + 60_000;
+  const lastRead = idFloor('evt', ahead);
+  const readMessage = newId('msg');
+  server.kernel.store.sqlite
+    .prepare(
+      `insert into events (id, project_id, type, message_id, recipient, data, created_at)
+       values (?, ?, 'email.sent', ?, null, ?, ?)`,
+    )
+    .run(
+      lastRead,
+      projectId,
+      readMessage,
+      JSON.stringify({ email_id: readMessage, to: ['a@example.com'] }),
+      ahead,
+    );
+  server.services.events.notify();
+  await receiver.waitFor(1);
+  const cursors = () =>
+    server.kernel.store.sqlite.prepare('select consumer, last_event_id from event_cursors').all() as {
+      last_event_id: string;
+    }[];
+  await eventually(async () =>
+    cursors().length === 2 && cursors().every((c) => c.last_event_id === lastRead) ? true : undefined,
+  );
+  await node.stop();
+
+  server = await node.start();
+  // The spooled mail is processed now, with the time it was received.
+  const messageId = newId('msg');
+  const payload = await server.services.events.append(server.kernel.db, {
+    projectId,
+    type: 'email.sent',
+    messageId,
+    at: receivedAt,
+    data: { email_id: messageId, to: ['b@example.com'] },
+  });
+  server.services.events.notify();
+  t.true(payload.id > lastRead, 'the new event sorts after everything already appended');
+  t.is(payload.created_at, new Date(receivedAt).toISOString(), 'created_at is still the given time');
+
+  const [, second] = await receiver.waitFor(2, 5_000);
+  t.like(JSON.parse(second!.body), { id: payload.id, created_at: payload.created_at });
+  const counted = await eventually(async () =>
+    server.kernel.store.sqlite
+      .prepare('select status, queued_at from analytics_recipients where message_id = ?')
+      .get(messageId),
+  );
+  t.deepEqual(counted, { status: 'queued', queued_at: receivedAt });
 });

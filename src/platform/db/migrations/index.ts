@@ -12,6 +12,7 @@ import * as domainsSuppressionsTemplates from './0003-domains-suppressions-templ
 import * as inbound from './0007-inbound.js';
 import * as messageBodies from './0008-message-bodies.js';
 import * as idempotencyMode from './0009-idempotency-mode.js';
+import * as webhookFailureStreak from './0010-webhook-failure-streak.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0007-inbound': inbound,
   '0008-message-bodies': messageBodies,
   '0009-idempotency-mode': idempotencyMode,
+  '0010-webhook-failure-streak': webhookFailureStreak,
 };

@@ -23,6 +23,8 @@ export interface WebhookEndpointsTable {
   previous_secret_expires_at: number | null;
   /** Start of the current run of failed attempts; null after a success. */
   failing_since: number | null;
+  /** When the latest failed attempt finished: a streak only continues through short gaps. */
+  last_failed_at: number | null;
   created_at: number;
   updated_at: number;
 }
