@@ -19,6 +19,7 @@
  */
 import { wrap as wrapBase64 } from 'nodemailer/lib/base64';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { encodeWord } from 'nodemailer/lib/mime-funcs';
 import { randomHex } from '../platform/ids.js';
 import { type EncodedContent, type WrittenMessage, writeTree } from './mime-layout.js';
 import {
@@ -77,7 +78,7 @@ export function composeMessage(fields: ComposeFields, into?: Buffer): WrittenMes
     to: [...fields.to],
     cc: fields.cc.length > 0 ? [...fields.cc] : undefined,
     replyTo: fields.replyTo.length > 0 ? [...fields.replyTo] : undefined,
-    subject: fields.subject,
+    subject: subjectHeader(fields.subject),
     html: encoded.html && { content: PLACEHOLDER.html, contentTransferEncoding: encoded.html.encoding },
     text: encoded.text && { content: PLACEHOLDER.text, contentTransferEncoding: encoded.text.encoding },
     headers: { ...fields.headers },
@@ -94,6 +95,24 @@ export function composeMessage(fields: ComposeFields, into?: Buffer): WrittenMes
   const allocate = (size: number) =>
     into !== undefined && size <= into.length ? into : Buffer.allocUnsafeSlow(size);
   return writeTree(composer.compile(), contents, SIGNATURE_HEADROOM, allocate);
+}
+
+/** RFC 5322 §2.1.1: a line MUST be at most 998 characters (excluding CRLF). */
+const MAX_LINE = 998;
+/** Runs without white space at most this long fit one folded line, behind up to 76 blanks. */
+const LONGEST_FOLDABLE_RUN = 900;
+const unfoldableRun = new RegExp(`\\S{${LONGEST_FOLDABLE_RUN + 1}}`);
+
+/**
+ * The Subject as MailComposer is to write it. It folds a header only at white space and leaves
+ * printable ASCII as it is, so a run of 998 or more characters without white space (a long
+ * subject from the API, or a template variable) would go out as one line over
+ * RFC 5322 §2.1.1's limit. Such a subject is sent as RFC 2047 encoded words instead: they split
+ * anywhere, fold at the spaces between them, and decode to the same text (§6.2).
+ */
+function subjectHeader(subject: string): string | { prepared: true; foldLines: true; value: string } {
+  if (subject.length + 'Subject: '.length <= MAX_LINE || !unfoldableRun.test(subject)) return subject;
+  return { prepared: true, foldLines: true, value: encodeWord(subject, 'Q', 52) };
 }
 
 interface EncodedPart extends EncodedContent {

@@ -41,6 +41,13 @@ const controls = /[\x00-\x08\x0a-\x1f\x7f]/;
 
 const fail = (reason: string): ParseResult => ({ ok: false, reason });
 
+/**
+ * RFC 5322 §2.1.1: a header line MUST be at most 998 characters. The composer folds an ASCII
+ * display name only at its spaces and quotes it (doubling at most every character), so a name
+ * this long still fits one line.
+ */
+export const MAX_DISPLAY_NAME = 256;
+
 /** Normalizes a bare address the way every Posthorn table stores it: domain lower-case punycode. */
 export function normalizeAddress(input: string): string | undefined {
   const parsed = parseAddrSpec(input.trim());
@@ -63,6 +70,8 @@ export function parseMailbox(input: string): ParseResult {
   if (!spec.ok) return spec;
   const name = displayName(rawName);
   if (name === undefined) return fail('has a display name with special characters; put it in double quotes');
+  if (name.length > MAX_DISPLAY_NAME)
+    return fail(`has a display name longer than ${MAX_DISPLAY_NAME} characters (RFC 5322 §2.1.1)`);
   return { ok: true, value: { ...spec.value, display: text, name } };
 }
 

@@ -12,10 +12,18 @@ const canonical: Record<string, string> = {
   'list-unsubscribe-post': 'List-Unsubscribe-Post',
 };
 
+// RFC 5322 §2.1.1: a line MUST be at most 998 characters. The composer folds these headers only at
+// the spaces between IDs or URIs (canonicalHeaders puts one after each List-Unsubscribe comma), so
+// each must fit one line behind the longest header name: `List-Unsubscribe: <` + 900 + `>,` is 921.
+// A whole value is bounded too, generously for the References of a long thread.
+export const MAX_HEADER_TOKEN = 900;
+export const MAX_HEADER_VALUE = 4000;
+
 // RFC 5322 §3.6.4: msg-id = "<" id-left "@" id-right ">" (no spaces inside).
 const msgId = /^<[^<>\s@]+@[^<>\s@]+>$/;
 // RFC 2369 §2: one or more <URI>, comma separated.
 const uriList = /^<[^<>\s]+>(?:\s*,\s*<[^<>\s]+>)*$/;
+const uriToken = /<[^<>\s]+>/g;
 
 /** Returns one sentence per problem, empty when the headers are acceptable. */
 export function checkHeaders(headers: Readonly<Record<string, string>>): string[] {
@@ -32,6 +40,8 @@ export function checkHeaders(headers: Readonly<Record<string, string>>): string[
     }
     if (byName.has(key)) problems.push(`"${proper}" is given twice`);
     if (/[\r\n]/.test(value)) problems.push(`"${proper}" must not contain line breaks`);
+    if (value.length > MAX_HEADER_VALUE)
+      problems.push(`"${proper}" must be at most ${MAX_HEADER_VALUE} characters`);
     byName.set(key, value.trim());
   }
   const inReplyTo = byName.get('in-reply-to');
@@ -44,9 +54,17 @@ export function checkHeaders(headers: Readonly<Record<string, string>>): string[
       '"References" must be message IDs like <id@example.com> separated by spaces (RFC 5322 §3.6.4)',
     );
   }
+  for (const name of ['In-Reply-To', 'References'] as const) {
+    const ids = byName.get(name.toLowerCase())?.split(/\s+/) ?? [];
+    if (ids.some((id) => id.length > MAX_HEADER_TOKEN + 2))
+      problems.push(`"${name}" message IDs must be at most ${MAX_HEADER_TOKEN} characters between < and >`);
+  }
   const unsubscribe = byName.get('list-unsubscribe');
   if (unsubscribe !== undefined && !uriList.test(unsubscribe)) {
     problems.push('"List-Unsubscribe" must be one or more <URI> separated by commas (RFC 2369 §2)');
+  }
+  if (unsubscribe?.match(uriToken)?.some((uri) => uri.length > MAX_HEADER_TOKEN + 2)) {
+    problems.push(`"List-Unsubscribe" URIs must be at most ${MAX_HEADER_TOKEN} characters between < and >`);
   }
   const post = byName.get('list-unsubscribe-post');
   if (post !== undefined) {
@@ -62,12 +80,18 @@ export function checkHeaders(headers: Readonly<Record<string, string>>): string[
   return problems;
 }
 
-/** The headers in canonical spelling, values trimmed; call only after checkHeaders found nothing. */
+/**
+ * The headers in canonical spelling, values trimmed, List-Unsubscribe URIs separated by ", " (so
+ * the header can be folded between them, however they were separated); call only after
+ * checkHeaders found nothing.
+ */
 export function canonicalHeaders(
   headers: Readonly<Record<string, string>> | undefined,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {}))
-    out[canonical[name.toLowerCase()] ?? name] = value.trim();
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const proper = canonical[name.toLowerCase()] ?? name;
+    out[proper] = proper === 'List-Unsubscribe' ? (value.match(uriToken) ?? []).join(', ') : value.trim();
+  }
   return out;
 }

@@ -14,26 +14,41 @@ const MINUTE = 60_000;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
-/** Counts per key within the current fixed window; the map is dropped when the window rolls. */
+/**
+ * Counts per key within the current fixed window; the map is dropped when the window rolls. The
+ * window only ever moves forward: a `now` from an earlier window (a stale timestamp, or the clock
+ * stepping back) is counted in the current one rather than emptying it.
+ */
 class FixedWindow {
   #window = -1;
   #counts = new Map<string, number>();
   constructor(readonly lengthMs: number) {}
 
-  #roll(now: number): void {
+  /** The current window after moving to the one `now` falls in, if that is later. */
+  #roll(now: number): number {
     const window = Math.floor(now / this.lengthMs);
-    if (window !== this.#window) {
+    if (window > this.#window) {
       this.#window = window;
       this.#counts = new Map();
     }
+    return this.#window;
   }
   used(key: string, now: number): number {
     this.#roll(now);
     return this.#counts.get(key) ?? 0;
   }
-  add(key: string, amount: number, now: number): void {
-    this.#roll(now);
+  /** Counts `amount` for `key`; returns the window it was counted in (for `remove`). */
+  add(key: string, amount: number, now: number): number {
+    const window = this.#roll(now);
     const next = (this.#counts.get(key) ?? 0) + amount;
+    if (next <= 0) this.#counts.delete(key);
+    else this.#counts.set(key, next);
+    return window;
+  }
+  /** Takes back one count made in `window`; a no-op once that window has rolled over (its counts are gone). */
+  remove(key: string, window: number): void {
+    if (window !== this.#window) return;
+    const next = (this.#counts.get(key) ?? 0) - 1;
     if (next <= 0) this.#counts.delete(key);
     else this.#counts.set(key, next);
   }
@@ -129,21 +144,24 @@ export function createSendLimits(limits: Config['limits'], countToday: DailyCoun
           }
         }
       }
-      const apply = (sign: 1 | -1) => {
-        if (quota > 0) daily.add(request.projectId, sign, now);
-        if (perMinute > 0) perKey.add(request.keyId, sign, now);
-        if (perHour > 0)
-          for (const email of request.recipients)
-            perRecipient.add(`${request.projectId} ${email}`, sign, now);
+      // Each count remembers its window, so a release after a boundary gives back nothing of the
+      // new window (whose counts do not include this send).
+      const taken: Array<() => void> = [];
+      const take = (window: FixedWindow, key: string) => {
+        const at = window.add(key, 1, now);
+        taken.push(() => window.remove(key, at));
       };
-      apply(1);
+      if (quota > 0) take(daily, request.projectId);
+      if (perMinute > 0) take(perKey, request.keyId);
+      if (perHour > 0)
+        for (const email of request.recipients) take(perRecipient, `${request.projectId} ${email}`);
       let released = false;
       return {
         headers: perMinute > 0 ? rateLimitHeaders(keyState(request.keyId, now)) : {},
         release() {
           if (released) return;
           released = true;
-          apply(-1);
+          for (const give of taken) give();
         },
       };
     },

@@ -94,7 +94,9 @@ export const sendShape = {
       error: 'must be an object mapping header names to strings',
     })
     .optional()
-    .describe('Only In-Reply-To, References, List-Unsubscribe and List-Unsubscribe-Post (RFC 8058).'),
+    .describe(
+      'Only In-Reply-To, References, List-Unsubscribe and List-Unsubscribe-Post (RFC 8058); message IDs and URIs up to 900 characters, values up to 4000.',
+    ),
   attachments: z
     .never({ error: 'are not supported; host the file and link to it from the message' })
     .optional()

@@ -72,6 +72,42 @@ const invalid: Array<[string, Record<string, unknown>, string, RegExp]> = [
     'headers',
     /https URI/,
   ],
+  [
+    'an In-Reply-To ID over 900 characters',
+    { headers: { 'In-Reply-To': `<${'a'.repeat(891)}@acme.test>` } },
+    'headers',
+    /"In-Reply-To" message IDs must be at most 900 characters/,
+  ],
+  [
+    'a References ID over 900 characters',
+    { headers: { References: `<a@acme.test> <${'a'.repeat(891)}@acme.test>` } },
+    'headers',
+    /"References" message IDs must be at most 900 characters/,
+  ],
+  [
+    'a References value over 4000 characters',
+    { headers: { References: Array.from({ length: 300 }, (_, i) => `<m${i}@acme.test>`).join(' ') } },
+    'headers',
+    /"References" must be at most 4000 characters/,
+  ],
+  [
+    'a List-Unsubscribe URI over 900 characters',
+    { headers: { 'List-Unsubscribe': `<mailto:u@acme.test>,<https://acme.test/u?t=${'b'.repeat(879)}>` } },
+    'headers',
+    /"List-Unsubscribe" URIs must be at most 900 characters/,
+  ],
+  [
+    'a display name over 256 characters',
+    { from: `${'A'.repeat(257)} <hello@acme.test>` },
+    'from',
+    /display name longer than 256 characters/,
+  ],
+  [
+    'a quoted display name over 256 characters',
+    { reply_to: [`"${'\\"'.repeat(257)}" <r@acme.test>`] },
+    'reply_to[0]',
+    /display name longer than 256 characters/,
+  ],
   ['an unknown field', { priority: 'high' }, 'priority', /not a supported field/],
 ];
 
