@@ -37,6 +37,7 @@ export async function startBackground(
       kernel.db,
       services.emails.store,
       services.events,
+      services.emails.checkRelease,
       kernel.log.child({ capability: 'emails' }),
     ),
   );

@@ -8,6 +8,7 @@ import type { ProjectService } from '../projects/service.js';
 import type { SuppressionService } from '../suppressions/service.js';
 import { createSendLimits } from './limits.js';
 import { sendPorts, type TemplateRenderer, type VerifiedDomainLookup } from './ports.js';
+import { createReleaseCheck } from './release-check.js';
 import { createEmailService } from './service.js';
 import { createEmailStore } from './store.js';
 
@@ -22,6 +23,7 @@ export function buildEmails(
   },
 ) {
   const store = createEmailStore(kernel.db, kernel.store.sqlite);
+  const ports = sendPorts(services);
   const limits = createSendLimits(kernel.config.limits, (projectId, dayStart) =>
     store.countSince(projectId, dayStart),
   );
@@ -32,9 +34,11 @@ export function buildEmails(
     store,
     events: services.events,
     limits,
-    ports: sendPorts(services),
+    ports,
   });
-  return { ...service, store };
+  // The scheduler runs the acceptance checks again when a scheduled send is due.
+  const checkRelease = createReleaseCheck(kernel.config.sandbox, ports);
+  return { ...service, store, checkRelease };
 }
 
 export type Emails = ReturnType<typeof buildEmails>;

@@ -5,9 +5,11 @@
  *   quotas and rate limits (429).
  * Scope (403) is enforced by the route before any of these, and none of them runs for a request
  * whose Idempotency-Key replays an earlier send. Steps read other capabilities only
- * through the ports below (their services), never their tables.
+ * through the ports below (their services), never their tables. A scheduled send passes the
+ * suspension, sender and suppression checks again when its time comes (release-check.ts).
  */
 import type { Config } from '../platform/config/schema.js';
+import type { ProjectStatus } from '../platform/db/tables.js';
 import { AppError, badRequest, forbidden } from '../platform/http/errors.js';
 import type { KeyPrincipal } from '../platform/http/principal.js';
 import { normalizeEmail } from '../suppressions/normalize.js';
@@ -24,6 +26,10 @@ export interface SendPorts {
     emails: readonly string[],
   ): Promise<ReadonlyMap<string, { reason: string }>>;
   memberEmails(organizationId: string): Promise<readonly string[]>;
+  /** The project's organization and status now; undefined when the project is gone. */
+  project(
+    projectId: string,
+  ): Promise<{ readonly organizationId: string; readonly status: ProjectStatus } | undefined>;
   renderTemplate(
     projectId: string,
     idOrSlug: string,
@@ -58,7 +64,13 @@ export function checkSendAt(sendAt: number | undefined, where: 'body' | 'email',
     throw badRequest(`Invalid ${where}: send_at: ${problem}.`, [{ path: 'send_at', message: problem }]);
 }
 
-export function checkNotSuspended(principal: KeyPrincipal): void {
+/** Who sends to whom: a Draft, or a scheduled message read back at its release. */
+export interface SenderCheckInput {
+  readonly from: Pick<Mailbox, 'email' | 'domain'>;
+  readonly recipients: ReadonlyArray<{ readonly email: string; readonly mailbox: Pick<Mailbox, 'email'> }>;
+}
+
+export function checkNotSuspended(principal: Pick<KeyPrincipal, 'projectStatus'>): void {
   if (principal.projectStatus === 'suspended') {
     throw forbidden('This project is suspended: sending is disabled until an operator reactivates it.');
   }
@@ -69,7 +81,10 @@ export function createSenderCheck(sandbox: Config['sandbox'], ports: SendPorts) 
   const sandboxSender: Mailbox | undefined = parsed.ok ? parsed.value : undefined;
   const sandboxEmail = sandboxSender && normalizeEmail(sandboxSender.email);
 
-  return async function checkSender(principal: KeyPrincipal, draft: Draft): Promise<void> {
+  return async function checkSender(
+    principal: Pick<KeyPrincipal, 'projectId' | 'organizationId'>,
+    draft: SenderCheckInput,
+  ): Promise<void> {
     if (sandboxSender && normalizeEmail(draft.from.email) === sandboxEmail) {
       const members = new Set(
         (await ports.memberEmails(principal.organizationId)).map((email) => normalizeEmail(email) ?? email),

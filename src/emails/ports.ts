@@ -30,6 +30,7 @@ export function sendPorts(services: {
     isVerifiedDomain: (projectId, domain) => services.domains.isVerified(projectId, domain),
     findSuppressed: (projectId, emails) => services.suppressions.findSuppressed(projectId, emails),
     memberEmails: (organizationId) => services.projects.memberEmails(organizationId),
+    project: (projectId) => services.projects.get(projectId),
     renderTemplate: (projectId, idOrSlug, variables) =>
       services.templates.renderForSend(projectId, idOrSlug, variables),
   };
