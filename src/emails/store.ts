@@ -1,14 +1,18 @@
 /**
- * The only file that queries `messages`, `message_recipients`, `delivery_jobs` (writing new jobs,
- * releasing and cancelling scheduled ones) and `idempotency_keys`. The accepted-send write is the
- * hot path: its statements are prepared once on the raw handle and run inside a Kysely transaction
- * (which holds Kysely's connection lock, so no other transaction interleaves with them).
+ * With store-schedule.ts (scheduled messages), the only place that queries `messages`,
+ * `message_recipients`, `delivery_jobs` (writing new jobs) and `idempotency_keys` for the send
+ * path. The accepted-send write is the hot path: its statements are prepared once on the raw
+ * handle and run inside a Kysely transaction (which holds Kysely's connection lock, so no other
+ * transaction interleaves with them).
  */
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
-import type { KeyMode, MessageStatus, RecipientKind } from '../platform/db/tables.js';
+import type { KeyMode, MessageStatus } from '../platform/db/tables.js';
 import { idFloor, newId } from '../platform/ids.js';
 import { type Draft, type MessageRef, recipientDomains } from './model.js';
+import { scheduleQueries } from './store-schedule.js';
+
+export type { ScheduledRecipient } from './store-schedule.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -20,16 +24,6 @@ export interface ListedMessage {
   readonly status: MessageStatus;
   readonly createdAt: number;
   readonly sendAt: number | null;
-}
-
-/** A recipient of a scheduled message, as its release reads it. */
-export interface ScheduledRecipient {
-  readonly id: string;
-  readonly kind: RecipientKind;
-  /** Normalized: what suppressions match. */
-  readonly email: string;
-  readonly display: string;
-  readonly domain: string;
 }
 
 const bool = (value: boolean | null) => (value === null ? null : value ? 1 : 0);
@@ -167,154 +161,7 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
       }));
     },
 
-    /** Cancels a still-scheduled message and its jobs; false when it is not (or no longer) scheduled. */
-    async cancelScheduled(projectId: string, id: string, now: number): Promise<boolean> {
-      return db.transaction().execute(async (trx) => {
-        const updated = await trx
-          .updateTable('messages')
-          .set({ status: 'cancelled', updated_at: now })
-          .where('id', '=', id)
-          .where('project_id', '=', projectId)
-          .where('status', '=', 'scheduled')
-          .where('send_at', '>', now)
-          .executeTakeFirst();
-        if (updated.numUpdatedRows === 0n) return false;
-        await trx
-          .updateTable('delivery_jobs')
-          .set({ state: 'cancelled', updated_at: now })
-          .where('message_id', '=', id)
-          .where('state', '=', 'scheduled')
-          .execute();
-        return true;
-      });
-    },
-
-    /** Scheduled messages whose time has come, oldest first (uses the messages_scheduled index). */
-    async due(executor: Db, now: number, limit: number) {
-      return executor
-        .selectFrom('messages')
-        .select([
-          'id',
-          'project_id',
-          'from_header',
-          'from_email',
-          'from_domain',
-          'subject',
-          'tags',
-          'send_at',
-        ])
-        .where('status', '=', 'scheduled')
-        .where('send_at', '<=', now)
-        .orderBy('send_at')
-        .limit(limit)
-        .execute();
-    },
-
-    /**
-     * Moves one scheduled message and its jobs to the queue, holding back the recipients in
-     * `suppressed` (IDs; they become `suppressed`, and a job left with nobody to deliver to is
-     * cancelled). Returns the message's new status, `suppressed` when nobody is left, or undefined
-     * when it was cancelled meanwhile.
-     */
-    async release(
-      executor: Db,
-      id: string,
-      now: number,
-      suppressed: readonly string[] = [],
-    ): Promise<'queued' | 'suppressed' | undefined> {
-      const updated = await executor
-        .updateTable('messages')
-        .set({ status: 'queued', updated_at: now })
-        .where('id', '=', id)
-        .where('status', '=', 'scheduled')
-        .executeTakeFirst();
-      if (updated.numUpdatedRows === 0n) return undefined;
-      if (suppressed.length === 0) {
-        await executor
-          .updateTable('delivery_jobs')
-          .set({ state: 'queued', updated_at: now })
-          .where('message_id', '=', id)
-          .where('state', '=', 'scheduled')
-          .execute();
-        return 'queued';
-      }
-      await executor
-        .updateTable('message_recipients')
-        .set({ status: 'suppressed', updated_at: now })
-        .where('message_id', '=', id)
-        .where('id', 'in', suppressed)
-        .execute();
-      // One job per recipient domain: queued while the domain has a recipient left, else cancelled.
-      await executor
-        .updateTable('delivery_jobs')
-        .set({ state: 'queued', updated_at: now })
-        .where('message_id', '=', id)
-        .where('state', '=', 'scheduled')
-        .where('domain', 'in', (q) =>
-          q
-            .selectFrom('message_recipients')
-            .select('domain')
-            .where('message_id', '=', id)
-            .where('status', '=', 'queued'),
-        )
-        .execute();
-      await executor
-        .updateTable('delivery_jobs')
-        .set({ state: 'cancelled', updated_at: now })
-        .where('message_id', '=', id)
-        .where('state', '=', 'scheduled')
-        .execute();
-      const left = await executor
-        .selectFrom('message_recipients')
-        .select('id')
-        .where('message_id', '=', id)
-        .where('status', '=', 'queued')
-        .limit(1)
-        .executeTakeFirst();
-      if (left) return 'queued';
-      await executor
-        .updateTable('messages')
-        .set({ status: 'suppressed', updated_at: now })
-        .where('id', '=', id)
-        .execute();
-      return 'suppressed';
-    },
-
-    /**
-     * A scheduled message that may no longer be sent: message and recipients `failed`, jobs
-     * cancelled. False if it was cancelled (or released) meanwhile.
-     */
-    async failScheduled(executor: Db, id: string, now: number): Promise<boolean> {
-      const updated = await executor
-        .updateTable('messages')
-        .set({ status: 'failed', updated_at: now })
-        .where('id', '=', id)
-        .where('status', '=', 'scheduled')
-        .executeTakeFirst();
-      if (updated.numUpdatedRows === 0n) return false;
-      await executor
-        .updateTable('message_recipients')
-        .set({ status: 'failed', updated_at: now })
-        .where('message_id', '=', id)
-        .execute();
-      await executor
-        .updateTable('delivery_jobs')
-        .set({ state: 'cancelled', updated_at: now })
-        .where('message_id', '=', id)
-        .where('state', '=', 'scheduled')
-        .execute();
-      return true;
-    },
-
-    /** A message's recipients in submission order (the checks and events of its release). */
-    async recipientsOf(executor: Db, messageId: string): Promise<ScheduledRecipient[]> {
-      return executor
-        .selectFrom('message_recipients')
-        .select(['id', 'kind', 'email', 'display', 'domain'])
-        .where('message_id', '=', messageId)
-        .orderBy('id')
-        .execute();
-    },
+    ...scheduleQueries(db),
 
     /** Messages a project created since `dayStart` (seeds the daily quota). */
     async countSince(projectId: string, dayStart: number): Promise<number> {
