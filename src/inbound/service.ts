@@ -170,7 +170,7 @@ export function createInboundService(deps: {
       body: ReplyRequest,
     ): Promise<{ body: z.infer<typeof replyResponse>; created: boolean }> {
       const { projectId } = principal;
-      const earlier = await store.findReply(projectId, key);
+      const earlier = await store.findReply(projectId, principal.mode, key);
       if (earlier) {
         const ref = await ports.sent(projectId, earlier.message_id);
         const parent = await store.getMessage(projectId, earlier.inbound_id);
@@ -204,6 +204,7 @@ export function createInboundService(deps: {
       await db.transaction().execute(async (trx) => {
         await store.insertReply(trx, {
           project_id: projectId,
+          mode: principal.mode,
           idempotency_key: key,
           inbound_id: parent.id,
           message_id: ref.id,

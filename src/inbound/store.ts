@@ -12,6 +12,7 @@ import type {
   InboundReceiptsTable,
   InboundRoutesTable,
   InboundThreadsTable,
+  KeyMode,
   ThreadMessageIdsTable,
 } from '../platform/db/tables.js';
 import { idFloor } from '../platform/ids.js';
@@ -191,11 +192,13 @@ export function createInboundStore(db: Db, sqlite: SQLite.Database) {
     },
 
     // Replies
-    findReply(projectId: string, key: string) {
+    /** Keys are per project and mode: a test key's reply never answers a live key. */
+    findReply(projectId: string, mode: KeyMode, key: string) {
       return db
         .selectFrom('inbound_replies')
         .selectAll()
         .where('project_id', '=', projectId)
+        .where('mode', '=', mode)
         .where('idempotency_key', '=', key)
         .executeTakeFirst();
     },
@@ -203,6 +206,7 @@ export function createInboundStore(db: Db, sqlite: SQLite.Database) {
       executor: Db,
       row: {
         project_id: string;
+        mode: KeyMode;
         idempotency_key: string;
         inbound_id: string;
         message_id: string;
@@ -212,7 +216,7 @@ export function createInboundStore(db: Db, sqlite: SQLite.Database) {
       await executor
         .insertInto('inbound_replies')
         .values(row)
-        .onConflict((conflict) => conflict.columns(['project_id', 'idempotency_key']).doNothing())
+        .onConflict((conflict) => conflict.columns(['project_id', 'mode', 'idempotency_key']).doNothing())
         .execute();
     },
 

@@ -142,6 +142,17 @@ test('a reply goes out through the send path with threading headers, once per Id
   t.is(again.status, 202);
   t.is(again.body.id, reply.body.id);
   t.is(again.headers.get('idempotent-replayed'), 'true');
+  // A test key of the same project has keys of its own: it is never answered with the live reply
+  // (nor would a live key be with a test reply, whose mail only reaches the sandbox).
+  const testKey = await env.ph.createKey(env.ph.owner.projectId, ['inbound:write', 'emails:send'], 'test');
+  const fromTest = await env.ph.request('POST', `/v1/inbound/emails/${question.id}/reply`, {
+    body,
+    key: testKey,
+    headers: { 'idempotency-key': 'reply-1' },
+  });
+  t.is(fromTest.status, 202);
+  t.not(fromTest.body.id, reply.body.id);
+  t.is(fromTest.headers.get('idempotent-replayed'), null);
   const [a, b] = await Promise.all(
     [1, 2].map(() =>
       env.ph.request('POST', `/v1/inbound/emails/${question.id}/reply`, {
@@ -157,7 +168,7 @@ test('a reply goes out through the send path with threading headers, once per Id
   const count = env.ph.server.kernel.store.sqlite
     .prepare("select count(*) as n from messages where subject = 'Re: Question about my order'")
     .get() as { n: number };
-  t.is(count.n, 2);
+  t.is(count.n, 3);
 
   // Ann answers the reply: her message names the reply's Message-ID and joins the same thread.
   await env.send({
@@ -176,6 +187,7 @@ test('a reply goes out through the send path with threading headers, once per Id
     [
       ['inbound', question.id],
       ['outbound', reply.body.id],
+      ['outbound', fromTest.body.id],
       ['outbound', a?.body.id],
       ['inbound', thanks.id],
     ],

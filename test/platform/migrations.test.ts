@@ -109,16 +109,43 @@ test("0009 keys idempotency records by mode, each existing record taking its mes
   t.regex(plan('delete from idempotency_keys where created_at < 10'), /USING INDEX idempotency_keys_created/);
 });
 
-test('migrating to the latest applies what is left in order: 0010 adds the webhook failure streak', async (t) => {
+test('migrating to the latest applies what is left in order: 0010 adds the webhook failure streak, 0011 keys replies by mode', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const store = openStore(dir);
   t.teardown(() => store.close());
   const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
   t.is((await migrator.migrateTo('0009-idempotency-mode')).error, undefined);
-  t.deepEqual(await migrateToLatest(store.db), ['0010-webhook-failure-streak']);
+  store.sqlite.pragma('foreign_keys = OFF');
+  store.sqlite
+    .prepare(
+      `insert into messages (id, project_id, api_key_id, mode, traffic, status, from_header, from_email, from_domain,
+         reply_to, subject, headers, tags, created_at, updated_at)
+       values ('msg_t', 'prj_1', null, 'test', 'transactional', 'queued', 'a@x.test', 'a@x.test', 'x.test', null, 'Re', '{}', '{}', 1, 1)`,
+    )
+    .run();
+  store.sqlite.pragma('foreign_keys = ON');
+  const reply = store.sqlite.prepare(
+    'insert into inbound_replies (project_id, idempotency_key, inbound_id, message_id, created_at) values (?, ?, ?, ?, ?)',
+  );
+  reply.run('prj_1', 'r1', 'inb_1', 'msg_t', 5);
+  reply.run('prj_1', 'r2', 'inb_1', 'msg_gone', 6);
+
+  t.deepEqual(await migrateToLatest(store.db), ['0010-webhook-failure-streak', '0011-inbound-reply-mode']);
   const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
     name: string;
   }[];
   t.true(columns.some((c) => c.name === 'last_failed_at'));
+  t.deepEqual(
+    store.sqlite.prepare('select project_id, mode, idempotency_key, message_id from inbound_replies').all(),
+    [{ project_id: 'prj_1', mode: 'test', idempotency_key: 'r1', message_id: 'msg_t' }],
+  );
+  // The same key may now be used once per mode.
+  store.sqlite
+    .prepare(
+      `insert into inbound_replies (project_id, mode, idempotency_key, inbound_id, message_id, created_at)
+       values ('prj_1', 'live', 'r1', 'inb_1', 'msg_l', 7)`,
+    )
+    .run();
+  t.is((store.sqlite.prepare('select count(*) as n from inbound_replies').get() as { n: number }).n, 2);
 });

@@ -13,6 +13,7 @@ import * as inbound from './0007-inbound.js';
 import * as messageBodies from './0008-message-bodies.js';
 import * as idempotencyMode from './0009-idempotency-mode.js';
 import * as webhookFailureStreak from './0010-webhook-failure-streak.js';
+import * as inboundReplyMode from './0011-inbound-reply-mode.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0008-message-bodies': messageBodies,
   '0009-idempotency-mode': idempotencyMode,
   '0010-webhook-failure-streak': webhookFailureStreak,
+  '0011-inbound-reply-mode': inboundReplyMode,
 };

@@ -2,6 +2,7 @@
  * Row types of received mail: routes, SMTP receipts, threads and their Message-ID index, parsed
  * messages, attachments and the idempotency records of replies.
  */
+import type { KeyMode } from './accounts.js';
 import type { Defaulted, JsonText } from './columns.js';
 
 /** An inbound route (migration 0007): `local_part` '' is the domain's catch-all. */
@@ -106,6 +107,8 @@ export interface InboundAttachmentsTable {
 
 export interface InboundRepliesTable {
   project_id: string;
+  /** Idempotency keys are per project and key mode (migration 0011). */
+  mode: KeyMode;
   idempotency_key: string;
   inbound_id: string;
   message_id: string;
