@@ -17,6 +17,16 @@ export interface ScheduledRecipient {
   readonly domain: string;
 }
 
+/** Cancels the message's jobs still waiting for its release. */
+function cancelScheduledJobs(executor: Db, messageId: string, now: number) {
+  return executor
+    .updateTable('delivery_jobs')
+    .set({ state: 'cancelled', updated_at: now })
+    .where('message_id', '=', messageId)
+    .where('state', '=', 'scheduled')
+    .execute();
+}
+
 export function scheduleQueries(db: Db) {
   return {
     /** Cancels a still-scheduled message and its jobs; false when it is not (or no longer) scheduled. */
@@ -31,12 +41,7 @@ export function scheduleQueries(db: Db) {
           .where('send_at', '>', now)
           .executeTakeFirst();
         if (updated.numUpdatedRows === 0n) return false;
-        await trx
-          .updateTable('delivery_jobs')
-          .set({ state: 'cancelled', updated_at: now })
-          .where('message_id', '=', id)
-          .where('state', '=', 'scheduled')
-          .execute();
+        await cancelScheduledJobs(trx, id, now);
         return true;
       });
     },
@@ -110,12 +115,7 @@ export function scheduleQueries(db: Db) {
             .where('status', '=', 'queued'),
         )
         .execute();
-      await executor
-        .updateTable('delivery_jobs')
-        .set({ state: 'cancelled', updated_at: now })
-        .where('message_id', '=', id)
-        .where('state', '=', 'scheduled')
-        .execute();
+      await cancelScheduledJobs(executor, id, now);
       const left = await executor
         .selectFrom('message_recipients')
         .select('id')
@@ -149,12 +149,7 @@ export function scheduleQueries(db: Db) {
         .set({ status: 'failed', updated_at: now })
         .where('message_id', '=', id)
         .execute();
-      await executor
-        .updateTable('delivery_jobs')
-        .set({ state: 'cancelled', updated_at: now })
-        .where('message_id', '=', id)
-        .where('state', '=', 'scheduled')
-        .execute();
+      await cancelScheduledJobs(executor, id, now);
       return true;
     },
 

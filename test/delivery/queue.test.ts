@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import SQLite from 'better-sqlite3';
 import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
@@ -21,28 +20,7 @@ import {
   sleep,
   startDeliveryEnv,
 } from './env.js';
-
-/** An MX that accepts TCP connections and never says a word (a stalled provider). */
-async function tarpit(t: ExecutionContext, host: string, port: number): Promise<Server> {
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => {});
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  return server;
-}
+import { tarpit } from './tarpit.js';
 
 test('a stalled provider holds up only its own lane', async (t) => {
   const env = await startDeliveryEnv(t, { config: { delivery: { connect_timeout: '8s' } } });

@@ -1,4 +1,3 @@
-import { createServer, type Socket } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
 import SQLite from 'better-sqlite3';
 import { SMTPServer } from 'smtp-server';
@@ -6,6 +5,7 @@ import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
 import { testConfig } from '../helpers/server.js';
 import { events, eventually, mx, send, settled, startDeliveryEnv } from './env.js';
+import { tarpit } from './tarpit.js';
 
 interface SlowMx {
   /** Connections open now. */
@@ -61,28 +61,6 @@ async function slowMx(t: ExecutionContext, host: string, port: number, replyAfte
   });
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return state;
-}
-
-/** An MX that accepts TCP connections and never says a word; reports how many are open. */
-async function tarpit(t: ExecutionContext, host: string, port: number): Promise<Set<Socket>> {
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => {});
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  return sockets;
 }
 
 test('a transaction still waiting for its reply when the drain time ends is cut off, released, and sent again after a restart', async (t) => {
