@@ -19,11 +19,21 @@ const canonical: Record<string, string> = {
 export const MAX_HEADER_TOKEN = 900;
 export const MAX_HEADER_VALUE = 4000;
 
-// RFC 5322 §3.6.4: msg-id = "<" id-left "@" id-right ">" (no spaces inside).
-const msgId = /^<[^<>\s@]+@[^<>\s@]+>$/;
-// RFC 2369 §2: one or more <URI>, comma separated.
-const uriList = /^<[^<>\s]+>(?:\s*,\s*<[^<>\s]+>)*$/;
+// RFC 5322 §3.6.4: msg-id = "<" id-left "@" id-right ">", printable US-ASCII without spaces (a
+// non-ASCII ID would go out as raw 8-bit bytes, which no 7-bit header may carry).
+const msgId = /^<[\x21-\x3b\x3d\x3f\x41-\x7e]+@[\x21-\x3b\x3d\x3f\x41-\x7e]+>$/;
+// RFC 2369 §2: one or more <URI>, comma separated; a URI is US-ASCII (RFC 3986 §2: other characters
+// are percent-encoded), else the composer would encode the header and break the URI.
+const uriList = /^<[\x21-\x3b\x3d\x3f-\x7e]+>(?:\s*,\s*<[\x21-\x3b\x3d\x3f-\x7e]+>)*$/;
 const uriToken = /<[^<>\s]+>/g;
+
+/**
+ * Whether a bare message ID (no angle brackets) is one In-Reply-To and References accept: the
+ * inbound reply path keeps only such IDs from a received message's threading headers.
+ */
+export function isSendableMessageId(id: string): boolean {
+  return id.length <= MAX_HEADER_TOKEN && msgId.test(`<${id}>`);
+}
 
 /** Returns one sentence per problem, empty when the headers are acceptable. */
 export function checkHeaders(headers: Readonly<Record<string, string>>): string[] {
@@ -46,12 +56,14 @@ export function checkHeaders(headers: Readonly<Record<string, string>>): string[
   }
   const inReplyTo = byName.get('in-reply-to');
   if (inReplyTo !== undefined && !msgId.test(inReplyTo)) {
-    problems.push('"In-Reply-To" must be one message ID like <id@example.com> (RFC 5322 §3.6.4)');
+    problems.push(
+      '"In-Reply-To" must be one message ID like <id@example.com>, in US-ASCII (RFC 5322 §3.6.4)',
+    );
   }
   const references = byName.get('references');
   if (references !== undefined && !references.split(/\s+/).every((id) => msgId.test(id))) {
     problems.push(
-      '"References" must be message IDs like <id@example.com> separated by spaces (RFC 5322 §3.6.4)',
+      '"References" must be message IDs like <id@example.com> separated by spaces, in US-ASCII (RFC 5322 §3.6.4)',
     );
   }
   for (const name of ['In-Reply-To', 'References'] as const) {
@@ -61,7 +73,9 @@ export function checkHeaders(headers: Readonly<Record<string, string>>): string[
   }
   const unsubscribe = byName.get('list-unsubscribe');
   if (unsubscribe !== undefined && !uriList.test(unsubscribe)) {
-    problems.push('"List-Unsubscribe" must be one or more <URI> separated by commas (RFC 2369 §2)');
+    problems.push(
+      '"List-Unsubscribe" must be one or more <URI> separated by commas, in US-ASCII (RFC 2369 §2)',
+    );
   }
   if (unsubscribe?.match(uriToken)?.some((uri) => uri.length > MAX_HEADER_TOKEN + 2)) {
     problems.push(`"List-Unsubscribe" URIs must be at most ${MAX_HEADER_TOKEN} characters between < and >`);

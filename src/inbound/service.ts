@@ -6,6 +6,7 @@
  * its thread. A reply's Idempotency-Key is remembered for good: a repeat returns the first reply.
  */
 import type { z } from 'zod';
+import { isSendableMessageId, MAX_HEADER_VALUE } from '../emails/headers.js';
 import type { MessageRef } from '../emails/model.js';
 import { type SendRequest, sendRequest } from '../emails/schemas.js';
 import type { Db } from '../platform/db/database.js';
@@ -31,7 +32,6 @@ export interface InboundServicePorts {
 }
 
 export const MAX_REPLY_KEY = 200;
-const MSG_ID = /^[^<>\s@]+@[^<>\s@]+$/;
 /** Enough ancestry to thread in every client without growing the header forever. */
 const MAX_REFERENCES = 20;
 
@@ -50,15 +50,21 @@ export function replyKeyOf(header: string | string[] | undefined): string {
 
 /** In-Reply-To and References of a reply (RFC 5322 §3.6.4): the parent's References, else its In-Reply-To, plus its Message-ID. */
 export function threadingHeaders(parent: MessageRow): Record<string, string> {
-  if (!parent.message_id_header || !MSG_ID.test(parent.message_id_header)) return {};
+  // Only IDs the send path accepts (US-ASCII, bounded): a received message's own may be anything.
+  if (!parent.message_id_header || !isSendableMessageId(parent.message_id_header)) return {};
   const ancestry = JSON.parse(parent.references) as string[];
   const chain = [...(ancestry.length > 0 ? ancestry : parent.in_reply_to ? [parent.in_reply_to] : [])]
-    .filter((id) => MSG_ID.test(id) && id !== parent.message_id_header)
+    .filter((id) => isSendableMessageId(id) && id !== parent.message_id_header)
     .slice(-(MAX_REFERENCES - 1));
-  return {
-    'In-Reply-To': `<${parent.message_id_header}>`,
-    References: [...chain, parent.message_id_header].map((id) => `<${id}>`).join(' '),
-  };
+  // The newest IDs that fit the header's bound, the parent's own always.
+  const kept = [`<${parent.message_id_header}>`];
+  let length = kept[0]?.length ?? 0;
+  for (const id of chain.reverse()) {
+    length += id.length + 3;
+    if (length > MAX_HEADER_VALUE) break;
+    kept.unshift(`<${id}>`);
+  }
+  return { 'In-Reply-To': `<${parent.message_id_header}>`, References: kept.join(' ') };
 }
 
 export function createInboundService(deps: {

@@ -91,6 +91,18 @@ const invalid: Array<[string, Record<string, unknown>, string, RegExp]> = [
     /"References" must be at most 4000 characters/,
   ],
   [
+    'a non-ASCII In-Reply-To ID',
+    { headers: { 'In-Reply-To': '<grüße@acme.test>' } },
+    'headers',
+    /"In-Reply-To" must be one message ID like <id@example.com>, in US-ASCII/,
+  ],
+  [
+    'a non-ASCII List-Unsubscribe URI (IRIs are sent percent-encoded)',
+    { headers: { 'List-Unsubscribe': '<https://acme.test/abmelden?grüße=1>' } },
+    'headers',
+    /"List-Unsubscribe" must be one or more <URI> separated by commas, in US-ASCII/,
+  ],
+  [
     'a List-Unsubscribe URI over 900 characters',
     { headers: { 'List-Unsubscribe': `<mailto:u@acme.test>,<https://acme.test/u?t=${'b'.repeat(879)}>` } },
     'headers',
