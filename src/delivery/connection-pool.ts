@@ -34,8 +34,8 @@ export class ConnectionPool {
   readonly #busy = new Set<MxConnection>();
   /** Connections being opened: aborted when the pool closes. */
   readonly #opening = new Set<AbortController>();
-  /** Connections the closed pool said QUIT on: a server slow to answer must not keep them open. */
-  readonly #quitting: MxConnection[] = [];
+  /** Connections said QUIT on and not yet ended: a server slow to answer must not keep them open. */
+  readonly #quitting = new Set<MxConnection>();
   readonly #waiters = new Set<() => void>();
   #closed = false;
 
@@ -107,8 +107,7 @@ export class ConnectionPool {
     const reusable =
       !this.#closed && connection.usable && connection.transactions < this.#limits.messagesPerConnection;
     if (!reusable) {
-      connection.close();
-      if (this.#closed) this.#quitting.push(connection);
+      this.#quit(connection);
       this.#count(connection.target.host, -1);
       return;
     }
@@ -133,7 +132,7 @@ export class ConnectionPool {
    */
   close(): void {
     this.#closed = true;
-    while (this.#idle.length > 0) this.#quitting.push(this.#drop(this.#idle.length - 1));
+    while (this.#idle.length > 0) this.#drop(this.#idle.length - 1);
     for (const opening of this.#opening) opening.abort();
     this.#wake();
   }
@@ -152,7 +151,8 @@ export class ConnectionPool {
       this.#count(connection.target.host, -1);
     }
     this.#busy.clear();
-    for (const connection of this.#quitting.splice(0)) connection.destroy();
+    for (const connection of this.#quitting) connection.destroy();
+    this.#quitting.clear();
   }
 
   #lend(connection: MxConnection): MxConnection {
@@ -183,13 +183,19 @@ export class ConnectionPool {
     if (index >= 0) this.#drop(index);
   }
 
-  /** Closes (QUIT) an idle connection and returns it. */
-  #drop(index: number): MxConnection {
+  /** Closes (QUIT) an idle connection. */
+  #drop(index: number): void {
     const [entry] = this.#idle.splice(index, 1) as [Idle];
     clearTimeout(entry.timer);
-    entry.connection.close();
+    this.#quit(entry.connection);
     this.#count(entry.connection.target.host, -1);
-    return entry.connection;
+  }
+
+  /** QUIT, remembered until the connection ends, so that `abort` can cut a slow goodbye short. */
+  #quit(connection: MxConnection): void {
+    connection.close();
+    this.#quitting.add(connection);
+    connection.onEnd(() => this.#quitting.delete(connection));
   }
 
   #count(host: string, delta: number): void {

@@ -108,6 +108,7 @@ export class MxConnection {
   readonly openedAt = Date.now();
   #smtp: SMTPConnection;
   #closed = false;
+  #ended = false;
 
   private constructor(target: MxTarget, tls: TlsMode, smtp: SMTPConnection) {
     this.target = target;
@@ -119,6 +120,7 @@ export class MxConnection {
     });
     smtp.on('end', () => {
       this.#closed = true;
+      this.#ended = true;
     });
   }
 
@@ -222,6 +224,12 @@ export class MxConnection {
         resolve(!err);
       });
     });
+  }
+
+  /** Calls `listener` once the connection has ended (at once if it already has). */
+  onEnd(listener: () => void): void {
+    if (this.#ended) listener();
+    else this.#smtp.once('end', listener);
   }
 
   /** QUIT and close. */

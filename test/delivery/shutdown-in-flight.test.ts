@@ -1,3 +1,4 @@
+import { createServer, type Socket } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
 import SQLite from 'better-sqlite3';
 import { SMTPServer } from 'smtp-server';
@@ -153,4 +154,78 @@ test('a connection still waiting for its greeting is dropped when the engine sto
     db.prepare('select state, locked_until, attempts from delivery_jobs where message_id = ?').all(id),
     [{ state: 'queued', locked_until: null, attempts: 0 }],
   );
+});
+
+/**
+ * A minimal MX that accepts every message but never answers QUIT (a slow goodbye), reporting how
+ * many connections are open.
+ */
+async function mutedAtQuit(t: ExecutionContext, host: string, port: number): Promise<ReadonlySet<Socket>> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+    let inData = false;
+    let buffered = '';
+    socket.write('220 mx.muted.example ESMTP\r\n');
+    socket.on('data', (chunk) => {
+      buffered += chunk.toString('latin1');
+      for (;;) {
+        if (inData) {
+          const end = buffered.indexOf('\r\n.\r\n');
+          if (end < 0) return;
+          buffered = buffered.slice(end + 5);
+          inData = false;
+          socket.write('250 2.0.0 queued\r\n');
+          continue;
+        }
+        const lineEnd = buffered.indexOf('\r\n');
+        if (lineEnd < 0) return;
+        const line = buffered.slice(0, lineEnd).toUpperCase();
+        buffered = buffered.slice(lineEnd + 2);
+        if (line.startsWith('EHLO')) socket.write('250-mx.muted.example\r\n250 PIPELINING\r\n');
+        else if (line.startsWith('DATA')) {
+          inData = true;
+          socket.write('354 go ahead\r\n');
+        } else if (line.startsWith('QUIT')) {
+          // No answer: the client waits for a 221 that never comes.
+        } else socket.write('250 2.0.0 ok\r\n');
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  );
+  return sockets;
+}
+
+test('a connection closed with QUIT before the stop does not outlive it waiting for the 221', async (t) => {
+  const env = await startDeliveryEnv(t, {
+    config: {
+      delivery: {
+        smtp_timeout: '60s',
+        drain_timeout: '500ms',
+        lanes: [{ name: 'default', messages_per_connection: 1 } as never],
+      },
+    },
+  });
+  const sockets = await mutedAtQuit(t, '127.0.0.5', env.peer.port);
+  mx(env.dns, 'muted.example', [{ host: 'mx.muted.example', ip: '127.0.0.5' }]);
+  const id = await send(env, { to: ['ann@muted.example'] });
+  // One message per connection: after its 250 the pool says QUIT, which the MX leaves unanswered.
+  t.is(await settled(env.ph, id), 'delivered');
+  t.is(sockets.size, 1);
+  const stopping = Date.now();
+  await env.ph.server.stop();
+  await eventually('the connection to be closed', () => sockets.size === 0, 3000);
+  t.true(Date.now() - stopping < 5000, 'closed at the stop, not at the SMTP timeout');
 });
