@@ -1,4 +1,4 @@
-import { createServer, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
 import SQLite from 'better-sqlite3';
 import { SMTPServer } from 'smtp-server';
@@ -160,12 +160,8 @@ test('a connection still waiting for its greeting is dropped when the engine sto
  * A minimal MX that accepts every message but never answers QUIT (a slow goodbye), reporting how
  * many connections are open.
  */
-async function mutedAtQuit(t: ExecutionContext, host: string, port: number): Promise<ReadonlySet<Socket>> {
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => {});
-    socket.on('close', () => sockets.delete(socket));
+function mutedAtQuit(t: ExecutionContext, host: string, port: number): Promise<ReadonlySet<Socket>> {
+  return tarpit(t, host, port, (socket) => {
     let inData = false;
     let buffered = '';
     socket.write('220 mx.muted.example ESMTP\r\n');
@@ -194,18 +190,6 @@ async function mutedAtQuit(t: ExecutionContext, host: string, port: number): Pro
       }
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  return sockets;
 }
 
 test('a connection closed with QUIT before the stop does not outlive it waiting for the 221', async (t) => {

@@ -1,16 +1,23 @@
 /**
- * An MX that accepts TCP connections and never says a word (a stalled provider), for tests. The
- * returned set holds the connections open now; the test's teardown closes them and the server.
+ * A raw TCP server on loopback playing an MX that misbehaves, for tests: `talk` scripts each
+ * connection; without it the MX accepts connections and never says a word (a stalled provider).
+ * The returned set holds the connections open now; the test's teardown closes them and the server.
  */
 import { createServer, type Socket } from 'node:net';
 import type { ExecutionContext } from 'ava';
 
-export async function tarpit(t: ExecutionContext, host: string, port: number): Promise<ReadonlySet<Socket>> {
+export async function tarpit(
+  t: ExecutionContext,
+  host: string,
+  port: number,
+  talk?: (socket: Socket) => void,
+): Promise<ReadonlySet<Socket>> {
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     sockets.add(socket);
     socket.on('error', () => {});
     socket.on('close', () => sockets.delete(socket));
+    talk?.(socket);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
