@@ -10,6 +10,7 @@ import type {
   InboundAttachmentsTable,
   InboundMessagesTable,
   InboundReceiptsTable,
+  InboundRepliesTable,
   InboundRoutesTable,
   InboundThreadsTable,
   KeyMode,
@@ -202,17 +203,7 @@ export function createInboundStore(db: Db, sqlite: SQLite.Database) {
         .where('idempotency_key', '=', key)
         .executeTakeFirst();
     },
-    async insertReply(
-      executor: Db,
-      row: {
-        project_id: string;
-        mode: KeyMode;
-        idempotency_key: string;
-        inbound_id: string;
-        message_id: string;
-        created_at: number;
-      },
-    ): Promise<void> {
+    async insertReply(executor: Db, row: InboundRepliesTable): Promise<void> {
       await executor
         .insertInto('inbound_replies')
         .values(row)

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { RunningServer } from '../../src/server.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
@@ -20,7 +20,8 @@ function recordingLogger() {
 
 const asPosthorn = (server: RunningServer) => ({ server }) as unknown as Parameters<typeof settled>[0];
 
-test('jobs of a lane removed from the config are routed again and delivered after a restart', async (t) => {
+/** A message to a domain of the custom `partner` lane, deferred once (a 451) and waiting to retry. */
+async function deferredInPartnerLane(t: ExecutionContext) {
   const partner = { name: 'partner', traffic: 'transactional', mx_suffixes: ['partner.example'] } as never;
   const env = await startDeliveryEnv(t, {
     config: { delivery: { lanes: [partner], retry_schedule: ['2s'] } },
@@ -31,6 +32,11 @@ test('jobs of a lane removed from the config are routed again and delivered afte
   await eventually('the first attempt to be deferred', () =>
     events(env.ph, id).some((e) => e.type === 'email.delivery_delayed'),
   );
+  return { env, id };
+}
+
+test('jobs of a lane removed from the config are routed again and delivered after a restart', async (t) => {
+  const { env, id } = await deferredInPartnerLane(t);
   t.deepEqual(rows(env.ph, 'select state, lane, attempts from delivery_jobs where message_id = ?', id), [
     { state: 'queued', lane: 'partner', attempts: 1 },
   ]);
@@ -66,16 +72,7 @@ test('jobs of a lane removed from the config are routed again and delivered afte
 });
 
 test('jobs of configured lanes keep their lane at a restart', async (t) => {
-  const partner = { name: 'partner', traffic: 'transactional', mx_suffixes: ['partner.example'] } as never;
-  const env = await startDeliveryEnv(t, {
-    config: { delivery: { lanes: [partner], retry_schedule: ['2s'] } },
-  });
-  mx(env.dns, 'partner.example', [{ host: 'mx.partner.example', ip: '127.0.0.1' }]);
-  env.peer.dataReply(451, '4.3.0 Try again later', { times: 1 });
-  const id = await send(env, { to: ['ann@partner.example'] });
-  await eventually('the first attempt to be deferred', () =>
-    events(env.ph, id).some((e) => e.type === 'email.delivery_delayed'),
-  );
+  const { env, id } = await deferredInPartnerLane(t);
   await env.ph.server.stop();
 
   const { log, lines } = recordingLogger();
