@@ -1,7 +1,8 @@
 /**
  * The save-time rule of spec §2.6 that a schema cannot express: the placeholders used in
  * subject, html_body and text_body are exactly the declared `variables`. A 400 names every
- * undeclared placeholder, every unused variable and every malformed `{{...}}`.
+ * undeclared placeholder, every unused variable and the malformed `{{...}}` (each distinct one,
+ * up to 20 a field, then how many more).
  */
 import { badRequest, type ErrorDetail } from '../platform/http/errors.js';
 import { scanPlaceholders } from './placeholders.js';
@@ -25,6 +26,8 @@ export function placeholderProblems(fields: TemplateFields): ErrorDetail[] {
     for (const bad of scan.malformed) {
       details.push({ path: field, message: `${bad} is not a valid placeholder; write {{name}}` });
     }
+    const unshown = scan.malformedCount - scan.malformed.length;
+    if (unshown > 0) details.push({ path: field, message: `has ${unshown} more invalid {{ or }} sequences` });
     for (const name of scan.names) if (!usedIn.has(name)) usedIn.set(name, field);
   }
   const declared = new Set(fields.variables);

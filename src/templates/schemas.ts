@@ -1,6 +1,6 @@
 /** Request and response shapes of `/v1/templates` (spec §2.6, §2.7, §4.2). */
 import { z } from 'zod';
-import { VARIABLE_NAME } from './placeholders.js';
+import { RESERVED_NAMES, VARIABLE_NAME } from './placeholders.js';
 
 export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 /** Bodies well past Gmail's 102 KB clipping point are refused outright. */
@@ -35,6 +35,10 @@ export const templateRequest = z
           .regex(
             VARIABLE_NAME,
             'must start with a letter or "_" and use only letters, digits, "_", "." and "-"',
+          )
+          .refine(
+            (name) => !RESERVED_NAMES.has(name),
+            'cannot be "__proto__": a send\'s variables object can never hold that key',
           ),
       )
       .max(50)

@@ -83,8 +83,8 @@ const scans: Array<[string, string[], string[]]> = [
   ['{{user.first_name}} {{order-id}} {{_x}}', ['user.first_name', 'order-id', '_x'], []],
   ['{{first name}}', [], ['{{first name}}']],
   ['{{}} and {{ 1abc }}', [], ['{{}}', '{{ 1abc }}']],
-  ['{{{raw}}}', [], ['{{{raw}}']],
-  ['{ single } and {{a}', [], []],
+  ['{{{raw}}}', [], ['{{{raw}}}']],
+  ['{ single } and {{a}', [], ['{{a}']],
 ];
 
 for (const [text, names, malformed] of scans) {
