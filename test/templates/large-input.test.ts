@@ -1,5 +1,5 @@
 /**
- * Template saves and sends stay linear in the size of what they are given: each of these
+ * Template saves, sends and checks stay linear in the size of what they are given: each of these
  * inputs took seconds to minutes of event-loop time before (measured on the 2-CPU dev host, old
  * vs new, noted per test), so a bound of 2 s fails the old code by a wide margin and is not
  * flaky on a noisy host.
@@ -57,3 +57,37 @@ test('a send renders a version holding 240,000 characters of unclosed {{ fast (o
   const [body] = rows<{ text: string }>(ph, 'select text from message_bodies');
   t.is(body?.text, `Hi Ann ${'{{'.repeat(120_000)}`);
 });
+
+const checks: Array<[string, Record<string, string>, number]> = [
+  [
+    'an address full of unclosed [[ (old: ~30 s)',
+    { html_body: `<a href="https://x.dev/${'[['.repeat(50_000)}">x</a>`, text_body: 'x' },
+    1,
+  ],
+  [
+    '33,333 <title> elements, each lower-casing the whole HTML before (old: ~22 s)',
+    { html_body: '<title></title>'.repeat(33_333), text_body: 'x' },
+    0,
+  ],
+  [
+    'a text URL ending in 100,000 dots (old: ~17 s)',
+    { text_body: `see https://posthorn.dev/${'.'.repeat(100_000)}x` },
+    1,
+  ],
+  [
+    'a style block of 100,000 unclosed CSS comments (old: ~15 s)',
+    { html_body: `<style>${'/*a'.repeat(100_000)}</style>`, text_body: 'x' },
+    0,
+  ],
+];
+
+for (const [title, body, links] of checks) {
+  test(`the check of ${title} answers fast`, async (t) => {
+    const ph = await startPosthorn(t);
+    const id = await created(ph, { ...body, variables: [] });
+    const { result: res, ms } = await timed(() => ph.request('POST', `/v1/templates/${id}/check`));
+    t.is(res.status, 200);
+    t.true(ms < BOUND_MS, `${ms} ms`);
+    t.is(res.body.link_count, links);
+  });
+}

@@ -68,10 +68,20 @@ export function checkContent(content: { html_body: string | null; text_body: str
   if (content.text_body !== null) {
     for (const match of content.text_body.matchAll(TEXT_URL)) {
       linkCount++;
-      issues.push(...checkAddress(match[0].replace(/[.,;:!?]+$/, ''), 'link'));
+      issues.push(...checkAddress(withoutTrailingPunctuation(match[0]), 'link'));
     }
   }
   return { html_bytes: htmlBytes, link_count: linkCount, image_count: imageCount, issues: dedupe(issues) };
+}
+
+/**
+ * A URL in text without the sentence's punctuation after it. A loop, not `/[.,;:!?]+$/`: that
+ * pattern retries from every character of a long run of dots, quadratic in the run.
+ */
+function withoutTrailingPunctuation(url: string): string {
+  let end = url.length;
+  while (end > 0 && '.,;:!?'.includes(url[end - 1] as string)) end--;
+  return url.slice(0, end);
 }
 
 /** The same finding on the same target is reported once. */

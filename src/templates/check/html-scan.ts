@@ -47,9 +47,31 @@ export function decodeEntities(value: string): string {
 const TAG_START = /<([a-zA-Z][a-zA-Z0-9:-]*)/y;
 const ATTR = /\s*([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?/y;
 const RAW_TEXT = new Set(['style', 'script', 'title', 'textarea']);
+const END_TAGS = new Map([...RAW_TEXT].map((name) => [name, new RegExp(`</${name}`, 'gi')]));
 
+/**
+ * Where the end tag of a raw-text element starts, from `from` on; -1 if none. Searched without
+ * lower-casing the HTML (doing so for every such element was quadratic, and lower-casing can
+ * change the length of a string, so positions in the copy are not positions in the HTML).
+ */
+function endTagAt(html: string, name: string, from: number): number {
+  const pattern = END_TAGS.get(name) as RegExp;
+  pattern.lastIndex = from;
+  return pattern.exec(html)?.index ?? -1;
+}
+
+/** CSS without its comments; one left open runs to the end (CSS Syntax §4.3.2). */
 function stripCssComments(css: string): string {
-  return css.replace(/\/\*[\s\S]*?\*\//g, ' ');
+  let out = '';
+  let from = 0;
+  for (;;) {
+    const open = css.indexOf('/*', from);
+    if (open < 0) return out + css.slice(from);
+    out += `${css.slice(from, open)} `;
+    const close = css.indexOf('*/', open + 2);
+    if (close < 0) return out;
+    from = close + 2;
+  }
 }
 
 export function scanHtml(html: string): HtmlScan {
@@ -87,7 +109,7 @@ export function scanHtml(html: string): HtmlScan {
     const style = attrs.get('style');
     if (style) css.push(stripCssComments(style));
     if (RAW_TEXT.has(name)) {
-      const close = html.toLowerCase().indexOf(`</${name}`, i);
+      const close = endTagAt(html, name, i);
       const body = html.slice(i, close < 0 ? html.length : close);
       if (name === 'style') css.push(stripCssComments(body));
       i = close < 0 ? html.length : close;

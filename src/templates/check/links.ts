@@ -7,8 +7,13 @@ import { isIP } from 'node:net';
 import { type Issue, issue } from './issues.js';
 
 const PLACEHOLDER = /\{\{\s*[A-Za-z_][A-Za-z0-9_.-]*\s*\}\}/g;
-/** Template syntaxes of other systems that a send would leave in place. */
-const FOREIGN_SYNTAX = /[{}]|\$\{|\*\|[^|]*\|\*|%[A-Z][A-Z_]{2,}%|\[\[[^\]]*\]\]|\[[A-Z][A-Z_]+\]|<%/;
+/**
+ * Template syntaxes of other systems that a send would leave in place. Every repeat is bounded
+ * and stops at the next opening: an unbounded `[^\]]*` after `[[` read to the end of the
+ * address from every `[[` in it (quadratic in an address full of them).
+ */
+const FOREIGN_SYNTAX =
+  /[{}]|\$\{|\*\|[^|]{0,100}\|\*|%[A-Z][A-Z_]{2,100}%|\[\[[^[\]]{0,100}\]\]|\[[A-Z][A-Z_]{1,100}\]|<%/;
 const UNSAFE_SCHEMES = new Set(['javascript:', 'vbscript:', 'data:', 'file:']);
 const HARMLESS_SCHEMES = new Set(['mailto:', 'tel:', 'sms:']);
 /** RFC 2606 and RFC 6761 reserved names, and the usual stand-ins. */
