@@ -84,8 +84,16 @@ export const sendShape = {
     .record(z.string(), z.string({ error: 'values must be strings' }), {
       error: 'must be an object mapping strings to strings',
     })
+    // A template declares at most 50 variables of at most 64 characters (templates/schemas.ts).
+    .refine((value) => Object.keys(value).length <= 50, 'must have at most 50 entries')
+    .refine(
+      (value) => Object.keys(value).every((name) => name.length <= 64),
+      'variable names must be at most 64 characters',
+    )
     .optional()
-    .describe('Exactly the variables the published template declares; HTML values are escaped.'),
+    .describe(
+      'Exactly the variables the published template declares (at most 50); HTML values are escaped. The rendered subject and bodies must keep to the limits of a direct send.',
+    ),
   send_at: sendAt.optional(),
   track_opens: z.boolean({ error: 'must be true or false' }).optional(),
   track_clicks: z.boolean({ error: 'must be true or false' }).optional(),

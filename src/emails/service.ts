@@ -15,6 +15,7 @@ import { AppError, badRequest, type ErrorDetail } from '../platform/http/errors.
 import type { KeyPrincipal } from '../platform/http/principal.js';
 import { formatPath } from '../platform/http/validate.js';
 import type { Mailbox } from './address.js';
+import { type BatchBudget, createBatchBudget } from './batch-budget.js';
 import {
   checkNotSuspended,
   checkSendAt,
@@ -101,14 +102,23 @@ export function createEmailService(deps: EmailServiceDeps) {
     afterCommit: throttled(() => events.notify()),
   });
 
-  /** Validated request → Draft; a named template is rendered from its published version here. */
-  async function toDraft(principal: KeyPrincipal, request: SendRequest, key: string | null): Promise<Draft> {
+  /**
+   * Validated request → Draft; a named template is rendered from its published version here
+   * (and, in a batch, counted against what the batch's templates may render in all).
+   */
+  async function toDraft(
+    principal: KeyPrincipal,
+    request: SendRequest,
+    key: string | null,
+    budget?: BatchBudget,
+  ): Promise<Draft> {
     let content = { subject: request.subject ?? '', html: request.html ?? null, text: request.text ?? null };
     let template: Draft['template'] = null;
     if (request.template !== undefined) {
       const variables = request.variables ?? {};
       const rendered = await ports.renderTemplate(principal.projectId, request.template, variables);
       content = { subject: rendered.subject, html: rendered.html, text: rendered.text };
+      budget?.charge(content);
       template = { id: rendered.templateId, version: rendered.version, variables };
     }
     return {
@@ -130,8 +140,13 @@ export function createEmailService(deps: EmailServiceDeps) {
   }
 
   /** Every check of one item, then its quota reservation (the last, synchronous step). */
-  async function admit(principal: KeyPrincipal, request: SendRequest, key: string | null) {
-    const draft = await toDraft(principal, request, key);
+  async function admit(
+    principal: KeyPrincipal,
+    request: SendRequest,
+    key: string | null,
+    budget?: BatchBudget,
+  ) {
+    const draft = await toDraft(principal, request, key, budget);
     await checkSender(principal, draft);
     await checkSuppression(ports, draft);
     await limits.prepare(principal.projectId);
@@ -222,6 +237,7 @@ export function createEmailService(deps: EmailServiceDeps) {
       const results: BatchResult[] = [];
       const admitted: Array<{ index: number; draft: Draft; reservation: Reservation }> = [];
       const keyIndex = new Map<string, number>(); // effective key → the first item that has it
+      const budget = createBatchBudget(deps.config.limits.max_body_bytes);
       for (const [index, item] of items.entries()) {
         // Admitting an item awaits nothing but microtasks (its reads are synchronous): without a
         // turn of the event loop between items, 32 concurrent 100-item batches held it for
@@ -242,7 +258,7 @@ export function createEmailService(deps: EmailServiceDeps) {
             continue;
           }
           checkSendAt(request.send_at, 'email');
-          admitted.push({ index, ...(await admit(principal, request, key)) });
+          admitted.push({ index, ...(await admit(principal, request, key, budget)) });
         } catch (error) {
           if (!(error instanceof AppError) || error.status >= 500) {
             for (const entry of admitted) entry.reservation.release();

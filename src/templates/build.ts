@@ -5,8 +5,12 @@ import { createTemplateService } from './service.js';
 import { createTemplateStore } from './store.js';
 
 export function buildTemplates(kernel: Kernel, services: { domains: DomainService }) {
-  return createTemplateService(createTemplateStore(kernel.db), {
-    domainSummaries: (projectId) => services.domains.summaries(projectId),
-    trackingDns: (projectId) => services.domains.trackingDns(projectId),
-  });
+  return createTemplateService(
+    createTemplateStore(kernel.db),
+    {
+      domainSummaries: (projectId) => services.domains.summaries(projectId),
+      trackingDns: (projectId) => services.domains.trackingDns(projectId),
+    },
+    { maxBodyBytes: kernel.config.limits.max_body_bytes },
+  );
 }

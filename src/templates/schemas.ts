@@ -18,7 +18,12 @@ export const templateRequest = z
       .optional()
       .describe('Unique per project; sends may name the template by it.'),
     name: z.string().trim().min(1).max(80).describe('A name for people.'),
-    subject: z.string().min(1).max(300).describe('May use {{placeholders}}.'),
+    subject: z
+      .string()
+      .min(1)
+      .max(300)
+      .refine((value) => !/[\r\n]/.test(value), 'must not contain line breaks')
+      .describe('May use {{placeholders}}; no line breaks, as for a send.'),
     html_body: z
       .string()
       .min(1)

@@ -9,9 +9,10 @@ import { newId } from '../platform/ids.js';
 import { assertPlaceholdersMatch } from './content-rules.js';
 import { checkContent } from './check/check-content.js';
 import { type Issue, issue } from './check/issues.js';
-import { assertExactVariables, renderContent } from './render.js';
+import { renderContent } from './render.js';
 import type { CheckResult, TemplateRequest } from './schemas.js';
 import type { TemplateStore, TemplateWithDraft, VersionRow } from './store.js';
+import { assertExactVariables } from './variables.js';
 import { templateRecord, templateSummary, versionRecord } from './views.js';
 
 /** What the check needs to know about the project's sending domains and the tracking host. */
@@ -44,7 +45,16 @@ function templateNotFound(ref: string): AppError {
   return notFound(`Template ${ref}`);
 }
 
-export function createTemplateService(store: TemplateStore, deps: CheckDependencies) {
+export interface TemplateOptions {
+  /** `limits.max_body_bytes`: no rendered body may be larger than a direct send's could be. */
+  readonly maxBodyBytes: number;
+}
+
+export function createTemplateService(
+  store: TemplateStore,
+  deps: CheckDependencies,
+  options: TemplateOptions,
+) {
   const load = async (projectId: string, ref: string, executor?: Db): Promise<TemplateWithDraft> => {
     const row = await store.find(projectId, ref, executor);
     if (!row) throw templateNotFound(ref);
@@ -222,7 +232,8 @@ export function createTemplateService(store: TemplateStore, deps: CheckDependenc
     /**
      * The published version of a template (by ID or slug) rendered with a send's variables,
      * which must be exactly the declared ones. 400 (naming `template` or `variables`) when the
-     * template is unknown, has no published version, or the variables differ.
+     * template is unknown, has no published version, or the variables differ; 400 naming
+     * `subject`, `html` or `text` when the rendered content breaks a rule of a direct send.
      *
      * @example
      * const r = await services.templates.renderForSend(projectId, 'password-reset', { name: 'Ann' });
@@ -248,7 +259,7 @@ export function createTemplateService(store: TemplateStore, deps: CheckDependenc
       if (!published)
         throw new AppError('internal', `published version ${row.published_version} of ${row.id} is missing`);
       assertExactVariables(JSON.parse(published.variables) as string[], variables);
-      const rendered = renderContent(published, variables);
+      const rendered = renderContent(published, variables, { maxBodyBytes: options.maxBodyBytes });
       return { templateId: row.id, version: published.version, ...rendered };
     },
   };

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { scanPlaceholders } from '../../src/templates/placeholders.js';
-import { assertExactVariables, escapeHtml, renderContent } from '../../src/templates/render.js';
+import { escapeHtml, renderContent } from '../../src/templates/render.js';
+import { assertExactVariables } from '../../src/templates/variables.js';
 
 const escapes: Array<[string, string]> = [
   ['plain', 'plain'],
