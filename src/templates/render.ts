@@ -10,6 +10,7 @@
  * placeholders repeat a long value must not build a string of gigabytes to find out.
  */
 import { badRequest } from '../platform/http/errors.js';
+import { type HtmlContext, placeholderContexts } from './html-context.js';
 import { type Segment, segments } from './placeholders.js';
 
 export interface TemplateContent {
@@ -38,11 +39,27 @@ const HTML_ESCAPES: Record<string, string> = {
   '>': '&gt;',
   '"': '&quot;',
   "'": '&#39;',
+  '`': '&#96;',
+  '=': '&#61;',
+  ' ': '&#32;',
+  '\t': '&#9;',
+  '\n': '&#10;',
+  '\f': '&#12;',
+  '\r': '&#13;',
 };
 
 /** Escapes the five characters that matter in HTML text and quoted attribute values. */
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch] ?? ch);
+}
+
+/**
+ * Escapes a value that sits inside a tag outside quotes (`<a href={{url}}>`): white space, `=`
+ * and backticks too, so it stays one attribute value (or name) and cannot add attributes.
+ * Browsers decode the references, so the attribute's value is the value as given.
+ */
+export function escapeInTag(value: string): string {
+  return value.replace(/[&<>"'`=\t\n\f\r ]/g, (ch) => HTML_ESCAPES[ch] ?? ch);
 }
 
 /** A field's pieces, each placeholder replaced by its (escaped) value, and their sizes. */
@@ -88,10 +105,11 @@ function memo(make: (key: string) => string): (key: string) => string {
 }
 
 function fillHtml(html: string, raw: (name: string) => string): Filled {
-  return fill(
-    segments(html),
-    memo((name) => escapeHtml(raw(name))),
-  );
+  const parts = segments(html);
+  const contexts: HtmlContext[] = placeholderContexts(parts);
+  const inText = memo((name) => escapeHtml(raw(name)));
+  const inTag = memo((name) => escapeInTag(raw(name)));
+  return fill(parts, (name, index) => (contexts[index] === 'tag' ? inTag(name) : inText(name)));
 }
 
 function checkSubject(subject: Filled): void {

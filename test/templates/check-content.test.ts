@@ -9,7 +9,8 @@ function codes(html: string | null, text: string | null = 'plain text'): string[
 const links: Array<[string, string[]]> = [
   ['<a href="https://posthorn.dev/reset">ok</a>', []],
   ['<a href="https://posthorn.dev/r?t={{token}}">ok</a>', []],
-  ['<a href="{{reset_url}}">dynamic</a>', []],
+  ['<a href="{{reset_url}}">dynamic</a>', ['link_variable_scheme']],
+  ['<a href="{{base_url}}/reset">dynamic start</a>', ['link_variable_scheme']],
   ['<a href="https://{{host}}/path">dynamic host</a>', []],
   ['<a href="mailto:help@posthorn.dev">mail</a> <a href="tel:+15551234">call</a>', []],
   ['<a href="#section">in-page</a> <a name="top"></a>', []],
@@ -53,7 +54,7 @@ const images: Array<[string, string[]]> = [
   ['<img src="logo.png" alt="a">', ['image_relative']],
   ['<img src="data:image/png;base64,iVBOR" alt="a">', ['image_data_uri']],
   ['<img src="https://example.com/a.png" alt="a">', ['image_example_domain']],
-  ['<img src="{{logo_url}}" alt="a">', []],
+  ['<img src="{{logo_url}}" alt="a">', ['image_variable_scheme']],
 ];
 
 for (const [html, expected] of images) {

@@ -3,6 +3,8 @@
  * compatibility of one template version. Pure: no I/O, so tables of cases test it directly.
  * The service adds the domain and tracking DNS findings.
  */
+import { placeholderContexts } from '../html-context.js';
+import { segments } from '../placeholders.js';
 import { compatibilityIssues } from './compat.js';
 import { scanHtml } from './html-scan.js';
 import { type Issue, issue } from './issues.js';
@@ -52,6 +54,7 @@ export function checkContent(content: { html_body: string | null; text_body: str
       }
     }
     issues.push(...compatibilityIssues(scan));
+    issues.push(...unquotedPlaceholders(html));
     if (htmlBytes > GMAIL_CLIP_BYTES) {
       issues.push(
         issue(
@@ -82,6 +85,22 @@ function withoutTrailingPunctuation(url: string): string {
   let end = url.length;
   while (end > 0 && '.,;:!?'.includes(url[end - 1] as string)) end--;
   return url.slice(0, end);
+}
+
+/** Placeholders inside a tag outside quotes, where a value could add attributes. */
+function unquotedPlaceholders(html: string): Issue[] {
+  const parts = segments(html);
+  const contexts = placeholderContexts(parts);
+  const names = parts.filter((part) => typeof part !== 'string').map((part) => part.name);
+  return names
+    .filter((_, index) => contexts[index] === 'tag')
+    .map((name) =>
+      issue(
+        'placeholder_unquoted_attribute',
+        `{{${name}}} sits inside a tag outside quotes; quote the attribute value (href="{{${name}}}"). Posthorn escapes spaces and "=" in the value there, so it cannot add attributes.`,
+        `{{${name}}}`,
+      ),
+    );
 }
 
 /** The same finding on the same target is reported once. */

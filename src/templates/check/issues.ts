@@ -20,6 +20,11 @@ export const ISSUE_CODES = {
       'A link holds template syntax Posthorn does not fill ({x}, ${x}, %X%, *|X|*, [[x]], {{{x}}}, ...).',
   },
   link_unsafe_scheme: { severity: 'error', meaning: 'A link uses javascript:, vbscript:, data: or file:.' },
+  link_variable_scheme: {
+    severity: 'warning',
+    meaning:
+      'A link starts with a placeholder, so the value decides its scheme (a javascript: value would pass).',
+  },
   link_insecure: { severity: 'warning', meaning: 'A link uses http: instead of https:.' },
   link_relative: {
     severity: 'error',
@@ -39,6 +44,10 @@ export const ISSUE_CODES = {
     meaning: 'An image has no alt attribute (use alt="" for decoration).',
   },
   image_missing_src: { severity: 'error', meaning: 'An image has no src.' },
+  image_variable_scheme: {
+    severity: 'warning',
+    meaning: 'An image src starts with a placeholder, so the value decides its scheme.',
+  },
   image_insecure: { severity: 'warning', meaning: 'An image loads over http:.' },
   image_relative: { severity: 'error', meaning: 'An image src is relative and cannot load in an email.' },
   image_data_uri: {
@@ -48,6 +57,10 @@ export const ISSUE_CODES = {
   image_example_domain: {
     severity: 'error',
     meaning: 'An image loads from a reserved example or test domain.',
+  },
+  placeholder_unquoted_attribute: {
+    severity: 'warning',
+    meaning: 'A placeholder sits inside a tag outside quotes (href={{url}}); quote the attribute value.',
   },
   html_too_large: {
     severity: 'error',

@@ -71,7 +71,13 @@ function classify(raw: string | undefined, kind: Kind): Classified {
     const message = `"${value}" holds template syntax that is never filled; use {{name}}.`;
     return { issues: [issue('link_unfilled_placeholder', message, target)] };
   }
-  if (/^\{\{[^}]*\}\}/.test(value)) return { issues: [] };
+  if (/^\{\{[^}]{0,100}\}\}/.test(value)) {
+    // Filled at send time, so not judged further; but the value decides the scheme.
+    const message = `The ${kind} "${value}" starts with a placeholder, so its value decides the scheme and a javascript: or data: value would pass; write https:// and the host in the template.`;
+    return {
+      issues: [issue(kind === 'link' ? 'link_variable_scheme' : 'image_variable_scheme', message, target)],
+    };
+  }
   const found = scheme(value);
   if (found && UNSAFE_SCHEMES.has(found)) {
     if (kind === 'image' && found === 'data:') {
