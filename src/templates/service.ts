@@ -244,7 +244,7 @@ export function createTemplateService(
       ref: string,
       variables: Readonly<Record<string, string>>,
     ): Promise<RenderedTemplate> {
-      const row = await store.find(projectId, ref);
+      const row = await store.findPublished(projectId, ref);
       if (!row) {
         throw badRequest(`template: no template "${ref}" exists in this project.`, [
           { path: 'template', message: 'does not exist' },
@@ -255,12 +255,13 @@ export function createTemplateService(
           { path: 'template', message: 'has no published version' },
         ]);
       }
-      const published = await store.getVersion(row.id, row.published_version);
-      if (!published)
+      const { version, subject, variables: declared } = row;
+      if (version === null || subject === null || declared === null)
         throw new AppError('internal', `published version ${row.published_version} of ${row.id} is missing`);
-      assertExactVariables(JSON.parse(published.variables) as string[], variables);
-      const rendered = renderContent(published, variables, { maxBodyBytes: options.maxBodyBytes });
-      return { templateId: row.id, version: published.version, ...rendered };
+      assertExactVariables(JSON.parse(declared) as string[], variables);
+      const content = { subject, html_body: row.html_body, text_body: row.text_body };
+      const rendered = renderContent(content, variables, { maxBodyBytes: options.maxBodyBytes });
+      return { templateId: row.id, version, ...rendered };
     },
   };
 }

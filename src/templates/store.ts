@@ -40,6 +40,27 @@ export function createTemplateStore(db: Db) {
         .executeTakeFirst();
     },
 
+    /**
+     * A template (by ID or slug) with its published version's content, in ONE query: a DELETE
+     * cannot fall between reading the template and reading its version. The version's columns
+     * are null when nothing is published.
+     */
+    async findPublished(projectId: string, ref: string) {
+      const column = ref.startsWith('tpl_') ? 'templates.id' : 'templates.slug';
+      return db
+        .selectFrom('templates')
+        .leftJoin('template_versions as v', (join) =>
+          join
+            .onRef('v.template_id', '=', 'templates.id')
+            .onRef('v.version', '=', 'templates.published_version'),
+        )
+        .select(['templates.id', 'templates.published_version'])
+        .select(['v.version', 'v.subject', 'v.html_body', 'v.text_body', 'v.variables'])
+        .where('templates.project_id', '=', projectId)
+        .where(column, '=', ref)
+        .executeTakeFirst();
+    },
+
     async slugTaken(executor: Db, projectId: string, slug: string, exceptId?: string): Promise<boolean> {
       let query = executor
         .selectFrom('templates')
