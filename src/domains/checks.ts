@@ -132,12 +132,26 @@ async function checkTracking(resolver: DnsResolver, record: ExpectedRecord): Pro
   };
 }
 
-/** Addresses SPF must authorize: the configured sending IPs, else those of `delivery.hostname`. */
+/**
+ * Addresses SPF must authorize: the configured sending IPs, else those of `delivery.hostname`. A
+ * temporary failure looking those up is carried along, so that SPF cannot fail for it.
+ */
 export async function spfTarget(resolver: DnsResolver, config: Pick<Config, 'delivery'>): Promise<SpfTarget> {
   const { sending_ips: ips, spf_include: include, hostname } = config.delivery;
   if (ips.length > 0 || include !== '') return { ips, include };
-  const own = await addresses(resolver, hostname);
-  return { ips: own.found, include: '' };
+  const [v4, v6] = await Promise.all([resolver.a(hostname, FRESH), resolver.aaaa(hostname, FRESH)]);
+  const found = [...(v4.status === 'found' ? v4.records : []), ...(v6.status === 'found' ? v6.records : [])];
+  const failure = v4.status === 'temporary' ? v4 : v6.status === 'temporary' ? v6 : undefined;
+  return {
+    ips: found,
+    include: '',
+    hostname,
+    ...(failure
+      ? {
+          incomplete: `the DNS lookup of ${hostname} (delivery.hostname, whose addresses SPF must authorize) failed temporarily (${failure.code})`,
+        }
+      : {}),
+  };
 }
 
 async function checkOne(

@@ -17,6 +17,13 @@ export interface SpfTarget {
   readonly ips: readonly string[];
   /** An `include:` domain that authorizes the appliance; '' for none. */
   readonly include: string;
+  /** Without configured IPs or include: the host whose addresses `ips` are (`delivery.hostname`). */
+  readonly hostname?: string;
+  /**
+   * Why `ips` may be incomplete now (a temporary DNS failure looking them up). The check can then
+   * still fail for an address it knows, but never pass, nor fail for want of addresses.
+   */
+  readonly incomplete?: string;
 }
 
 const MAX_LOOKUPS = 10;
@@ -152,6 +159,9 @@ export async function checkSpf(
     const decided = await evaluate(walk, domain, record, target, state);
     if (target.include !== '' && state.includesTarget) return { status: 'verified' };
     const missing = target.ips.filter((ip) => decided.get(ip) !== true);
+    // Temporary DNS failures never change a domain's status: without every address, no verdict.
+    if (missing.length === 0 && target.incomplete !== undefined)
+      return { status: 'failed', reason: target.incomplete, temporary: true };
     if (target.ips.length > 0 && missing.length === 0) return { status: 'verified' };
     const wanted: string[] = [];
     if (target.include !== '') wanted.push(`include include:${target.include}`);
@@ -159,7 +169,9 @@ export async function checkSpf(
     const reason =
       wanted.length > 0
         ? `SPF record at ${domain} does not ${wanted.join(' nor ')}`
-        : 'no sending address is configured to check SPF against (set delivery.sending_ips or delivery.spf_include)';
+        : target.hostname !== undefined
+          ? `no address (A or AAAA) found for delivery.hostname ${target.hostname} to check SPF against; set delivery.sending_ips or delivery.spf_include`
+          : 'no sending address is configured to check SPF against (set delivery.sending_ips or delivery.spf_include)';
     return { status: 'failed', reason, temporary: false };
   } catch (error) {
     if (error instanceof TemporaryDns) return { status: 'failed', reason: error.message, temporary: true };
