@@ -16,7 +16,7 @@ import type { Logger } from '../platform/log.js';
 import type { ProjectService } from '../projects/service.js';
 import { createDomainLookups } from './lookups.js';
 import { parseDomainName } from './name.js';
-import { bounceHost, expectedRecords, type PublicDkimKey } from './records.js';
+import { bounceHost, expectedRecords, maxDomainLength, type PublicDkimKey } from './records.js';
 import type { DomainRecord } from './schemas.js';
 import type { DkimKeyRow, DomainRow, DomainStore } from './store.js';
 import { trackingDns } from './tracking.js';
@@ -40,8 +40,8 @@ const RECHECK_PAGE = 100;
 const isUniqueViolation = (error: unknown) =>
   (error as { code?: string })?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 
-function normalizedName(input: string): string {
-  const parsed = parseDomainName(input);
+function normalizedName(input: string, config: Config): string {
+  const parsed = parseDomainName(input, maxDomainLength(config));
   if (!parsed.ok)
     throw badRequest(`name: "${input}" ${parsed.reason}.`, [{ path: 'name', message: parsed.reason }]);
   return parsed.name;
@@ -74,7 +74,7 @@ export function createDomainService(deps: DomainServiceDeps) {
       input: { name: string; region: string },
       actor = 'api',
     ): Promise<DomainRecord> {
-      const name = normalizedName(input.name);
+      const name = normalizedName(input.name, config);
       const duplicate = () => conflict(`name: ${name} is already a domain of this project.`);
       if (await store.findByName(projectId, name)) throw duplicate();
       const at = Date.now();
