@@ -1,7 +1,7 @@
 /**
  * One verification of one sending domain: run the DNS checks, decide the status, save both with
- * a `domain.updated` event in one transaction when anything changed, and activate a sandbox
- * project once a domain is verified. Used by `POST /v1/domains/{id}/verify` and the re-check.
+ * a `domain.updated` event in one transaction when anything changed, together with the activation
+ * of a sandbox project once a domain is verified. Used by `POST /v1/domains/{id}/verify` and the re-check.
  */
 import type { EventService } from '../events/service.js';
 import type { Config } from '../platform/config/schema.js';
@@ -83,15 +83,16 @@ export function createVerifier(deps: VerifierDeps) {
           at,
         });
       }
+      // Only on the transition: an operator who puts a project back in the sandbox is not overruled
+      // daily. In this transaction, so a domain is never verified without its project activated.
+      if (status === 'verified' && row.status !== 'verified')
+        await projects.activateFromSandbox(row.project_id, actor, trx);
       return true;
     });
     if (!stillThere) throw notFound(`Domain ${row.id}`);
     if (changed) events.notify();
     if (status !== row.status)
       log.info({ domain: row.name, from: row.status, to: status, actor }, 'domain status changed');
-    // Only on the transition: an operator who puts a project back in the sandbox is not overruled daily.
-    if (status === 'verified' && row.status !== 'verified')
-      await projects.activateFromSandbox(row.project_id, actor);
     return view;
   };
 }
