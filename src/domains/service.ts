@@ -161,24 +161,36 @@ export function createDomainService(deps: DomainServiceDeps) {
       return check(await load(projectId, id), actor);
     },
 
-    /** The daily re-check: every domain's DNS again; a verified domain that broke becomes failed, with an event. */
-    async recheckAll(): Promise<{ checked: number; failed: number }> {
+    /**
+     * The daily re-check: every domain's DNS again; a verified domain that broke becomes failed,
+     * with an event. When `signal` aborts (shutdown), it stops between domains, and the check in
+     * flight is abandoned unsaved with its DNS queries cancelled, so a stop never waits on DNS.
+     */
+    async recheckAll(signal?: AbortSignal): Promise<{ checked: number; failed: number }> {
+      const cancel = () => resolver.cancel();
+      signal?.addEventListener('abort', cancel, { once: true });
       let after = '';
       let checked = 0;
       let failed = 0;
-      for (;;) {
-        const rows = await store.page(after, RECHECK_PAGE);
-        for (const row of rows) {
-          try {
-            await check(row, 'scheduler');
-            checked++;
-          } catch (error) {
-            failed++;
-            log.warn({ err: error, domain: row.name }, 'domain re-check failed');
+      try {
+        while (!signal?.aborted) {
+          const rows = await store.page(after, RECHECK_PAGE);
+          for (const row of rows) {
+            if (signal?.aborted) break;
+            try {
+              await check(row, 'scheduler', signal);
+              checked++;
+            } catch (error) {
+              if (signal?.aborted) break;
+              failed++;
+              log.warn({ err: error, domain: row.name }, 'domain re-check failed');
+            }
           }
+          if (rows.length < RECHECK_PAGE) break;
+          after = (rows[rows.length - 1] as DomainRow).id;
         }
-        if (rows.length < RECHECK_PAGE) break;
-        after = (rows[rows.length - 1] as DomainRow).id;
+      } finally {
+        signal?.removeEventListener('abort', cancel);
       }
       return { checked, failed };
     },

@@ -37,13 +37,28 @@ export function decideStatus(
   return previous;
 }
 
+/** `work`, or its abandonment as soon as `signal` aborts (a rejection with the signal's reason). */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const abandon = () => reject(signal.reason);
+    signal.addEventListener('abort', abandon, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abandon));
+  });
+}
+
 export function createVerifier(deps: VerifierDeps) {
   const { store, config, resolver, events, projects, log } = deps;
-  /** Runs the DNS checks of one domain, saves them, and tells the world what changed. */
-  return async (row: DomainRow, actor: string): Promise<DomainRecord> => {
+  /**
+   * Runs the DNS checks of one domain, saves them, and tells the world what changed. Once `signal`
+   * aborts (the re-check stopping), the checks are abandoned and nothing is saved.
+   */
+  return async (row: DomainRow, actor: string, signal?: AbortSignal): Promise<DomainRecord> => {
     const keys = (await store.publicKeysByDomain([row.id])).get(row.id) ?? [];
     const records = expectedRecords(config, row.name, keys);
-    const outcomes = await runChecks(resolver, config, records);
+    const outcomes = await unlessAborted(runChecks(resolver, config, records), signal);
+    signal?.throwIfAborted();
     const at = Date.now();
     const previous = parseChecks(row);
     const checks: Record<string, StoredChecks[string]> = {};
