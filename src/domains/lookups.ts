@@ -56,7 +56,8 @@ export function createDomainLookups(store: DomainStore, masterKey: Buffer) {
 
     /**
      * The unsealed DKIM keys of the project's domain `domainName` (whatever its verification
-     * status), or undefined when the project has no such domain. Cached in memory; never log it.
+     * status), or undefined when the project has no such domain (delivery then fails mail from a
+     * deleted domain rather than send it unsigned). Cached in memory; never log it.
      *
      * @example
      * const keys = await services.domains.signingKeys(projectId, 'example.com');

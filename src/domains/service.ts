@@ -137,7 +137,10 @@ export function createDomainService(deps: DomainServiceDeps) {
       return view as DomainRecord;
     },
 
-    /** Deletes the domain and its keys; mail from it can no longer be sent or signed. */
+    /**
+     * Deletes the domain and its keys: mail from it can no longer be sent, and mail from it still
+     * queued fails when the delivery engine renders it (`email.failed`), never going out unsigned.
+     */
     async remove(projectId: string, id: string, actor = 'api'): Promise<void> {
       const row = await load(projectId, id);
       const [view] = await views([row]);
