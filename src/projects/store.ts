@@ -24,6 +24,16 @@ export function createProjectStore(db: Db) {
     async insertProject(row: ProjectsTable): Promise<void> {
       await db.insertInto('projects').values(row).execute();
     },
+    /** Whether any user has a sealed TOTP secret (the boot must then not make a new master key). */
+    async hasSealedTotp(): Promise<boolean> {
+      const row = await db
+        .selectFrom('users')
+        .select('id')
+        .where('totp_secret_sealed', 'is not', null)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
     async findUserByEmail(email: string): Promise<UsersTable | undefined> {
       return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
     },
