@@ -40,6 +40,8 @@ export interface DomainKeysSource {
       }
     | undefined
   >;
+  /** Whether the project has a domain of this name, whatever its status or keys. */
+  hasDomain(projectId: string, domain: string): Promise<boolean>;
 }
 
 export interface DeliveryDeps {
@@ -79,7 +81,8 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
       if (!found) {
         // A message is accepted from a domain of its project or from the sandbox sender, which
         // has none; a domain a recheck marked failed still has its keys.
-        return sandboxSender !== undefined && normalizeEmail(message.from_email) === sandboxSender
+        const sandbox = sandboxSender !== undefined && normalizeEmail(message.from_email) === sandboxSender;
+        return sandbox || (await deps.domains.hasDomain(message.project_id, message.from_domain))
           ? { kind: 'unsigned' }
           : { kind: 'domain_deleted' };
       }

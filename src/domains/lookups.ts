@@ -96,6 +96,12 @@ export function createDomainLookups(store: DomainStore, masterKey: Buffer) {
       return keys;
     },
 
+    /** Whether the project has a domain of this name, whatever its status or keys. */
+    async hasDomain(projectId: string, name: string): Promise<boolean> {
+      const parsed = parseDomainName(name);
+      return parsed.ok && (await store.findByName(projectId, parsed.name)) !== undefined;
+    },
+
     /** Drops the cached keys of a deleted domain. */
     forget(projectId: string, name: string): void {
       signingCache.delete(`${projectId}\n${name}`);
