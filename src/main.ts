@@ -9,6 +9,7 @@ import { queueGroup } from './delivery/cli.js';
 import { configGroup, initCommand, migrateCommand } from './cli/setup-commands.js';
 import { ConfigError } from './platform/config/load.js';
 import { AppError } from './platform/http/errors.js';
+import { MasterKeyError } from './platform/master-key.js';
 import { VERSION } from './version.js';
 
 const root: Group = {
@@ -31,7 +32,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await dispatch(root, argv, io);
   } catch (error) {
-    if (error instanceof ConfigError) {
+    if (error instanceof ConfigError || error instanceof MasterKeyError) {
       io.err(`posthorn: ${error.message}`);
       return 2;
     }

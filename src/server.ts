@@ -1,6 +1,6 @@
 /**
- * The boot sequence of `posthorn serve` and its graceful stop. Order: master key, store,
- * migrations, services, HTTP, background engines. Stop runs it backwards: stop accepting, let
+ * The boot sequence of `posthorn serve` and its graceful stop. Order: store, migrations, master
+ * key (checked against what the store holds sealed), services, HTTP, background engines. Stop runs it backwards: stop accepting, let
  * in-flight requests finish (up to `server.shutdown_timeout`), stop engines, flush, close the store.
  */
 import type { Server } from 'node:http';
@@ -13,10 +13,10 @@ import { migrateToLatest } from './platform/db/migrate.js';
 import { parseHostPort, urlHost } from './platform/host-port.js';
 import { createApp } from './platform/http/app.js';
 import type { Logger } from './platform/log.js';
-import { ensureMasterKey, masterKeyPath } from './platform/master-key.js';
 import { allRoutes } from './routes.js';
 import { buildServices, type Services } from './services.js';
 import { startBackground } from './background.js';
+import { bootMasterKey } from './master-key-boot.js';
 import { createAuthenticators } from './auth/authenticators.js';
 
 export interface RunningServer {
@@ -27,16 +27,21 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
-  const keyFile = masterKeyPath(config.storage.data_dir, config.security.master_key_file);
-  const master = ensureMasterKey(keyFile);
-  if (master.created)
-    log.info({ file: keyFile }, `wrote a new master key to ${keyFile} (mode 0600); back it up`);
   const store = openStore(config.storage.data_dir, {
     busyTimeoutMs: config.storage.busy_timeout_ms,
     synchronous: config.storage.synchronous,
   });
-  const applied = await migrateToLatest(store.db);
-  if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
+  let master: Awaited<ReturnType<typeof bootMasterKey>>;
+  try {
+    const applied = await migrateToLatest(store.db);
+    if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
+    master = await bootMasterKey(config, store.db);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  if (master.created)
+    log.info({ file: master.file }, `wrote a new master key to ${master.file} (mode 0600); back it up`);
   const kernel: Kernel = { config, log, store, db: store.db, masterKey: master.key };
   const services = buildServices(kernel);
   registerCoreProbes(kernel, services);

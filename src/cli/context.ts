@@ -7,7 +7,7 @@ import type { Kernel } from '../kernel.js';
 import { openStore } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { createLogger } from '../platform/log.js';
-import { ensureMasterKey, masterKeyPath } from '../platform/master-key.js';
+import { bootMasterKey } from '../master-key-boot.js';
 import { buildServices, type Services } from '../services.js';
 import { stringOption, type Values } from './command.js';
 
@@ -26,12 +26,18 @@ export interface AdminContext {
 export async function openAdmin(values: Values): Promise<AdminContext> {
   const { config } = loadFor(values);
   const log = createLogger(config.log.level === 'silent' ? 'silent' : 'warn', process.stderr);
-  const master = ensureMasterKey(masterKeyPath(config.storage.data_dir, config.security.master_key_file));
   const store = openStore(config.storage.data_dir, {
     busyTimeoutMs: config.storage.busy_timeout_ms,
     synchronous: config.storage.synchronous,
   });
-  await migrateToLatest(store.db);
+  let master: Awaited<ReturnType<typeof bootMasterKey>>;
+  try {
+    await migrateToLatest(store.db);
+    master = await bootMasterKey(config, store.db);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const kernel: Kernel = { config, log, store, db: store.db, masterKey: master.key };
   const services = buildServices(kernel);
   return {

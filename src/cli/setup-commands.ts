@@ -6,9 +6,10 @@ import { exampleToml } from '../platform/config/example.js';
 import { resolveConfigPath } from '../platform/config/load.js';
 import type { Config } from '../platform/config/schema.js';
 import { configKeys } from '../platform/config/shape.js';
-import { openStore } from '../platform/db/database.js';
+import { databaseFile, openStore } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
-import { ensureMasterKey, masterKeyPath } from '../platform/master-key.js';
+import { bootMasterKey } from '../master-key-boot.js';
+import { masterKeyPath, openMasterKey } from '../platform/master-key.js';
 import { certFileName, ensureSelfSignedCert } from '../platform/tls/self-signed.js';
 import { type Command, type Group, stringOption } from './command.js';
 import { loadFor } from './context.js';
@@ -30,8 +31,7 @@ export const initCommand: Command = {
       io.out(`Wrote ${file}.`);
     }
     const { config } = loadFor(values);
-    const keyFile = masterKeyPath(config.storage.data_dir, config.security.master_key_file);
-    const { created } = ensureMasterKey(keyFile);
+    const { created, file: keyFile } = await initMasterKey(config);
     io.out(
       created
         ? `Wrote the master key to ${keyFile} (mode 0600). Back it up.`
@@ -52,6 +52,21 @@ export const initCommand: Command = {
     return 0;
   },
 };
+
+/** The master key, checked against the database when one exists (init does not create one). */
+async function initMasterKey(config: Config): Promise<{ created: boolean; file: string }> {
+  if (!existsSync(databaseFile(config.storage.data_dir))) {
+    const file = masterKeyPath(config.storage.data_dir, config.security.master_key_file);
+    return { ...openMasterKey(file, []), file };
+  }
+  const store = openStore(config.storage.data_dir, { busyTimeoutMs: config.storage.busy_timeout_ms });
+  try {
+    await migrateToLatest(store.db);
+    return await bootMasterKey(config, store.db);
+  } finally {
+    await store.close();
+  }
+}
 
 export const migrateCommand: Command = {
   kind: 'command',

@@ -12,16 +12,17 @@ import type { HealthRegistry, ProbeResult } from '../health/registry.js';
 import type { Kernel } from '../kernel.js';
 import { parseDuration } from '../platform/config/duration.js';
 import { createDnsResolver } from '../platform/dns/resolver.js';
+import { normalizeEmail } from '../suppressions/normalize.js';
+import { parseMailbox } from '../emails/address.js';
 import { DeliveryEngine } from './engine.js';
 import { Lane, type LaneSettings } from './lane.js';
 import { createLaneTable } from './lanes.js';
 import { MtaSts } from './mta-sts.js';
 import { MxConnection } from './mx-connection.js';
 import { OutcomeWriter, type SuppressionPort } from './outcome-writer.js';
-import type { RenderDkim } from './render-task.js';
 import { createRenderer } from './renderer.js';
 import { retryPolicyFrom } from './retry-policy.js';
-import type { SigningKeysPort } from './steps.js';
+import type { Signing, SigningKeysPort } from './steps.js';
 import { createDeliveryStore, type LaneDepth, type RecipientRow } from './store.js';
 import { parseVerp, verpKey } from './verp.js';
 
@@ -39,6 +40,8 @@ export interface DomainKeysSource {
       }
     | undefined
   >;
+  /** Whether the project has a domain of this name, whatever its status or keys. */
+  hasDomain(projectId: string, domain: string): Promise<boolean>;
 }
 
 export interface DeliveryDeps {
@@ -55,6 +58,12 @@ export interface BounceTarget {
   readonly recipients: readonly Pick<RecipientRow, 'id' | 'email' | 'status'>[];
 }
 
+/** The normalized address of `sandbox.from`, as the send path compares senders with it. */
+function sandboxSenderEmail(from: string): string | undefined {
+  const parsed = parseMailbox(from);
+  return parsed.ok ? normalizeEmail(parsed.value.email) : undefined;
+}
+
 const BACKLOG_MS = 15 * 60_000;
 const BLOCK_SHOWN_MS = 60 * 60_000;
 
@@ -65,10 +74,18 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
   let engine: DeliveryEngine | null = null;
   let lanes: Map<string, Lane> = new Map();
 
+  const sandboxSender = sandboxSenderEmail(kernel.config.sandbox.from);
   const keys: SigningKeysPort = {
-    async signingKeys(projectId, domain): Promise<RenderDkim | null> {
-      const found = await deps.domains.signingKeys(projectId, domain);
-      if (!found) return null;
+    async signingFor(message): Promise<Signing> {
+      const found = await deps.domains.signingKeys(message.project_id, message.from_domain);
+      if (!found) {
+        // A message is accepted from a domain of its project or from the sandbox sender, which
+        // has none; a domain a recheck marked failed still has its keys.
+        const sandbox = sandboxSender !== undefined && normalizeEmail(message.from_email) === sandboxSender;
+        return sandbox || (await deps.domains.hasDomain(message.project_id, message.from_domain))
+          ? { kind: 'unsigned' }
+          : { kind: 'domain_deleted' };
+      }
       const rsa = {
         selector: found.selector,
         privateKeyPem: found.privateKeyPem,
@@ -83,7 +100,7 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
             },
           ]
         : [];
-      return { domain: found.domain, keys: [rsa, ...ed] };
+      return { kind: 'sign', dkim: { domain: found.domain, keys: [rsa, ...ed] } };
     },
   };
 

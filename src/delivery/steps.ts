@@ -21,10 +21,17 @@ import { SANDBOX_HOST, sinkOutcomes } from './sandbox-sink.js';
 import type { ClaimedJob, DeliveryStore, MessageRow, RecipientRow } from './store.js';
 import { verpAddress } from './verp.js';
 
+/** How a message is signed: with its From domain's keys, unsigned, or not at all sent. */
+export type Signing =
+  | { readonly kind: 'sign'; readonly dkim: RenderDkim }
+  /** The shared sandbox sender: no domain of the project, so no keys. */
+  | { readonly kind: 'unsigned' }
+  /** The project no longer has the domain the message was accepted from. */
+  | { readonly kind: 'domain_deleted' };
+
 /** Where a message's DKIM keys come from (the domains capability). */
 export interface SigningKeysPort {
-  /** The keys of the From domain, or null when it has none (the message goes unsigned). */
-  signingKeys(projectId: string, domain: string): Promise<RenderDkim | null>;
+  signingFor(message: Pick<MessageRow, 'project_id' | 'from_email' | 'from_domain'>): Promise<Signing>;
 }
 
 export interface StepDeps {
@@ -120,7 +127,10 @@ const applyMtaSts: Step = async (ctx, deps) => {
   return CONTINUE;
 };
 
-/** Composes and DKIM-signs the message in the worker pool; sets the VERP return path. */
+/**
+ * Composes and DKIM-signs the message in the worker pool; sets the VERP return path. Mail whose
+ * sending domain was deleted fails here rather than going out unsigned.
+ */
 const renderMessage: Step = async (ctx, deps) => {
   const message = ctx.message as MessageRow;
   const only = ctx.recipients.length === 1 ? ctx.recipients[0] : undefined;
@@ -130,11 +140,17 @@ const renderMessage: Step = async (ctx, deps) => {
     `${deps.bounceSubdomain}.${message.from_domain}`,
   );
   try {
-    const dkim = await deps.keys.signingKeys(message.project_id, message.from_domain);
+    const signing = await deps.keys.signingFor(message);
+    // Every other sender was a domain of the project when the message was accepted.
+    if (signing.kind === 'domain_deleted') {
+      return failed(
+        `the sending domain ${message.from_domain} was deleted from the project; the message was not sent unsigned`,
+      );
+    }
     ctx.rendered = await deps.renderer.render({
       messageId: message.id,
       fields: composeFields(message, ctx),
-      dkim,
+      dkim: signing.kind === 'sign' ? signing.dkim : null,
       signTime: Date.now(),
     });
   } catch (error) {

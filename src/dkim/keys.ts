@@ -72,6 +72,11 @@ export function rotationSelector(prefix: string, now: Date = new Date()): string
   return selector;
 }
 
+/** The length of the longest selector `rotationSelector` makes for `prefix` (the ed25519 one). */
+export function longestSelectorLength(prefix: string): number {
+  return prefix.length + 'YYYYMM'.length + 4 + 'e'.length;
+}
+
 /** Splits a TXT value into character-strings of at most `size` characters (RFC 1035 §3.3.14). */
 export function splitTxtValue(value: string, size = 255): string[] {
   const strings: string[] = [];

@@ -4,6 +4,7 @@
  * temporary DNS failure is `failed` with `temporary: true`, so callers never demote a domain for
  * a resolver hiccup. Lookups bypass the cache: verification wants what the world sees now.
  */
+import { getDomain } from 'tldts';
 import type { Config } from '../platform/config/schema.js';
 import type { DnsResolver } from '../platform/dns/resolver.js';
 import type { ExpectedRecord } from './records.js';
@@ -15,8 +16,10 @@ export interface CheckOutcome {
   readonly status: Exclude<RecordStatus, 'pending'>;
   readonly reason?: string;
   readonly temporary?: boolean;
-  /** DMARC only: the published `p=` policy. */
+  /** DMARC only: the published `p=` policy (`sp=` when inherited, if it has one). */
   readonly policy?: string;
+  /** DMARC only: the organizational domain whose record covers this one (RFC 7489 §6.6.3). */
+  readonly inherited_from?: string;
 }
 
 const FRESH = { fresh: true } as const;
@@ -63,30 +66,63 @@ async function checkDkim(resolver: DnsResolver, record: ExpectedRecord): Promise
   };
 }
 
-async function checkDmarc(resolver: DnsResolver, record: ExpectedRecord): Promise<CheckOutcome> {
-  const answer = await resolver.txt(record.host, FRESH);
-  if (answer.status === 'temporary') return temporary(record.host, answer.code);
+const POLICIES = new Set(['none', 'quarantine', 'reject']);
+
+/** The one DMARC record at `host` as tags, none (undefined), or why it cannot be used. */
+async function dmarcRecord(
+  resolver: DnsResolver,
+  host: string,
+): Promise<Map<string, string> | CheckOutcome | undefined> {
+  const answer = await resolver.txt(host, FRESH);
+  if (answer.status === 'temporary') return temporary(host, answer.code);
   const found =
     answer.status === 'found' ? answer.records.filter((text) => /^v=DMARC1\s*(;|$)/i.test(text.trim())) : [];
-  if (found.length === 0) {
-    return {
-      status: 'missing',
-      reason: `no DMARC record at ${record.host}; Gmail and Yahoo expect one (a warning only)`,
-    };
-  }
+  if (found.length === 0) return undefined;
   if (found.length > 1) {
     return {
       status: 'failed',
-      reason: `${record.host} has ${found.length} DMARC records; receivers ignore them all (RFC 7489 §6.6.3)`,
+      reason: `${host} has ${found.length} DMARC records; receivers ignore them all (RFC 7489 §6.6.3)`,
     };
   }
-  const policy = parseTags(found[0] as string)
-    .get('p')
-    ?.toLowerCase();
-  if (policy !== 'none' && policy !== 'quarantine' && policy !== 'reject') {
-    return { status: 'failed', reason: `the DMARC record at ${record.host} has no valid p= policy` };
+  return parseTags(found[0] as string);
+}
+
+function policyOutcome(policy: string | undefined, host: string): CheckOutcome {
+  const value = policy?.toLowerCase();
+  if (value === undefined || !POLICIES.has(value))
+    return { status: 'failed', reason: `the DMARC record at ${host} has no valid p= policy` };
+  return { status: 'verified', policy: value };
+}
+
+/**
+ * The domain's own `_dmarc` record, else its organizational domain's (RFC 7489 §6.6.3: receivers
+ * fall back to it, and apply its `sp=` to subdomains), found with the same Public Suffix List as
+ * domain names (name.ts).
+ */
+async function checkDmarc(
+  resolver: DnsResolver,
+  record: ExpectedRecord,
+  domain: string,
+): Promise<CheckOutcome> {
+  const own = await dmarcRecord(resolver, record.host);
+  if (own instanceof Map) return policyOutcome(own.get('p'), record.host);
+  if (own !== undefined) return own;
+  const organizational = getDomain(domain);
+  const orgHost = organizational !== null && organizational !== domain ? `_dmarc.${organizational}` : null;
+  if (organizational !== null && orgHost !== null) {
+    const inherited = await dmarcRecord(resolver, orgHost);
+    if (inherited instanceof Map) {
+      const sp = inherited.get('sp')?.toLowerCase();
+      const outcome = policyOutcome(sp !== undefined && POLICIES.has(sp) ? sp : inherited.get('p'), orgHost);
+      return outcome.status === 'verified' ? { ...outcome, inherited_from: organizational } : outcome;
+    }
+    if (inherited !== undefined) return inherited;
   }
-  return { status: 'verified', policy };
+  const where = orgHost === null ? record.host : `${record.host} nor at ${orgHost}`;
+  return {
+    status: 'missing',
+    reason: `no DMARC record at ${where}; Gmail and Yahoo expect one (a warning only)`,
+  };
 }
 
 async function checkReturnPathMx(resolver: DnsResolver, record: ExpectedRecord): Promise<CheckOutcome> {
@@ -132,12 +168,26 @@ async function checkTracking(resolver: DnsResolver, record: ExpectedRecord): Pro
   };
 }
 
-/** Addresses SPF must authorize: the configured sending IPs, else those of `delivery.hostname`. */
+/**
+ * Addresses SPF must authorize: the configured sending IPs, else those of `delivery.hostname`. A
+ * temporary failure looking those up is carried along, so that SPF cannot fail for it.
+ */
 export async function spfTarget(resolver: DnsResolver, config: Pick<Config, 'delivery'>): Promise<SpfTarget> {
   const { sending_ips: ips, spf_include: include, hostname } = config.delivery;
   if (ips.length > 0 || include !== '') return { ips, include };
-  const own = await addresses(resolver, hostname);
-  return { ips: own.found, include: '' };
+  const [v4, v6] = await Promise.all([resolver.a(hostname, FRESH), resolver.aaaa(hostname, FRESH)]);
+  const found = [...(v4.status === 'found' ? v4.records : []), ...(v6.status === 'found' ? v6.records : [])];
+  const failure = v4.status === 'temporary' ? v4 : v6.status === 'temporary' ? v6 : undefined;
+  return {
+    ips: found,
+    include: '',
+    hostname,
+    ...(failure
+      ? {
+          incomplete: `the DNS lookup of ${hostname} (delivery.hostname, whose addresses SPF must authorize) failed temporarily (${failure.code})`,
+        }
+      : {}),
+  };
 }
 
 async function checkOne(
@@ -151,7 +201,7 @@ async function checkOne(
     case 'dkim':
       return checkDkim(resolver, record);
     case 'dmarc':
-      return checkDmarc(resolver, record);
+      return checkDmarc(resolver, record, record.host.slice('_dmarc.'.length));
     case 'return_path':
       return record.type === 'MX'
         ? checkReturnPathMx(resolver, record)

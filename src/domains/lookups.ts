@@ -56,7 +56,8 @@ export function createDomainLookups(store: DomainStore, masterKey: Buffer) {
 
     /**
      * The unsealed DKIM keys of the project's domain `domainName` (whatever its verification
-     * status), or undefined when the project has no such domain. Cached in memory; never log it.
+     * status), or undefined when the project has no such domain (delivery then fails mail from a
+     * deleted domain rather than send it unsigned). Cached in memory; never log it.
      *
      * @example
      * const keys = await services.domains.signingKeys(projectId, 'example.com');
@@ -93,6 +94,12 @@ export function createDomainLookups(store: DomainStore, masterKey: Buffer) {
         signingCache.delete(signingCache.keys().next().value as string);
       signingCache.set(cacheKey, keys);
       return keys;
+    },
+
+    /** Whether the project has a domain of this name, whatever its status or keys. */
+    async hasDomain(projectId: string, name: string): Promise<boolean> {
+      const parsed = parseDomainName(name);
+      return parsed.ok && (await store.findByName(projectId, parsed.name)) !== undefined;
     },
 
     /** Drops the cached keys of a deleted domain. */

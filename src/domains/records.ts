@@ -5,7 +5,7 @@
  * VERP bounce host, DESIGN.md §5) and `tracking` are reported but optional.
  */
 import { isIP } from 'node:net';
-import { splitTxtValue } from '../dkim/keys.js';
+import { longestSelectorLength, splitTxtValue } from '../dkim/keys.js';
 import type { Config } from '../platform/config/schema.js';
 
 export type RecordPurpose = 'spf' | 'dkim' | 'dmarc' | 'return_path' | 'tracking';
@@ -45,6 +45,20 @@ export function bounceHost(config: Pick<Config, 'delivery'>, domain: string): st
 /** The host tracked links use: `tracking.domain`, else the host of `server.public_url`. */
 export function trackingHost(config: Pick<Config, 'tracking' | 'server'>): string {
   return config.tracking.domain || new URL(config.server.public_url).hostname.replace(/^\[|\]$/g, '');
+}
+
+/**
+ * The longest sending-domain name whose record hosts all fit DNS's 253 characters (RFC 1035
+ * §3.1): the longest is usually the DKIM host `<selector>._domainkey.<name>`.
+ */
+export function maxDomainLength(config: Pick<Config, 'dkim' | 'delivery' | 'domains'>): number {
+  const prefixes = [
+    longestSelectorLength(config.dkim.selector_prefix) + '._domainkey.'.length,
+    '_dmarc.'.length,
+    config.delivery.bounce_subdomain.length + 1,
+    config.domains.tracking_subdomain.length + 1,
+  ];
+  return 253 - Math.max(...prefixes);
 }
 
 /** The SPF mechanisms that authorize this appliance. */

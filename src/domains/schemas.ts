@@ -37,7 +37,16 @@ export const dnsRecord = z.object({
       'pending: not checked yet; verified; failed: wrong or absent; missing: an optional record is absent.',
     ),
   reason: z.string().optional().describe('Why the record is failed or missing.'),
-  policy: z.string().optional().describe('DMARC only: the published p= policy.'),
+  policy: z
+    .string()
+    .optional()
+    .describe('DMARC only: the policy that applies (p=, or sp= of an inherited record).'),
+  inherited_from: z
+    .string()
+    .optional()
+    .describe(
+      'DMARC only: the organizational domain whose _dmarc record covers this domain, when it publishes none of its own (RFC 7489 §6.6.3).',
+    ),
   checked_at: z.string().nullable(),
 });
 

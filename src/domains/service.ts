@@ -16,7 +16,7 @@ import type { Logger } from '../platform/log.js';
 import type { ProjectService } from '../projects/service.js';
 import { createDomainLookups } from './lookups.js';
 import { parseDomainName } from './name.js';
-import { bounceHost, expectedRecords, type PublicDkimKey } from './records.js';
+import { bounceHost, expectedRecords, maxDomainLength, type PublicDkimKey } from './records.js';
 import type { DomainRecord } from './schemas.js';
 import type { DkimKeyRow, DomainRow, DomainStore } from './store.js';
 import { trackingDns } from './tracking.js';
@@ -40,8 +40,8 @@ const RECHECK_PAGE = 100;
 const isUniqueViolation = (error: unknown) =>
   (error as { code?: string })?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 
-function normalizedName(input: string): string {
-  const parsed = parseDomainName(input);
+function normalizedName(input: string, config: Config): string {
+  const parsed = parseDomainName(input, maxDomainLength(config));
   if (!parsed.ok)
     throw badRequest(`name: "${input}" ${parsed.reason}.`, [{ path: 'name', message: parsed.reason }]);
   return parsed.name;
@@ -74,7 +74,7 @@ export function createDomainService(deps: DomainServiceDeps) {
       input: { name: string; region: string },
       actor = 'api',
     ): Promise<DomainRecord> {
-      const name = normalizedName(input.name);
+      const name = normalizedName(input.name, config);
       const duplicate = () => conflict(`name: ${name} is already a domain of this project.`);
       if (await store.findByName(projectId, name)) throw duplicate();
       const at = Date.now();
@@ -137,7 +137,10 @@ export function createDomainService(deps: DomainServiceDeps) {
       return view as DomainRecord;
     },
 
-    /** Deletes the domain and its keys; mail from it can no longer be sent or signed. */
+    /**
+     * Deletes the domain and its keys: mail from it can no longer be sent, and mail from it still
+     * queued fails when the delivery engine renders it (`email.failed`), never going out unsigned.
+     */
     async remove(projectId: string, id: string, actor = 'api'): Promise<void> {
       const row = await load(projectId, id);
       const [view] = await views([row]);
@@ -161,24 +164,36 @@ export function createDomainService(deps: DomainServiceDeps) {
       return check(await load(projectId, id), actor);
     },
 
-    /** The daily re-check: every domain's DNS again; a verified domain that broke becomes failed, with an event. */
-    async recheckAll(): Promise<{ checked: number; failed: number }> {
+    /**
+     * The daily re-check: every domain's DNS again; a verified domain that broke becomes failed,
+     * with an event. When `signal` aborts (shutdown), it stops between domains, and the check in
+     * flight is abandoned unsaved with its DNS queries cancelled, so a stop never waits on DNS.
+     */
+    async recheckAll(signal?: AbortSignal): Promise<{ checked: number; failed: number }> {
+      const cancel = () => resolver.cancel();
+      signal?.addEventListener('abort', cancel, { once: true });
       let after = '';
       let checked = 0;
       let failed = 0;
-      for (;;) {
-        const rows = await store.page(after, RECHECK_PAGE);
-        for (const row of rows) {
-          try {
-            await check(row, 'scheduler');
-            checked++;
-          } catch (error) {
-            failed++;
-            log.warn({ err: error, domain: row.name }, 'domain re-check failed');
+      try {
+        while (!signal?.aborted) {
+          const rows = await store.page(after, RECHECK_PAGE);
+          for (const row of rows) {
+            if (signal?.aborted) break;
+            try {
+              await check(row, 'scheduler', signal);
+              checked++;
+            } catch (error) {
+              if (signal?.aborted) break;
+              failed++;
+              log.warn({ err: error, domain: row.name }, 'domain re-check failed');
+            }
           }
+          if (rows.length < RECHECK_PAGE) break;
+          after = (rows[rows.length - 1] as DomainRow).id;
         }
-        if (rows.length < RECHECK_PAGE) break;
-        after = (rows[rows.length - 1] as DomainRow).id;
+      } finally {
+        signal?.removeEventListener('abort', cancel);
       }
       return { checked, failed };
     },

@@ -29,6 +29,15 @@ export function createDomainStore(db: Db) {
         .executeTakeFirst();
     },
 
+    /** Any one sealed private key: the boot checks that the master key opens it. */
+    async anySealedKey(): Promise<Pick<DkimKeyRow, 'domain_id' | 'private_key_sealed'> | undefined> {
+      return db
+        .selectFrom('domain_dkim_keys')
+        .select(['domain_id', 'private_key_sealed'])
+        .limit(1)
+        .executeTakeFirst();
+    },
+
     async findById(id: string): Promise<DomainRow | undefined> {
       return db.selectFrom('domains').selectAll().where('id', '=', id).executeTakeFirst();
     },

@@ -1,7 +1,7 @@
 /**
  * One verification of one sending domain: run the DNS checks, decide the status, save both with
- * a `domain.updated` event in one transaction when anything changed, and activate a sandbox
- * project once a domain is verified. Used by `POST /v1/domains/{id}/verify` and the re-check.
+ * a `domain.updated` event in one transaction when anything changed, together with the activation
+ * of a sandbox project once a domain is verified. Used by `POST /v1/domains/{id}/verify` and the re-check.
  */
 import type { EventService } from '../events/service.js';
 import type { Config } from '../platform/config/schema.js';
@@ -37,13 +37,28 @@ export function decideStatus(
   return previous;
 }
 
+/** `work`, or its abandonment as soon as `signal` aborts (a rejection with the signal's reason). */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const abandon = () => reject(signal.reason);
+    signal.addEventListener('abort', abandon, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abandon));
+  });
+}
+
 export function createVerifier(deps: VerifierDeps) {
   const { store, config, resolver, events, projects, log } = deps;
-  /** Runs the DNS checks of one domain, saves them, and tells the world what changed. */
-  return async (row: DomainRow, actor: string): Promise<DomainRecord> => {
+  /**
+   * Runs the DNS checks of one domain, saves them, and tells the world what changed. Once `signal`
+   * aborts (the re-check stopping), the checks are abandoned and nothing is saved.
+   */
+  return async (row: DomainRow, actor: string, signal?: AbortSignal): Promise<DomainRecord> => {
     const keys = (await store.publicKeysByDomain([row.id])).get(row.id) ?? [];
     const records = expectedRecords(config, row.name, keys);
-    const outcomes = await runChecks(resolver, config, records);
+    const outcomes = await unlessAborted(runChecks(resolver, config, records), signal);
+    signal?.throwIfAborted();
     const at = Date.now();
     const previous = parseChecks(row);
     const checks: Record<string, StoredChecks[string]> = {};
@@ -83,15 +98,16 @@ export function createVerifier(deps: VerifierDeps) {
           at,
         });
       }
+      // Only on the transition: an operator who puts a project back in the sandbox is not overruled
+      // daily. In this transaction, so a domain is never verified without its project activated.
+      if (status === 'verified' && row.status !== 'verified')
+        await projects.activateFromSandbox(row.project_id, actor, trx);
       return true;
     });
     if (!stillThere) throw notFound(`Domain ${row.id}`);
     if (changed) events.notify();
     if (status !== row.status)
       log.info({ domain: row.name, from: row.status, to: status, actor }, 'domain status changed');
-    // Only on the transition: an operator who puts a project back in the sandbox is not overruled daily.
-    if (status === 'verified' && row.status !== 'verified')
-      await projects.activateFromSandbox(row.project_id, actor);
     return view;
   };
 }

@@ -32,6 +32,7 @@ export function recordView(record: ExpectedRecord, checks: StoredChecks): DnsRec
     status: check?.status ?? 'pending',
     ...(check?.reason ? { reason: check.reason } : {}),
     ...(check?.policy ? { policy: check.policy } : {}),
+    ...(check?.inherited_from ? { inherited_from: check.inherited_from } : {}),
     checked_at: iso(check?.checked_at ?? null),
   };
 }

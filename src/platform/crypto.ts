@@ -20,6 +20,8 @@ export function safeEqual(a: string, b: string): boolean {
 }
 
 const VERSION = 'v1';
+/** GCM's full 128-bit tag: a shorter one would let a forger try far fewer guesses (NIST SP 800-38D §5.2.1.2). */
+const TAG_BYTES = 16;
 
 /** Seals plaintext as `v1.<iv>.<tag>.<ciphertext>` (base64url parts); `aad` binds it to its row. */
 export function seal(masterKey: Buffer, plaintext: string, aad = ''): string {
@@ -36,8 +38,12 @@ export function unseal(masterKey: Buffer, sealed: string, aad = ''): string {
   const [version, iv, tag, body] = sealed.split('.');
   if (version !== VERSION || !iv || !tag || body === undefined)
     throw new Error('sealed value has an unknown format');
-  const decipher = createDecipheriv('aes-256-gcm', masterKey, Buffer.from(iv, 'base64url'));
+  const authTag = Buffer.from(tag, 'base64url');
+  if (authTag.length !== TAG_BYTES) throw new Error('sealed value has a truncated authentication tag');
+  const decipher = createDecipheriv('aes-256-gcm', masterKey, Buffer.from(iv, 'base64url'), {
+    authTagLength: TAG_BYTES,
+  });
   decipher.setAAD(Buffer.from(aad));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  decipher.setAuthTag(authTag);
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
 }

@@ -3,6 +3,7 @@
  * its first domain is verified or an operator activates it, and a `suspended` project may not send.
  */
 import type { AuditService } from '../audit/service.js';
+import type { Db } from '../platform/db/database.js';
 import { notFound } from '../platform/http/errors.js';
 import { newId } from '../platform/ids.js';
 import type { ProjectStatus, Role } from '../platform/db/tables.js';
@@ -91,28 +92,35 @@ export function createProjectService(store: ProjectStore, audit: AuditService) {
       return rows.map((row) => ({ ...view(row), organizationName: row.organization_name }));
     },
 
-    async setStatus(id: string, status: ProjectStatus, actor: string): Promise<ProjectView> {
-      const row = await store.findProject(id);
+    /** Sets the status with an audit entry; inside `executor`'s transaction when one is given. */
+    async setStatus(id: string, status: ProjectStatus, actor: string, executor?: Db): Promise<ProjectView> {
+      const row = await store.findProject(id, executor);
       if (!row) throw notFound(`Project ${id}`);
       if (row.status !== status) {
-        await store.setStatus(id, status, Date.now());
-        await audit.record({
-          actor,
-          action: `project.${status === 'active' ? 'activate' : status === 'suspended' ? 'suspend' : 'sandbox'}`,
-          organizationId: row.organization_id,
-          projectId: id,
-          target: id,
-          details: { from: row.status, to: status },
-        });
+        await store.setStatus(id, status, Date.now(), executor);
+        await audit.record(
+          {
+            actor,
+            action: `project.${status === 'active' ? 'activate' : status === 'suspended' ? 'suspend' : 'sandbox'}`,
+            organizationId: row.organization_id,
+            projectId: id,
+            target: id,
+            details: { from: row.status, to: status },
+          },
+          executor,
+        );
       }
       return { ...view(row), status };
     },
 
-    /** Moves a sandbox project to active (the first verified domain does this); others unchanged. */
-    async activateFromSandbox(id: string, actor: string): Promise<boolean> {
-      const row = await store.findProject(id);
+    /**
+     * Moves a sandbox project to active (the first verified domain does this, in the transaction
+     * that verifies it); others unchanged.
+     */
+    async activateFromSandbox(id: string, actor: string, executor?: Db): Promise<boolean> {
+      const row = await store.findProject(id, executor);
       if (row?.status !== 'sandbox') return false;
-      await this.setStatus(id, 'active', actor);
+      await this.setStatus(id, 'active', actor, executor);
       return true;
     },
 

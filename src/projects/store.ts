@@ -24,11 +24,21 @@ export function createProjectStore(db: Db) {
     async insertProject(row: ProjectsTable): Promise<void> {
       await db.insertInto('projects').values(row).execute();
     },
+    /** Whether any user has a sealed TOTP secret (the boot must then not make a new master key). */
+    async hasSealedTotp(): Promise<boolean> {
+      const row = await db
+        .selectFrom('users')
+        .select('id')
+        .where('totp_secret_sealed', 'is not', null)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
     async findUserByEmail(email: string): Promise<UsersTable | undefined> {
       return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
     },
-    async findProject(id: string): Promise<ProjectRow | undefined> {
-      return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    async findProject(id: string, executor: Db = db): Promise<ProjectRow | undefined> {
+      return executor.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
     },
     async listProjects(): Promise<Array<ProjectRow & { organization_name: string }>> {
       return db
@@ -39,8 +49,8 @@ export function createProjectStore(db: Db) {
         .orderBy('projects.id')
         .execute();
     },
-    async setStatus(id: string, status: ProjectStatus, at: number): Promise<boolean> {
-      const result = await db
+    async setStatus(id: string, status: ProjectStatus, at: number, executor: Db = db): Promise<boolean> {
+      const result = await executor
         .updateTable('projects')
         .set({ status, updated_at: at })
         .where('id', '=', id)

@@ -25,7 +25,8 @@ export interface Actor {
   readonly name: string;
 }
 
-const secretAad = (endpointId: string) => `webhook_endpoint:${endpointId}`;
+/** The AAD binding a sealed signing secret to its endpoint. */
+export const secretAad = (endpointId: string) => `webhook_endpoint:${endpointId}`;
 
 export function createWebhookService(deps: {
   store: WebhookStore;

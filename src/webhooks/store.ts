@@ -60,6 +60,11 @@ export function createWebhookStore(db: Db) {
       await db.insertInto('webhook_endpoints').values(row).execute();
     },
 
+    /** Any one sealed signing secret: the boot checks that the master key opens it. */
+    async anySealedSecret(): Promise<Pick<EndpointRow, 'id' | 'secret_sealed'> | undefined> {
+      return db.selectFrom('webhook_endpoints').select(['id', 'secret_sealed']).limit(1).executeTakeFirst();
+    },
+
     async findEndpoint(projectId: string, id: string): Promise<EndpointRow | undefined> {
       return db
         .selectFrom('webhook_endpoints')

@@ -1,7 +1,10 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
+import { createLogger } from '../../src/platform/log.js';
+import { startServer } from '../../src/server.js';
 import { workdir } from '../helpers/cli.js';
+import { testConfig } from '../helpers/server.js';
 
 async function waitForHealth(url: string, deadline = Date.now() + 15_000): Promise<Response> {
   for (;;) {
@@ -91,4 +94,25 @@ test('a request in flight when SIGTERM arrives still gets its answer', async (t)
   // Either the request was answered before the listener closed, or it never reached it; never a reset mid-answer.
   if (res) t.is(res.status, 200);
   t.is(await exited, 0);
+});
+
+test('serve exits 2 naming the master key file when it is missing but the database holds sealed keys', async (t) => {
+  const w = workdir(t);
+  const dataDir = path.join(w.dir, 'data');
+  const server = await startServer(testConfig(dataDir), createLogger('silent'));
+  const { projectId } = await server.services.projects.bootstrap(
+    { email: 'o@example.test', organization: 'O', project: 'P' },
+    'test',
+  );
+  await server.services.domains.create(projectId, { name: 'example.com', region: 'eu' });
+  await server.stop();
+  const keyFile = path.join(dataDir, 'master.key');
+  rmSync(keyFile);
+  const result = w.run(['serve'], {
+    POSTHORN_SERVER_LISTEN: '127.0.0.1:0',
+    POSTHORN_SMTP_IN_LISTEN: '127.0.0.1:0',
+  });
+  t.is(result.code, 2, result.stderr);
+  t.true(result.stderr.includes(`posthorn: the master key file ${keyFile} is missing`), result.stderr);
+  t.false(existsSync(keyFile));
 });

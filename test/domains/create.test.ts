@@ -121,3 +121,37 @@ test('with dkim.ed25519 a second DKIM key is published and offered for signing, 
   t.truthy(keys?.ed25519);
   t.is(ed?.host, `${keys?.ed25519?.selector}._domainkey.example.com`);
 });
+
+test('names that become an IP address, a percent-decoded name or invalid punycode are refused with 400', async (t) => {
+  const ph = await startPosthorn(t);
+  const cases: Array<[string, RegExp]> = [
+    ['１２７.０.０.１', /is an IP address/],
+    ['1.0x7f', /is an IP address/],
+    ['0x7f.0.0.1', /is an IP address|all-numeric top-level label/],
+    ['exam%70le.com', /contains "%"/],
+    ['xn--zz.com', /invalid internationalized label "xn--zz"/],
+    ['mail.xn--abc.example', /invalid internationalized label "xn--abc"/],
+  ];
+  for (const [name, message] of cases) {
+    const res = await ph.request('POST', '/v1/domains', { body: { name } });
+    t.is(res.status, 400, name);
+    t.regex(res.body.error, message, name);
+    t.is(res.body.details?.[0]?.path, 'name');
+  }
+  t.is((await ph.request('GET', '/v1/domains')).body.data.length, 0);
+});
+
+test('a name is refused when its DKIM record host would pass DNS’s 253 characters', async (t) => {
+  const ph = await startPosthorn(t);
+  // A 12-character selector (ed25519's is 13) + "._domainkey." leaves 228 characters for the name.
+  const name = (length: number) => {
+    const head = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.`;
+    return `${head}${'d'.repeat(length - head.length - '.com'.length)}.com`;
+  };
+  const long = await ph.request('POST', '/v1/domains', { body: { name: name(229) } });
+  t.is(long.status, 400);
+  t.regex(long.body.error, /is longer than 228 characters .*_domainkey/);
+  const fits = await ph.request('POST', '/v1/domains', { body: { name: name(228) } });
+  t.is(fits.status, 201);
+  for (const r of fits.body.records as Array<{ host: string }>) t.true(r.host.length <= 253, r.host);
+});

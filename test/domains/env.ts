@@ -24,6 +24,7 @@ export interface RecordView {
   status: string;
   reason?: string;
   policy?: string;
+  inherited_from?: string;
   required: boolean;
 }
 

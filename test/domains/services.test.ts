@@ -1,4 +1,6 @@
 import test from 'ava';
+import { startDomainRecheck } from '../../src/domains/recheck.js';
+import { createLogger } from '../../src/platform/log.js';
 import { createDomain, eventsOf, publish, record, startDomainEnv } from './env.js';
 
 test('findVerifiedByName and isVerified answer only for a verified domain of the same project', async (t) => {
@@ -67,4 +69,32 @@ test('the scheduled re-check runs on domains.recheck_cron as a background engine
     status = (await ph.request('GET', `/v1/domains/${domain.id}`)).body.status;
   }
   t.is(status, 'failed');
+});
+
+test('stopping the re-check never waits on slow DNS: the run stops and the check in flight is abandoned unsaved', async (t) => {
+  const { ph, dns } = await startDomainEnv(t, { dns: { timeout_ms: 2000 } });
+  const names = ['a.example', 'b.example', 'c.example'];
+  for (const name of names) {
+    const domain = await createDomain(ph, name);
+    publish(dns, domain, ['spf']);
+    dns.set(name, 'TXT', ['v=spf1 include:slow.example -all']);
+  }
+  dns.fail('slow.example', 'timeout');
+  const engine = startDomainRecheck(ph.server.services.domains, '* * * * * *', createLogger('silent'));
+  const deadline = Date.now() + 5000;
+  while (dns.queries('slow.example', 'TXT') === 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  t.true(dns.queries('slow.example', 'TXT') > 0, 'a re-check is waiting on DNS');
+  const started = Date.now();
+  await engine.stop();
+  t.true(Date.now() - started < 500, `stop() took ${Date.now() - started} ms`);
+  const queriesAtStop = dns.log.length;
+  // Past the resolver's timeout and its retry: nothing more is asked, nothing is saved.
+  await new Promise((resolve) => setTimeout(resolve, 4500));
+  t.is(dns.log.length, queriesAtStop, 'the queries in flight were cancelled');
+  const checked = ph.server.kernel.store.sqlite
+    .prepare('select count(*) as n from domains where last_checked_at is not null')
+    .get() as { n: number };
+  t.is(checked.n, 0);
 });

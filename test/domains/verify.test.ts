@@ -175,3 +175,54 @@ test('only a domain becoming verified activates the project; an operator’s lat
   await ph.server.services.domains.recheckAll();
   t.is((await ph.server.services.projects.get(ph.owner.projectId))?.status, 'sandbox');
 });
+
+test('without sending_ips, a temporary failure resolving delivery.hostname never fails a domain', async (t) => {
+  const hostname = 'out.posthorn.example';
+  const { ph, dns } = await startDomainEnv(t, { delivery: { sending_ips: [], hostname } });
+  dns.set(hostname, 'A', [SENDING_IP]);
+  const domain = await createDomain(ph, 'example.com');
+  t.is(record(domain, 'spf').value, `v=spf1 a:${hostname} ~all`);
+  const pending = await createDomain(ph, 'pending.example.com');
+  // Records naming the address itself: checking them needs the addresses of delivery.hostname.
+  publish(dns, domain, ['spf']);
+  dns.set('example.com', 'TXT', [`v=spf1 ip4:${SENDING_IP} -all`]);
+  publish(dns, pending, ['spf', 'dkim']);
+  dns.set('pending.example.com', 'TXT', [`v=spf1 ip4:${SENDING_IP} -all`]);
+  t.is((await ph.request('POST', `/v1/domains/${domain.id}/verify`)).body.status, 'verified');
+
+  for (const type of [undefined, 'A'] as const) {
+    dns.fail(hostname, 'servfail', type);
+    const res = await ph.request('POST', `/v1/domains/${domain.id}/verify`);
+    t.is(res.body.status, 'verified', `SERVFAIL for ${type ?? 'every type'}`);
+    t.regex(
+      record(res.body, 'spf').reason ?? '',
+      /out\.posthorn\.example .*failed temporarily \(ESERVFAIL\)/,
+    );
+    await ph.server.services.domains.recheckAll();
+    t.is((await ph.request('GET', `/v1/domains/${domain.id}`)).body.status, 'verified');
+    const other = await ph.request('POST', `/v1/domains/${pending.id}/verify`);
+    t.is(record(other.body, 'spf').status, 'failed');
+    t.is(other.body.status, 'failed', 'the missing DKIM record still fails the domain');
+    dns.clear(hostname);
+    dns.set(hostname, 'A', [SENDING_IP]);
+  }
+  t.false(
+    eventsOf(ph, ph.owner.projectId).some(
+      (e) => e.type === 'domain.updated' && e.data.id === domain.id && e.data.status !== 'verified',
+    ),
+  );
+});
+
+test('without sending_ips, a delivery.hostname with no address fails SPF naming the key to set', async (t) => {
+  const { ph, dns } = await startDomainEnv(t, {
+    delivery: { sending_ips: [], hostname: 'nowhere.posthorn.example' },
+  });
+  const domain = await createDomain(ph, 'example.com');
+  publish(dns, domain);
+  const res = await ph.request('POST', `/v1/domains/${domain.id}/verify`);
+  t.is(res.body.status, 'failed');
+  t.regex(
+    record(res.body, 'spf').reason ?? '',
+    /^No address \(A or AAAA\) found for delivery\.hostname nowhere\.posthorn\.example .*delivery\.sending_ips/,
+  );
+});

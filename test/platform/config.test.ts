@@ -71,3 +71,37 @@ test('invalid values are reported with their key path and reason, all at once', 
   t.regex(problems, /extra: unknown key/);
   t.regex(error.message, /test\.toml/);
 });
+
+test('delivery.sending_ips takes only IP addresses, and dkim.selector_prefix only the start of a DNS label', (t) => {
+  const error = t.throws(
+    () =>
+      validateConfig(
+        {
+          delivery: { sending_ips: ['192.0.2.10', '192.0.2.0/24', '192.0.2.300', 'mail.example.com'] },
+          dkim: { selector_prefix: 'my_prefix' },
+        },
+        'test.toml',
+      ),
+    { instanceOf: ConfigError },
+  );
+  const problems = error.problems.join('\n');
+  t.regex(problems, /delivery\.sending_ips\.1: must be an IP address/);
+  t.regex(problems, /delivery\.sending_ips\.2: must be an IP address/);
+  t.regex(problems, /delivery\.sending_ips\.3: must be an IP address/);
+  t.notRegex(problems, /sending_ips\.0/);
+  t.regex(problems, /dkim\.selector_prefix: must be the start of a DNS label/);
+  for (const prefix of ['-ph', 'p.h', 'ph ', 'x'.repeat(53)]) {
+    t.throws(() => validateConfig({ dkim: { selector_prefix: prefix } }, 'test.toml'), {
+      instanceOf: ConfigError,
+    });
+  }
+  const ok = validateConfig(
+    { delivery: { sending_ips: ['192.0.2.10', '2001:db8::10'] }, dkim: { selector_prefix: 'Mail-2' } },
+    'test.toml',
+  );
+  t.deepEqual(ok.delivery.sending_ips, ['192.0.2.10', '2001:db8::10']);
+  t.is(
+    validateConfig({ dkim: { selector_prefix: 'x'.repeat(52) } }, 'test.toml').dkim.selector_prefix.length,
+    52,
+  );
+});

@@ -199,6 +199,11 @@ export class DnsResolver {
     this.#cache.clear();
   }
 
+  /** Ends every query in flight at once: each answers as a temporary failure (ECANCELLED). */
+  cancel(): void {
+    this.#resolver.cancel();
+  }
+
   /** RFC 5321 §5.1: no MX records but an address means the domain is its own MX at preference 0. */
   async #implicitMx(name: string, options: LookupOptions): Promise<MxLookup> {
     const [v4, v6] = await Promise.all([this.a(name, options), this.aaaa(name, options)]);

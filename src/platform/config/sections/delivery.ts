@@ -2,7 +2,7 @@
  * Config section of the direct-to-MX delivery engine, and the shape of one provider lane.
  */
 import { z } from 'zod';
-import { duration } from './fields.js';
+import { duration, ipAddress } from './fields.js';
 
 /**
  * What a lane takes for a key its `[[delivery.lanes]]` block leaves out, when no built-in lane of
@@ -83,7 +83,7 @@ export const deliverySection = z
       .default([])
       .describe('Local addresses to send from; empty uses the default.'),
     sending_ips: z
-      .array(z.string())
+      .array(ipAddress)
       .default([])
       .describe('Public addresses SPF must authorize (used by domain verification).'),
     spf_include: z

@@ -11,7 +11,16 @@ export const dkimSection = z
       .default(2048)
       .describe('RSA key size.'),
     ed25519: z.boolean().default(false).describe('Also sign with an ed25519 key (RFC 8463).'),
-    selector_prefix: z.string().default('ph').describe('Prefix of generated DKIM selectors.'),
+    selector_prefix: z
+      .string()
+      // A selector is the prefix, 6 digits of year and month, 4 random characters and, for
+      // ed25519, an `e`: one DNS label of at most 63 characters (RFC 1035 §2.3.1).
+      .regex(
+        /^([a-z0-9][a-z0-9-]{0,51})?$/i,
+        'must be the start of a DNS label: letters, digits and "-", not starting with "-", at most 52 characters',
+      )
+      .default('ph')
+      .describe('Prefix of generated DKIM selectors.'),
     workers: z.int().min(0).max(64).default(0).describe('Signing worker threads; 0 picks one per CPU.'),
   })
   .describe('DKIM keys and signing.');

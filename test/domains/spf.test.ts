@@ -1,0 +1,108 @@
+/**
+ * SPF verification agrees with what receivers evaluate (RFC 7208): `mx`, dual CIDR lengths, the
+ * lookup limits, and `permerror` for records receivers reject.
+ */
+import test from 'ava';
+import type { DnsTestServer } from '../helpers/dns-server.js';
+import { createDomain, publish, record, SENDING_IP, startDomainEnv } from './env.js';
+
+type Zone = (dns: DnsTestServer) => void;
+
+const cases: Array<[string, string, Zone, string | RegExp]> = [
+  [
+    'mx.example',
+    'v=spf1 mx -all',
+    (dns) => {
+      dns.set('mx.example', 'MX', [{ preference: 10, exchange: 'mail.mx.example' }]);
+      dns.set('mail.mx.example', 'A', [SENDING_IP]);
+    },
+    'verified',
+  ],
+  [
+    'mx-cidr.example',
+    'v=spf1 mx:other.example/24 -all',
+    (dns) => {
+      dns.set('other.example', 'MX', [{ preference: 10, exchange: 'mail.other.example' }]);
+      dns.set('mail.other.example', 'A', ['192.0.2.99']);
+    },
+    'verified',
+  ],
+  [
+    'a-cidr.example',
+    'v=spf1 a:out.a-cidr.example/24//64 -all',
+    (dns) => dns.set('out.a-cidr.example', 'A', ['192.0.2.99']),
+    'verified',
+  ],
+  [
+    'a-narrow.example',
+    'v=spf1 a:out.a-narrow.example/30//64 -all',
+    (dns) => dns.set('out.a-narrow.example', 'A', ['192.0.2.99']),
+    /does not authorize 192\.0\.2\.10/,
+  ],
+  [
+    'many-mx.example',
+    `v=spf1 mx ip4:${SENDING_IP} -all`,
+    (dns) => {
+      const hosts = Array.from({ length: 11 }, (_, i) => ({
+        preference: 10,
+        exchange: `mx${i}.many-mx.example`,
+      }));
+      dns.set('many-mx.example', 'MX', hosts);
+    },
+    /The MX of many-mx\.example has 11 hosts; an SPF mx mechanism may look up at most 10/,
+  ],
+  [
+    'unknown.example',
+    `v=spf1 ip4:${SENDING_IP} bogus -all`,
+    () => {},
+    /SPF record at unknown\.example is invalid: "bogus" is not an SPF mechanism/,
+  ],
+  [
+    'bad-cidr.example',
+    `v=spf1 ip4:${SENDING_IP}/33 -all`,
+    () => {},
+    /is invalid: "ip4:192\.0\.2\.10\/33" has a prefix length over 32/,
+  ],
+  [
+    'lookups.example',
+    `v=spf1 ptr exists:%{i}.x.lookups.example ${'mx '.repeat(9)}ip4:${SENDING_IP} -all`,
+    () => {},
+    /more than 10 DNS lookups/,
+  ],
+  [
+    'first-match.example',
+    `v=spf1 ip4:${SENDING_IP} include:nospf.example -all`,
+    (dns) => dns.set('nospf.example', 'TXT', ['unrelated']),
+    'verified',
+  ],
+];
+
+test('SPF mx, dual CIDR lengths, lookup limits and invalid records are judged as receivers judge them', async (t) => {
+  const { ph, dns } = await startDomainEnv(t);
+  for (const [name, spf, zone, expected] of cases) {
+    const domain = await createDomain(ph, name);
+    publish(dns, domain, ['spf']);
+    dns.set(name, 'TXT', [spf]);
+    zone(dns);
+    const res = await ph.request('POST', `/v1/domains/${domain.id}/verify`);
+    const check = record(res.body, 'spf');
+    if (typeof expected === 'string') t.is(check.status, expected, `${name}: ${check.reason}`);
+    else {
+      t.is(check.status, 'failed', name);
+      t.regex(check.reason ?? '', expected, name);
+    }
+  }
+});
+
+test('an include: of delivery.spf_include written with a trailing dot counts', async (t) => {
+  const { ph, dns } = await startDomainEnv(t, {
+    delivery: { sending_ips: [], spf_include: 'spf.posthorn.example' },
+  });
+  dns.set('spf.posthorn.example', 'TXT', ['v=spf1 ip4:192.0.2.0/24 -all']);
+  const domain = await createDomain(ph, 'example.com');
+  publish(dns, domain, ['spf']);
+  dns.set('example.com', 'TXT', ['v=spf1 include:SPF.posthorn.example. ~all']);
+  const res = await ph.request('POST', `/v1/domains/${domain.id}/verify`);
+  t.is(record(res.body, 'spf').status, 'verified', record(res.body, 'spf').reason);
+  t.is(res.body.status, 'verified');
+});
