@@ -27,6 +27,7 @@ export const ANALYTICS_CURSOR = 'analytics';
 const TYPES = [
   'email.scheduled',
   'email.sent',
+  'email.cancelled',
   'email.delivery_delayed',
   'email.delivered',
   'email.bounced',

@@ -8,7 +8,8 @@
  * A recipient counts on the UTC day its message was accepted (the cohort), in its provider lane
  * ('' until the delivery engine names one: `lane` in `data` or in the event's own object, e.g.
  * `data.delivery.lane`; `latency_ms` likewise). Statuses: scheduled and queued count as `queued`;
- * complained also counts as delivered (a complaint means the mail arrived).
+ * complained also counts as delivered (a complaint means the mail arrived); a scheduled send
+ * cancelled before its time (the internal `email.cancelled`) counts for nothing, not even `accepted`.
  */
 import { idTime } from '../platform/ids.js';
 import { dayNumber } from './days.js';
@@ -56,9 +57,10 @@ export const zeroCounters = (): Counters => Object.fromEntries(COUNTERS.map((nam
 
 const PENDING = new Set(['scheduled', 'queued', 'deferred']);
 
-/** What one record adds to its day and lane. */
+/** What one record adds to its day and lane; a cancelled scheduled send adds nothing at all. */
 export function contribution(record: RecipientRecord): Counters {
   const counters = zeroCounters();
+  if (record.status === 'cancelled') return counters;
   counters.accepted = 1;
   switch (record.status) {
     case 'scheduled':
@@ -166,6 +168,8 @@ export function transition(
     updated_at: at,
   });
   const pending = previous === undefined || PENDING.has(previous.status);
+  // A cancelled send was never sent: nothing can happen to its recipients any more.
+  if (previous?.status === 'cancelled') return undefined;
 
   switch (event.type) {
     case 'email.scheduled': {
@@ -174,6 +178,10 @@ export function transition(
         typeof event.data.scheduled_at === 'string' ? Date.parse(event.data.scheduled_at) : Number.NaN;
       return { ...fresh(event, recipient, 'scheduled', at), queued_at: Number.isNaN(sendAt) ? null : sendAt };
     }
+    case 'email.cancelled':
+      // Internal: a scheduled send cancelled before its time (emails/service.ts).
+      if (previous?.status !== 'scheduled') return undefined;
+      return { ...previous, status: 'cancelled', updated_at: at };
     case 'email.sent':
       if (!previous) return { ...fresh(event, recipient, 'queued', at), queued_at: at };
       if (previous.status !== 'scheduled') return undefined;

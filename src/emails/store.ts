@@ -161,7 +161,7 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
       }));
     },
 
-    ...scheduleQueries(db),
+    ...scheduleQueries(),
 
     /** Messages a project created since `dayStart` (seeds the daily quota). */
     async countSince(projectId: string, dayStart: number): Promise<number> {
