@@ -12,15 +12,14 @@ import type SQLite from 'better-sqlite3';
 import { withRelaxedSync } from '../platform/db/durability.js';
 import type { Logger } from '../platform/log.js';
 import { LatencyHistogram } from './latency-histogram.js';
+import { DailyChanges } from './daily-changes.js';
 import {
   type AnalyticsEvent,
   COUNTERS,
   type Counters,
-  contribution,
   type RecipientRecord,
   recipientsOf,
   transition,
-  zeroCounters,
 } from './transitions.js';
 
 export const ANALYTICS_CURSOR = 'analytics';
@@ -49,14 +48,6 @@ interface EventRow {
 }
 
 type DailyRow = Counters & { project_id: string; day: number; lane: string; latency: string };
-
-interface DailyChange {
-  readonly project_id: string;
-  readonly day: number;
-  readonly lane: string;
-  readonly counters: Counters;
-  readonly latencies: number[];
-}
 
 function prepare(sqlite: SQLite.Database) {
   const columns = COUNTERS.join(', ');
@@ -116,22 +107,7 @@ export function createAnalyticsProjector(sqlite: SQLite.Database, log: Logger) {
         if (!last) return 0;
         const records = new Map<string, RecipientRecord | undefined>();
         const dirty = new Set<string>();
-        const changes = new Map<string, DailyChange>();
-        const change = (record: RecipientRecord): DailyChange => {
-          const key = `${record.project_id}\u0000${record.day}\u0000${record.lane}`;
-          let entry = changes.get(key);
-          if (!entry) {
-            entry = {
-              project_id: record.project_id,
-              day: record.day,
-              lane: record.lane,
-              counters: zeroCounters(),
-              latencies: [],
-            };
-            changes.set(key, entry);
-          }
-          return entry;
-        };
+        const changes = new DailyChanges();
 
         for (const row of rows) {
           if (!row.message_id || !TYPES.includes(row.type)) continue;
@@ -156,17 +132,7 @@ export function createAnalyticsProjector(sqlite: SQLite.Database, log: Logger) {
             records.set(key, next ?? previous);
             if (!next) continue;
             dirty.add(key);
-            if (previous) {
-              const minus = contribution(previous);
-              const entry = change(previous);
-              for (const name of COUNTERS) entry.counters[name] -= minus[name];
-            }
-            const plus = contribution(next);
-            const entry = change(next);
-            for (const name of COUNTERS) entry.counters[name] += plus[name];
-            if (next.latency_ms !== null && previous?.delivered_at == null && next.delivered_at !== null) {
-              entry.latencies.push(next.latency_ms);
-            }
+            changes.move(previous, next);
           }
         }
 
@@ -174,7 +140,8 @@ export function createAnalyticsProjector(sqlite: SQLite.Database, log: Logger) {
         for (const entry of changes.values()) {
           const current = s.daily.get(entry.project_id, entry.day, entry.lane);
           const histogram = LatencyHistogram.parse(current?.latency ?? '[]');
-          for (const latency of entry.latencies) histogram.add(latency);
+          for (const latency of entry.removed) histogram.remove(latency);
+          for (const latency of entry.added) histogram.add(latency);
           const next: Record<string, number | string> = {
             project_id: entry.project_id,
             day: entry.day,

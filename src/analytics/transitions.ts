@@ -84,6 +84,18 @@ export function contribution(record: RecipientRecord): Counters {
   return counters;
 }
 
+/**
+ * Whether the record's latency is in its row's histogram: while it counts as delivered (a DSN
+ * bounce after the delivery takes it out again, a complaint keeps it).
+ */
+export function countsLatency(record: RecipientRecord): record is RecipientRecord & { latency_ms: number } {
+  return (
+    (record.status === 'delivered' || record.status === 'complained') &&
+    record.delivered_at !== null &&
+    record.latency_ms !== null
+  );
+}
+
 /** Normalizes an address for matching: the part in angle brackets if any, lower-cased. */
 export function recipientKey(address: string): string {
   const angle = /<([^<>]+)>\s*$/.exec(address);
