@@ -1,9 +1,11 @@
 /**
- * What one batch of the projection changes in `analytics_daily`: per row (project, acceptance day,
- * lane), the change of each counter and the latencies entering and leaving the row's histogram.
+ * What one batch of the projection changes in `analytics_daily`: per row (project, key mode,
+ * acceptance day, lane), the change of each counter and the latencies entering and leaving the
+ * row's histogram.
  * A record moving from `previous` to `next` takes `previous`'s contribution out of its row and
  * puts `next`'s into its row (transitions.ts says what a record contributes).
  */
+import type { KeyMode } from '../platform/db/tables.js';
 import {
   COUNTERS,
   type Counters,
@@ -15,6 +17,7 @@ import {
 
 export interface DailyChange {
   readonly project_id: string;
+  readonly mode: KeyMode;
   readonly day: number;
   readonly lane: string;
   readonly counters: Counters;
@@ -59,11 +62,12 @@ export class DailyChanges {
   }
 
   #row(record: RecipientRecord): DailyChange {
-    const key = `${record.project_id}\u0000${record.day}\u0000${record.lane}`;
+    const key = `${record.project_id}\u0000${record.mode}\u0000${record.day}\u0000${record.lane}`;
     let entry = this.#rows.get(key);
     if (!entry) {
       entry = {
         project_id: record.project_id,
+        mode: record.mode,
         day: record.day,
         lane: record.lane,
         counters: zeroCounters(),

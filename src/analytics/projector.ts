@@ -1,7 +1,9 @@
 /**
  * The analytics projection: reads the event log from its cursor, moves each recipient's record
- * (transitions.ts) and keeps `analytics_daily` (counters and a latency histogram per project,
- * acceptance day and lane) in step, so a report reads a few hundred small rows whatever the volume.
+ * (transitions.ts) and keeps `analytics_daily` (counters and a latency histogram per project, key
+ * mode, acceptance day and lane) in step, so a report reads a few hundred small rows whatever the
+ * volume. A message's mode is not in its events: it is asked of the emails capability, once per
+ * message and batch (only a record's creation needs it; the record keeps it).
  *
  * A batch runs in one synchronous transaction on the raw SQLite handle (this is the hot path of
  * analytics: prepared statements, no awaits, so nothing interleaves), with the cursor advanced in
@@ -10,6 +12,7 @@
  */
 import type SQLite from 'better-sqlite3';
 import { withRelaxedSync } from '../platform/db/durability.js';
+import type { KeyMode } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
 import { LatencyHistogram } from './latency-histogram.js';
 import { DailyChanges } from './daily-changes.js';
@@ -47,7 +50,10 @@ interface EventRow {
   created_at: number;
 }
 
-type DailyRow = Counters & { project_id: string; day: number; lane: string; latency: string };
+type DailyRow = Counters & { project_id: string; mode: KeyMode; day: number; lane: string; latency: string };
+
+/** Live or test: the mode of the key a message was sent with (the emails capability knows). */
+export type MessageMode = (messageId: string) => KeyMode | undefined;
 
 function prepare(sqlite: SQLite.Database) {
   const columns = COUNTERS.join(', ');
@@ -69,21 +75,26 @@ function prepare(sqlite: SQLite.Database) {
     ),
     putRecipient: sqlite.prepare(
       `insert or replace into analytics_recipients
-       (message_id, recipient, project_id, day, lane, status, queued_at, delivered_at, latency_ms, opened, clicked, updated_at)
-       values (@message_id, @recipient, @project_id, @day, @lane, @status, @queued_at, @delivered_at, @latency_ms,
-               @opened, @clicked, @updated_at)`,
+       (message_id, recipient, project_id, mode, day, lane, status, queued_at, delivered_at, latency_ms, opened,
+        clicked, updated_at)
+       values (@message_id, @recipient, @project_id, @mode, @day, @lane, @status, @queued_at, @delivered_at,
+               @latency_ms, @opened, @clicked, @updated_at)`,
     ),
-    daily: sqlite.prepare<[string, number, string], DailyRow>(
-      'select * from analytics_daily where project_id = ? and day = ? and lane = ?',
+    daily: sqlite.prepare<[string, KeyMode, number, string], DailyRow>(
+      'select * from analytics_daily where project_id = ? and mode = ? and day = ? and lane = ?',
     ),
     putDaily: sqlite.prepare(
-      `insert or replace into analytics_daily (project_id, day, lane, ${columns}, latency)
-       values (@project_id, @day, @lane, ${placeholders}, @latency)`,
+      `insert or replace into analytics_daily (project_id, mode, day, lane, ${columns}, latency)
+       values (@project_id, @mode, @day, @lane, ${placeholders}, @latency)`,
     ),
   };
 }
 
-export function createAnalyticsProjector(sqlite: SQLite.Database, log: Logger) {
+/**
+ * `messageMode` names the mode of a message's key, which a recipient's record takes when it is
+ * created; a message the store does not know (none in practice) counts as live.
+ */
+export function createAnalyticsProjector(sqlite: SQLite.Database, messageMode: MessageMode, log: Logger) {
   let statements: ReturnType<typeof prepare> | undefined;
   const stmt = () => {
     statements ??= prepare(sqlite);
@@ -108,6 +119,15 @@ export function createAnalyticsProjector(sqlite: SQLite.Database, log: Logger) {
         const records = new Map<string, RecipientRecord | undefined>();
         const dirty = new Set<string>();
         const changes = new DailyChanges();
+        const modes = new Map<string, KeyMode>();
+        const modeOf = (messageId: string): KeyMode => {
+          let mode = modes.get(messageId);
+          if (!mode) {
+            mode = messageMode(messageId) ?? 'live';
+            modes.set(messageId, mode);
+          }
+          return mode;
+        };
 
         for (const row of rows) {
           if (!row.message_id || !TYPES.includes(row.type)) continue;
@@ -120,6 +140,7 @@ export function createAnalyticsProjector(sqlite: SQLite.Database, log: Logger) {
           }
           const event: AnalyticsEvent = {
             project_id: row.project_id,
+            mode: modeOf(row.message_id),
             type: row.type,
             message_id: row.message_id,
             created_at: row.created_at,
@@ -138,12 +159,13 @@ export function createAnalyticsProjector(sqlite: SQLite.Database, log: Logger) {
 
         for (const key of dirty) s.putRecipient.run(records.get(key) as RecipientRecord);
         for (const entry of changes.values()) {
-          const current = s.daily.get(entry.project_id, entry.day, entry.lane);
+          const current = s.daily.get(entry.project_id, entry.mode, entry.day, entry.lane);
           const histogram = LatencyHistogram.parse(current?.latency ?? '[]');
           for (const latency of entry.removed) histogram.remove(latency);
           for (const latency of entry.added) histogram.add(latency);
           const next: Record<string, number | string> = {
             project_id: entry.project_id,
+            mode: entry.mode,
             day: entry.day,
             lane: entry.lane,
             latency: histogram.serialize(),

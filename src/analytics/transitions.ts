@@ -5,12 +5,14 @@
  * contributions between aggregate rows. Replaying an event changes nothing, so the projection
  * is idempotent, and events that arrive without their predecessors still land somewhere sensible.
  *
- * A recipient counts on the UTC day its message was accepted (the cohort), in its provider lane
+ * A recipient counts on the UTC day its message was accepted (the cohort), under the mode of the
+ * key that sent it (live and test traffic are reported apart), in its provider lane
  * ('' until the delivery engine names one: `lane` in `data` or in the event's own object, e.g.
  * `data.delivery.lane`; `latency_ms` likewise). Statuses: scheduled and queued count as `queued`;
  * complained also counts as delivered (a complaint means the mail arrived); a scheduled send
  * cancelled before its time (the internal `email.cancelled`) counts for nothing, not even `accepted`.
  */
+import type { KeyMode } from '../platform/db/tables.js';
 import { idTime } from '../platform/ids.js';
 import { dayNumber } from './days.js';
 
@@ -18,6 +20,8 @@ export interface RecipientRecord {
   readonly message_id: string;
   readonly recipient: string;
   readonly project_id: string;
+  /** The mode of the key the message was sent with: test traffic is reported apart. */
+  readonly mode: KeyMode;
   readonly day: number;
   readonly lane: string;
   readonly status: string;
@@ -31,6 +35,8 @@ export interface RecipientRecord {
 
 export interface AnalyticsEvent {
   readonly project_id: string;
+  /** The mode of the message's key; what a record first seen through this event takes. */
+  readonly mode: KeyMode;
   readonly type: string;
   readonly message_id: string;
   readonly created_at: number;
@@ -151,6 +157,7 @@ function fresh(
     message_id: event.message_id,
     recipient,
     project_id: event.project_id,
+    mode: event.mode,
     day: dayNumber(acceptedAt),
     lane: '',
     status,

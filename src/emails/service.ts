@@ -10,6 +10,7 @@ import type SQLite from 'better-sqlite3';
 import type { EventService } from '../events/service.js';
 import type { Config } from '../platform/config/schema.js';
 import type { Db } from '../platform/db/database.js';
+import type { KeyMode } from '../platform/db/tables.js';
 import { createGroupCommit, throttled } from '../platform/db/group-commit.js';
 import { AppError, badRequest, type ErrorDetail } from '../platform/http/errors.js';
 import type { KeyPrincipal } from '../platform/http/principal.js';
@@ -268,6 +269,11 @@ export function createEmailService(deps: EmailServiceDeps) {
 
     async get(projectId: string, id: string): Promise<MessageRef | undefined> {
       return store.get(projectId, id);
+    },
+
+    /** Live or test: the key mode a message was sent with (analytics reports the modes apart). */
+    messageMode(messageId: string): KeyMode | undefined {
+      return store.modeOf(messageId);
     },
 
     async list(
