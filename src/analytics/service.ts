@@ -165,9 +165,12 @@ export function createAnalyticsService(deps: { store: AnalyticsStore; projector:
   return {
     catchUp,
     report,
-    /** Retention: recipient records older than `cutoff` go; the daily aggregates stay. */
+    /**
+     * Retention: settled recipient records last changed before `cutoff` go (pending ones stay);
+     * the daily aggregates keep their counts.
+     */
     async purgeBefore(cutoff: number): Promise<number> {
-      return store.purgeRecipientsBefore(dayNumber(cutoff));
+      return store.purgeSettledBefore(cutoff);
     },
   };
 }

@@ -22,13 +22,20 @@ export function createAnalyticsStore(sqlite: SQLite.Database) {
       return window.all(projectId, mode, first, last);
     },
 
-    /** Forgets recipient records of days before `day`, a batch at a time; the aggregates stay. */
-    purgeRecipientsBefore(day: number, batch = 5000): number {
+    /**
+     * Forgets, a batch at a time, the records whose outcome is final and that have not changed
+     * since `cutoff`; the aggregates keep what they counted. A pending record (scheduled, queued,
+     * deferred) stays whatever its age: its release or outcome is still to come and must move it,
+     * not count it again. The condition is the partial index's (migration 0012), word for word,
+     * so SQLite can use it.
+     */
+    purgeSettledBefore(cutoff: number, batch = 5000): number {
       purge ??= sqlite.prepare(
         `delete from analytics_recipients where (message_id, recipient) in
-           (select message_id, recipient from analytics_recipients where day < ? limit ?)`,
+           (select message_id, recipient from analytics_recipients
+            where status not in ('scheduled', 'queued', 'deferred') and updated_at < ? limit ?)`,
       );
-      return purge.run(day, batch).changes;
+      return purge.run(cutoff, batch).changes;
     },
   };
 }

@@ -154,7 +154,7 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
   t.is((store.sqlite.prepare('select count(*) as n from inbound_replies').get() as { n: number }).n, 2);
 });
 
-test('0012 keys analytics by mode: test records move to test rows, cancelled sends and latencies of later bounces leave', async (t) => {
+test('0012 keys analytics by mode (test records move to test rows, cancelled sends and latencies of later bounces leave) and indexes settled records', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const store = openStore(dir);
@@ -275,4 +275,16 @@ test('0012 keys analytics by mode: test records move to test rows, cancelled sen
     plan,
     /SEARCH analytics_daily USING PRIMARY KEY \(project_id=\? AND mode=\? AND day>\? AND day<\?\)/,
   );
+  // Retention finds settled records by their last change (analytics/store.ts), pending ones never.
+  const purge = (
+    sqlite
+      .prepare(
+        `explain query plan select message_id, recipient from analytics_recipients
+         where status not in ('scheduled', 'queued', 'deferred') and updated_at < 10 limit 5`,
+      )
+      .all() as { detail: string }[]
+  )
+    .map((r) => r.detail)
+    .join('; ');
+  t.regex(purge, /SEARCH analytics_recipients USING INDEX analytics_recipients_settled \(updated_at<\?\)/);
 });

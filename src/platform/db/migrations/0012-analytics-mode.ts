@@ -10,7 +10,8 @@
  * - a recipient bounced after its delivery takes its latency out of the histogram.
  * Days whose records retention already removed keep what they had, test traffic included. The
  * counting rules are written out here as they stand at this migration; the histograms are read
- * and written by their one implementation, which owns their stored form.
+ * and written by their one implementation, which owns their stored form. Last, the day index gives
+ * way to one on the last change of settled records, which retention now goes by.
  */
 import { type Kysely, sql } from 'kysely';
 import { LatencyHistogram } from '../../../analytics/latency-histogram.js';
@@ -124,6 +125,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('analytics_daily_0012').renameTo('analytics_daily').execute();
 
   await moveRecords(db);
+
+  // Retention forgets settled records by their last change (analytics/store.ts), never pending ones.
+  await db.schema.dropIndex('analytics_recipients_day').execute();
+  await db.schema
+    .createIndex('analytics_recipients_settled')
+    .on('analytics_recipients')
+    .column('updated_at')
+    .where(sql<boolean>`status not in ('scheduled', 'queued', 'deferred')`)
+    .execute();
 }
 
 /** Moves the contribution of every record that counts differently now; see the header. */
