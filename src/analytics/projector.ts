@@ -14,8 +14,8 @@ import type SQLite from 'better-sqlite3';
 import { withRelaxedSync } from '../platform/db/durability.js';
 import type { KeyMode } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
-import { LatencyHistogram } from './latency-histogram.js';
 import { DailyChanges } from './daily-changes.js';
+import { LatencyHistogram } from './latency-histogram.js';
 import {
   type AnalyticsEvent,
   COUNTERS,
