@@ -94,6 +94,25 @@ export class LatencyHistogram {
     }
   }
 
+  /**
+   * Takes back a value added before (a recipient delivered, then bounced by a DSN). Sound in both
+   * forms: an exact value is a key of its own, and a bucketed one falls in the bucket its `add`
+   * counted it in, since buckets are a fixed function of the value (also for values added while
+   * exact and bucketed later). Counts never go below zero.
+   */
+  remove(value: number, count = 1): void {
+    if (this.exact) {
+      const key = Math.max(0, Math.round(value));
+      const left = (this.exact.get(key) ?? 0) - count;
+      if (left > 0) this.exact.set(key, left);
+      else this.exact.delete(key);
+    } else {
+      const dense = this.dense as Float64Array;
+      const index = indexOf(value);
+      dense[index] = Math.max(0, (dense[index] as number) - count);
+    }
+  }
+
   merge(other: LatencyHistogram): void {
     if (other.exact) {
       for (const [value, count] of other.exact) this.add(value, count);

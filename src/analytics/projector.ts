@@ -1,7 +1,9 @@
 /**
  * The analytics projection: reads the event log from its cursor, moves each recipient's record
- * (transitions.ts) and keeps `analytics_daily` (counters and a latency histogram per project,
- * acceptance day and lane) in step, so a report reads a few hundred small rows whatever the volume.
+ * (transitions.ts) and keeps `analytics_daily` (counters and a latency histogram per project, key
+ * mode, acceptance day and lane) in step, so a report reads a few hundred small rows whatever the
+ * volume. A message's mode is not in its events: it is asked of the emails capability, once per
+ * message and batch (only a record's creation needs it; the record keeps it).
  *
  * A batch runs in one synchronous transaction on the raw SQLite handle (this is the hot path of
  * analytics: prepared statements, no awaits, so nothing interleaves), with the cursor advanced in
@@ -10,23 +12,24 @@
  */
 import type SQLite from 'better-sqlite3';
 import { withRelaxedSync } from '../platform/db/durability.js';
+import type { KeyMode } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
+import { DailyChanges } from './daily-changes.js';
 import { LatencyHistogram } from './latency-histogram.js';
 import {
   type AnalyticsEvent,
   COUNTERS,
   type Counters,
-  contribution,
   type RecipientRecord,
   recipientsOf,
   transition,
-  zeroCounters,
 } from './transitions.js';
 
 export const ANALYTICS_CURSOR = 'analytics';
 const TYPES = [
   'email.scheduled',
   'email.sent',
+  'email.cancelled',
   'email.delivery_delayed',
   'email.delivered',
   'email.bounced',
@@ -47,15 +50,10 @@ interface EventRow {
   created_at: number;
 }
 
-type DailyRow = Counters & { project_id: string; day: number; lane: string; latency: string };
+type DailyRow = Counters & { project_id: string; mode: KeyMode; day: number; lane: string; latency: string };
 
-interface DailyChange {
-  readonly project_id: string;
-  readonly day: number;
-  readonly lane: string;
-  readonly counters: Counters;
-  readonly latencies: number[];
-}
+/** Live or test: the mode of the key a message was sent with (the emails capability knows). */
+export type MessageMode = (messageId: string) => KeyMode | undefined;
 
 function prepare(sqlite: SQLite.Database) {
   const columns = COUNTERS.join(', ');
@@ -77,21 +75,26 @@ function prepare(sqlite: SQLite.Database) {
     ),
     putRecipient: sqlite.prepare(
       `insert or replace into analytics_recipients
-       (message_id, recipient, project_id, day, lane, status, queued_at, delivered_at, latency_ms, opened, clicked, updated_at)
-       values (@message_id, @recipient, @project_id, @day, @lane, @status, @queued_at, @delivered_at, @latency_ms,
-               @opened, @clicked, @updated_at)`,
+       (message_id, recipient, project_id, mode, day, lane, status, queued_at, delivered_at, latency_ms, opened,
+        clicked, updated_at)
+       values (@message_id, @recipient, @project_id, @mode, @day, @lane, @status, @queued_at, @delivered_at,
+               @latency_ms, @opened, @clicked, @updated_at)`,
     ),
-    daily: sqlite.prepare<[string, number, string], DailyRow>(
-      'select * from analytics_daily where project_id = ? and day = ? and lane = ?',
+    daily: sqlite.prepare<[string, KeyMode, number, string], DailyRow>(
+      'select * from analytics_daily where project_id = ? and mode = ? and day = ? and lane = ?',
     ),
     putDaily: sqlite.prepare(
-      `insert or replace into analytics_daily (project_id, day, lane, ${columns}, latency)
-       values (@project_id, @day, @lane, ${placeholders}, @latency)`,
+      `insert or replace into analytics_daily (project_id, mode, day, lane, ${columns}, latency)
+       values (@project_id, @mode, @day, @lane, ${placeholders}, @latency)`,
     ),
   };
 }
 
-export function createAnalyticsProjector(sqlite: SQLite.Database, log: Logger) {
+/**
+ * `messageMode` names the mode of a message's key, which a recipient's record takes when it is
+ * created; a message the store does not know (none in practice) counts as live.
+ */
+export function createAnalyticsProjector(sqlite: SQLite.Database, messageMode: MessageMode, log: Logger) {
   let statements: ReturnType<typeof prepare> | undefined;
   const stmt = () => {
     statements ??= prepare(sqlite);
@@ -115,21 +118,15 @@ export function createAnalyticsProjector(sqlite: SQLite.Database, log: Logger) {
         if (!last) return 0;
         const records = new Map<string, RecipientRecord | undefined>();
         const dirty = new Set<string>();
-        const changes = new Map<string, DailyChange>();
-        const change = (record: RecipientRecord): DailyChange => {
-          const key = `${record.project_id}\u0000${record.day}\u0000${record.lane}`;
-          let entry = changes.get(key);
-          if (!entry) {
-            entry = {
-              project_id: record.project_id,
-              day: record.day,
-              lane: record.lane,
-              counters: zeroCounters(),
-              latencies: [],
-            };
-            changes.set(key, entry);
+        const changes = new DailyChanges();
+        const modes = new Map<string, KeyMode>();
+        const modeOf = (messageId: string): KeyMode => {
+          let mode = modes.get(messageId);
+          if (!mode) {
+            mode = messageMode(messageId) ?? 'live';
+            modes.set(messageId, mode);
           }
-          return entry;
+          return mode;
         };
 
         for (const row of rows) {
@@ -143,6 +140,7 @@ export function createAnalyticsProjector(sqlite: SQLite.Database, log: Logger) {
           }
           const event: AnalyticsEvent = {
             project_id: row.project_id,
+            mode: modeOf(row.message_id),
             type: row.type,
             message_id: row.message_id,
             created_at: row.created_at,
@@ -155,27 +153,19 @@ export function createAnalyticsProjector(sqlite: SQLite.Database, log: Logger) {
             records.set(key, next ?? previous);
             if (!next) continue;
             dirty.add(key);
-            if (previous) {
-              const minus = contribution(previous);
-              const entry = change(previous);
-              for (const name of COUNTERS) entry.counters[name] -= minus[name];
-            }
-            const plus = contribution(next);
-            const entry = change(next);
-            for (const name of COUNTERS) entry.counters[name] += plus[name];
-            if (next.latency_ms !== null && previous?.delivered_at == null && next.delivered_at !== null) {
-              entry.latencies.push(next.latency_ms);
-            }
+            changes.move(previous, next);
           }
         }
 
         for (const key of dirty) s.putRecipient.run(records.get(key) as RecipientRecord);
         for (const entry of changes.values()) {
-          const current = s.daily.get(entry.project_id, entry.day, entry.lane);
+          const current = s.daily.get(entry.project_id, entry.mode, entry.day, entry.lane);
           const histogram = LatencyHistogram.parse(current?.latency ?? '[]');
-          for (const latency of entry.latencies) histogram.add(latency);
+          for (const latency of entry.removed) histogram.remove(latency);
+          for (const latency of entry.added) histogram.add(latency);
           const next: Record<string, number | string> = {
             project_id: entry.project_id,
+            mode: entry.mode,
             day: entry.day,
             lane: entry.lane,
             latency: histogram.serialize(),

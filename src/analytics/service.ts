@@ -5,9 +5,12 @@
  * cannot hold a request), so a report normally reflects every committed event.
  *
  * Counting: every recipient of an accepted message counts once, on the UTC day the message was
- * accepted, under its current outcome. Rates are 0 when there is nothing to divide by.
+ * accepted, under its current outcome. Rates are 0 when there is nothing to divide by. A key sees
+ * the traffic of its own mode only: test sends (sandbox bounces and complaints included) never
+ * move the live numbers.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { KeyMode } from '../platform/db/tables.js';
 import { dayNumber, dayString } from './days.js';
 import { LatencyHistogram } from './latency-histogram.js';
 import type { AnalyticsProjector } from './projector.js';
@@ -33,8 +36,12 @@ export function createAnalyticsService(deps: { store: AnalyticsStore; projector:
   // Rows of past days rarely change, so their parsed histograms are kept (merging never alters
   // them); a row whose text changed is parsed again.
   const histograms = new Map<string, { text: string; histogram: LatencyHistogram }>();
-  function parsed(projectId: string, row: { day: number; lane: string; latency: string }): LatencyHistogram {
-    const key = `${projectId}\u0000${row.day}\u0000${row.lane}`;
+  function parsed(
+    projectId: string,
+    mode: KeyMode,
+    row: { day: number; lane: string; latency: string },
+  ): LatencyHistogram {
+    const key = `${projectId}\u0000${mode}\u0000${row.day}\u0000${row.lane}`;
     const cached = histograms.get(key);
     if (cached && cached.text === row.latency) return cached.histogram;
     const histogram = LatencyHistogram.parse(row.latency);
@@ -69,7 +76,13 @@ export function createAnalyticsService(deps: { store: AnalyticsStore; projector:
     return catching;
   }
 
-  async function report(projectId: string, days: number, now = Date.now()): Promise<AnalyticsReport> {
+  /** The report of a project's live or test traffic (the mode of the key that asks). */
+  async function report(
+    projectId: string,
+    mode: KeyMode,
+    days: number,
+    now = Date.now(),
+  ): Promise<AnalyticsReport> {
     const wait = new AbortController();
     await Promise.race([
       catchUp(),
@@ -82,7 +95,7 @@ export function createAnalyticsService(deps: { store: AnalyticsStore; projector:
     const byLane = new Map<string, { counters: Counters; latency: LatencyHistogram }>();
     const overall = zeroCounters();
     const overallLatency = new LatencyHistogram();
-    for (const row of store.window(projectId, first, last)) {
+    for (const row of store.window(projectId, mode, first, last)) {
       const day = byDay.get(row.day) ?? zeroCounters();
       byDay.set(row.day, day);
       const lane = row.lane || UNROUTED;
@@ -96,7 +109,7 @@ export function createAnalyticsService(deps: { store: AnalyticsStore; projector:
         provider.counters[name] += row[name];
         overall[name] += row[name];
       }
-      const histogram = parsed(projectId, row);
+      const histogram = parsed(projectId, mode, row);
       provider.latency.merge(histogram);
       overallLatency.merge(histogram);
     }
@@ -152,9 +165,12 @@ export function createAnalyticsService(deps: { store: AnalyticsStore; projector:
   return {
     catchUp,
     report,
-    /** Retention: recipient records older than `cutoff` go; the daily aggregates stay. */
+    /**
+     * Retention: settled recipient records last changed before `cutoff` go (pending ones stay);
+     * the daily aggregates keep their counts.
+     */
     async purgeBefore(cutoff: number): Promise<number> {
-      return store.purgeRecipientsBefore(dayNumber(cutoff));
+      return store.purgeSettledBefore(cutoff);
     },
   };
 }

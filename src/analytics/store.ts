@@ -3,31 +3,39 @@
  * retention (the projection writes them through its own prepared statements, projector.ts).
  */
 import type SQLite from 'better-sqlite3';
+import type { KeyMode } from '../platform/db/tables.js';
 import type { Counters } from './transitions.js';
 
 export type DailyAggregate = Counters & { day: number; lane: string; latency: string };
 
 export function createAnalyticsStore(sqlite: SQLite.Database) {
-  let window: SQLite.Statement<[string, number, number], DailyAggregate> | undefined;
+  let window: SQLite.Statement<[string, KeyMode, number, number], DailyAggregate> | undefined;
   let purge: SQLite.Statement<[number, number]> | undefined;
   return {
-    /** Aggregate rows of a project for days `first`..`last` (primary-key range). */
-    window(projectId: string, first: number, last: number): DailyAggregate[] {
+    /** Aggregate rows of a project's live or test traffic for days `first`..`last` (primary-key range). */
+    window(projectId: string, mode: KeyMode, first: number, last: number): DailyAggregate[] {
       window ??= sqlite.prepare(
         `select day, lane, accepted, queued, deferred, delivered, bounced, complained, failed, suppressed,
                 unique_opens, unique_clicks, latency
-         from analytics_daily where project_id = ? and day between ? and ?`,
+         from analytics_daily where project_id = ? and mode = ? and day between ? and ?`,
       );
-      return window.all(projectId, first, last);
+      return window.all(projectId, mode, first, last);
     },
 
-    /** Forgets recipient records of days before `day`, a batch at a time; the aggregates stay. */
-    purgeRecipientsBefore(day: number, batch = 5000): number {
+    /**
+     * Forgets, a batch at a time, the records whose outcome is final and that have not changed
+     * since `cutoff`; the aggregates keep what they counted. A pending record (scheduled, queued,
+     * deferred) stays whatever its age: its release or outcome is still to come and must move it,
+     * not count it again. The condition is the partial index's (migration 0012), word for word,
+     * so SQLite can use it.
+     */
+    purgeSettledBefore(cutoff: number, batch = 5000): number {
       purge ??= sqlite.prepare(
         `delete from analytics_recipients where (message_id, recipient) in
-           (select message_id, recipient from analytics_recipients where day < ? limit ?)`,
+           (select message_id, recipient from analytics_recipients
+            where status not in ('scheduled', 'queued', 'deferred') and updated_at < ? limit ?)`,
       );
-      return purge.run(day, batch).changes;
+      return purge.run(cutoff, batch).changes;
     },
   };
 }

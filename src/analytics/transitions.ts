@@ -3,20 +3,25 @@
  * counts for in the daily aggregates. Pure functions: the projection (projector.ts) reads the
  * previous record, asks here for the next one, and moves the difference of the two
  * contributions between aggregate rows. Replaying an event changes nothing, so the projection
- * is idempotent, and events that arrive without their predecessors still land somewhere sensible.
+ * is idempotent. Only a message's acceptance creates records: an event about a recipient without
+ * one (retention forgot it, its outcome long counted) changes nothing.
  *
- * A recipient counts on the UTC day its message was accepted (the cohort), in its provider lane
+ * A recipient counts on the UTC day its message was accepted (the cohort), under the mode of the
+ * key that sent it (live and test traffic are reported apart), in its provider lane
  * ('' until the delivery engine names one: `lane` in `data` or in the event's own object, e.g.
  * `data.delivery.lane`; `latency_ms` likewise). Statuses: scheduled and queued count as `queued`;
- * complained also counts as delivered (a complaint means the mail arrived).
+ * complained also counts as delivered (a complaint means the mail arrived); a scheduled send
+ * cancelled before its time (the internal `email.cancelled`) counts for nothing, not even `accepted`.
  */
-import { idTime } from '../platform/ids.js';
+import type { KeyMode } from '../platform/db/tables.js';
 import { dayNumber } from './days.js';
 
 export interface RecipientRecord {
   readonly message_id: string;
   readonly recipient: string;
   readonly project_id: string;
+  /** The mode of the key the message was sent with: test traffic is reported apart. */
+  readonly mode: KeyMode;
   readonly day: number;
   readonly lane: string;
   readonly status: string;
@@ -30,6 +35,8 @@ export interface RecipientRecord {
 
 export interface AnalyticsEvent {
   readonly project_id: string;
+  /** The mode of the message's key; what a record first seen through this event takes. */
+  readonly mode: KeyMode;
   readonly type: string;
   readonly message_id: string;
   readonly created_at: number;
@@ -56,9 +63,10 @@ export const zeroCounters = (): Counters => Object.fromEntries(COUNTERS.map((nam
 
 const PENDING = new Set(['scheduled', 'queued', 'deferred']);
 
-/** What one record adds to its day and lane. */
+/** What one record adds to its day and lane; a cancelled scheduled send adds nothing at all. */
 export function contribution(record: RecipientRecord): Counters {
   const counters = zeroCounters();
+  if (record.status === 'cancelled') return counters;
   counters.accepted = 1;
   switch (record.status) {
     case 'scheduled':
@@ -80,6 +88,18 @@ export function contribution(record: RecipientRecord): Counters {
   counters.unique_opens = record.opened;
   counters.unique_clicks = record.clicked;
   return counters;
+}
+
+/**
+ * Whether the record's latency is in its row's histogram: while it counts as delivered (a DSN
+ * bounce after the delivery takes it out again, a complaint keeps it).
+ */
+export function countsLatency(record: RecipientRecord): record is RecipientRecord & { latency_ms: number } {
+  return (
+    (record.status === 'delivered' || record.status === 'complained') &&
+    record.delivered_at !== null &&
+    record.latency_ms !== null
+  );
 }
 
 /** Normalizes an address for matching: the part in angle brackets if any, lower-cased. */
@@ -127,20 +147,22 @@ function field(data: Readonly<Record<string, unknown>>, name: string): unknown {
   return undefined;
 }
 
+/** A record created by its message's acceptance: counted on the day of `event`. */
 function fresh(
   event: AnalyticsEvent,
   recipient: string,
   status: string,
-  acceptedAt: number,
+  queuedAt: number | null,
 ): RecipientRecord {
   return {
     message_id: event.message_id,
     recipient,
     project_id: event.project_id,
-    day: dayNumber(acceptedAt),
+    mode: event.mode,
+    day: dayNumber(event.created_at),
     lane: '',
     status,
-    queued_at: null,
+    queued_at: queuedAt,
     delivered_at: null,
     latency_ms: null,
     opened: 0,
@@ -155,60 +177,80 @@ export function transition(
   event: AnalyticsEvent,
   recipient: string,
 ): RecipientRecord | undefined {
-  const at = event.created_at;
-  // A record first seen through a later event counts on the day its message was created.
-  const createdAt = idTime(event.message_id) ?? at;
-  const reported = field(event.data, 'lane');
-  const lane = typeof reported === 'string' && reported !== '' ? reported : undefined;
-  const base = (status: string): RecipientRecord => ({
-    ...(previous ?? { ...fresh(event, recipient, status, createdAt), queued_at: createdAt }),
-    ...(lane ? { lane } : {}),
-    updated_at: at,
-  });
-  const pending = previous === undefined || PENDING.has(previous.status);
+  if (!previous) return created(event, recipient);
+  // A cancelled send was never sent: nothing can happen to its recipients any more.
+  if (previous.status === 'cancelled') return undefined;
+  return moved(previous, event);
+}
 
+/**
+ * Only a message's acceptance (`email.scheduled`, `email.sent`) creates a record. Any other event
+ * without one is about a recipient whose record retention forgot, which it does only once the
+ * outcome is final and already counted in the aggregates (a complaint or a DSN weeks later): its
+ * previous outcome is unknown, so nothing can be moved, and it is not counted a second time.
+ */
+function created(event: AnalyticsEvent, recipient: string): RecipientRecord | undefined {
+  const at = event.created_at;
   switch (event.type) {
     case 'email.scheduled': {
-      if (previous) return undefined;
       const sendAt =
         typeof event.data.scheduled_at === 'string' ? Date.parse(event.data.scheduled_at) : Number.NaN;
-      return { ...fresh(event, recipient, 'scheduled', at), queued_at: Number.isNaN(sendAt) ? null : sendAt };
+      return fresh(event, recipient, 'scheduled', Number.isNaN(sendAt) ? null : sendAt);
     }
     case 'email.sent':
-      if (!previous) return { ...fresh(event, recipient, 'queued', at), queued_at: at };
+      return fresh(event, recipient, 'queued', at);
+    default:
+      return undefined;
+  }
+}
+
+/** The next state of a known record. */
+function moved(previous: RecipientRecord, event: AnalyticsEvent): RecipientRecord | undefined {
+  const at = event.created_at;
+  const reported = field(event.data, 'lane');
+  const lane = typeof reported === 'string' && reported !== '' ? reported : undefined;
+  const base: RecipientRecord = { ...previous, ...(lane ? { lane } : {}), updated_at: at };
+  const pending = PENDING.has(previous.status);
+
+  switch (event.type) {
+    case 'email.cancelled':
+      // Internal: a scheduled send cancelled before its time (emails/service.ts).
+      if (previous.status !== 'scheduled') return undefined;
+      return { ...previous, status: 'cancelled', updated_at: at };
+    case 'email.sent':
       if (previous.status !== 'scheduled') return undefined;
       return { ...previous, status: 'queued', queued_at: at, updated_at: at };
     case 'email.delivery_delayed':
       if (!pending) return undefined;
-      return { ...base('deferred'), status: 'deferred' };
+      return { ...base, status: 'deferred' };
     case 'email.delivered': {
       if (!pending) return undefined;
-      const next = base('delivered');
       const latency =
         finiteNonNegative(field(event.data, 'latency_ms')) ??
-        (next.queued_at !== null ? Math.max(0, at - next.queued_at) : null);
-      return { ...next, status: 'delivered', delivered_at: at, latency_ms: latency };
+        (base.queued_at !== null ? Math.max(0, at - base.queued_at) : null);
+      return { ...base, status: 'delivered', delivered_at: at, latency_ms: latency };
     }
     case 'email.bounced':
-      if (previous?.status === 'bounced') return undefined;
-      return { ...base('bounced'), status: 'bounced' };
+      if (previous.status === 'bounced') return undefined;
+      return { ...base, status: 'bounced' };
     case 'email.complained':
-      if (previous?.status === 'complained') return undefined;
-      return { ...base('complained'), status: 'complained' };
+      if (previous.status === 'complained') return undefined;
+      return { ...base, status: 'complained' };
     case 'email.failed':
       if (!pending) return undefined;
-      return { ...base('failed'), status: 'failed' };
+      return { ...base, status: 'failed' };
     case 'email.suppressed':
       // A refusal at send time was never accepted; only a queued recipient can end up suppressed.
-      if (!previous || !PENDING.has(previous.status)) return undefined;
+      if (!pending) return undefined;
       return { ...previous, status: 'suppressed', updated_at: at };
     case 'email.opened':
-      if (!previous || previous.opened === 1 || event.data.machine_open === true) return undefined;
+      if (previous.opened === 1 || event.data.machine_open === true) return undefined;
       return { ...previous, opened: 1, updated_at: at };
     case 'email.clicked':
-      if (!previous || previous.clicked === 1) return undefined;
+      if (previous.clicked === 1) return undefined;
       return { ...previous, clicked: 1, updated_at: at };
     default:
+      // email.scheduled again (a replay), or a type analytics does not count.
       return undefined;
   }
 }

@@ -1,9 +1,10 @@
 /**
- * The events of a scheduled send's release (DESIGN.md §4: `data` carries `email_id`, `from`, `to`,
- * `subject`, `tags` and the event's own object). `email.sent` is one per message and lists the
- * recipients released; `email.suppressed` and `email.failed` are one per recipient, named in the
- * event's `recipient` and in its own object, shaped like the delivery engine's outcome events
- * (delivery/outcome-events.ts), so webhooks and analytics read them the same way.
+ * The events of a scheduled send's release or cancel (DESIGN.md §4: `data` carries `email_id`,
+ * `from`, `to`, `subject`, `tags` and the event's own object). `email.sent` is one per message and
+ * lists the recipients released (the internal `email.cancelled` lists them all); `email.suppressed`
+ * and `email.failed` are one per recipient, named in the event's `recipient` and in its own
+ * object, shaped like the delivery engine's outcome events (delivery/outcome-events.ts), so
+ * webhooks and analytics read them the same way.
  */
 import type { NewEvent } from '../events/service.js';
 import type { ScheduledRecipient } from './store.js';
@@ -22,16 +23,19 @@ function tagsOf(message: ReleasedMessage): Record<string, string> {
   return JSON.parse(message.tags) as Record<string, string>;
 }
 
-export function sentEvent(
+/** A per-message event listing `recipients` in `to`, `cc` and `bcc`, as `email.sent` does. */
+function perMessage(
+  type: 'email.sent' | 'email.cancelled',
   message: ReleasedMessage,
-  released: readonly ScheduledRecipient[],
+  recipients: readonly ScheduledRecipient[],
   now: number,
+  extra: Record<string, unknown>,
 ): NewEvent {
   const emails = (kind: ScheduledRecipient['kind']) =>
-    released.filter((r) => r.kind === kind).map((r) => r.email);
+    recipients.filter((r) => r.kind === kind).map((r) => r.email);
   return {
     projectId: message.project_id,
-    type: 'email.sent',
+    type,
     messageId: message.id,
     at: now,
     data: {
@@ -42,10 +46,32 @@ export function sentEvent(
       bcc: emails('bcc'),
       subject: message.subject,
       tags: tagsOf(message),
-      created_at: new Date(now).toISOString(),
+      ...extra,
       scheduled_at: new Date(message.send_at ?? now).toISOString(),
     },
   };
+}
+
+export function sentEvent(
+  message: ReleasedMessage,
+  released: readonly ScheduledRecipient[],
+  now: number,
+): NewEvent {
+  return perMessage('email.sent', message, released, now, { created_at: new Date(now).toISOString() });
+}
+
+/**
+ * A scheduled send cancelled before its time, listing every recipient: an internal event (never
+ * sent to webhooks) from which analytics takes the recipients out of its counts.
+ */
+export function cancelledEvent(
+  message: ReleasedMessage,
+  recipients: readonly ScheduledRecipient[],
+  now: number,
+): NewEvent {
+  return perMessage('email.cancelled', message, recipients, now, {
+    cancelled_at: new Date(now).toISOString(),
+  });
 }
 
 function perRecipient(

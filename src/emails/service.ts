@@ -10,6 +10,7 @@ import type SQLite from 'better-sqlite3';
 import type { EventService } from '../events/service.js';
 import type { Config } from '../platform/config/schema.js';
 import type { Db } from '../platform/db/database.js';
+import type { KeyMode } from '../platform/db/tables.js';
 import { createGroupCommit, throttled } from '../platform/db/group-commit.js';
 import { AppError, badRequest, type ErrorDetail } from '../platform/http/errors.js';
 import type { KeyPrincipal } from '../platform/http/principal.js';
@@ -26,6 +27,7 @@ import {
 import { canonicalHeaders } from './headers.js';
 import type { Reservation, SendLimits } from './limits.js';
 import type { Draft, DraftRecipient, MessageRef } from './model.js';
+import { cancelledEvent } from './release-events.js';
 import { type BatchItem, batchItem, type SendRequest } from './schemas.js';
 import type { EmailStore, ListedMessage } from './store.js';
 
@@ -285,6 +287,11 @@ export function createEmailService(deps: EmailServiceDeps) {
       return store.get(projectId, id);
     },
 
+    /** Live or test: the key mode a message was sent with (analytics reports the modes apart). */
+    messageMode(messageId: string): KeyMode | undefined {
+      return store.modeOf(messageId);
+    },
+
     async list(
       projectId: string,
       limit: number,
@@ -294,9 +301,21 @@ export function createEmailService(deps: EmailServiceDeps) {
       return { data: rows.slice(0, limit), hasMore: rows.length > limit };
     },
 
-    /** True when a scheduled message was cancelled; false when absent or no longer scheduled. */
+    /**
+     * True when a scheduled message was cancelled; false when absent or no longer scheduled. The
+     * cancel and its internal `email.cancelled` event (analytics stops counting the recipients)
+     * commit together.
+     */
     async cancelSchedule(projectId: string, id: string): Promise<boolean> {
-      return store.cancelScheduled(projectId, id, Date.now());
+      const now = Date.now();
+      const cancelled = await db.transaction().execute(async (trx) => {
+        const message = await store.cancelScheduled(trx, projectId, id, now);
+        if (!message) return false;
+        await events.append(trx, cancelledEvent(message, await store.recipientsOf(trx, id), now));
+        return true;
+      });
+      if (cancelled) events.notify();
+      return cancelled;
     },
   };
 }

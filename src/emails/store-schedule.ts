@@ -6,6 +6,7 @@
  */
 import type { Db } from '../platform/db/database.js';
 import type { RecipientKind } from '../platform/db/tables.js';
+import type { ReleasedMessage } from './release-events.js';
 
 /** A recipient of a scheduled message, as its release reads it. */
 export interface ScheduledRecipient {
@@ -27,23 +28,31 @@ function cancelScheduledJobs(executor: Db, messageId: string, now: number) {
     .execute();
 }
 
-export function scheduleQueries(db: Db) {
+export function scheduleQueries() {
   return {
-    /** Cancels a still-scheduled message and its jobs; false when it is not (or no longer) scheduled. */
-    async cancelScheduled(projectId: string, id: string, now: number): Promise<boolean> {
-      return db.transaction().execute(async (trx) => {
-        const updated = await trx
-          .updateTable('messages')
-          .set({ status: 'cancelled', updated_at: now })
-          .where('id', '=', id)
-          .where('project_id', '=', projectId)
-          .where('status', '=', 'scheduled')
-          .where('send_at', '>', now)
-          .executeTakeFirst();
-        if (updated.numUpdatedRows === 0n) return false;
-        await cancelScheduledJobs(trx, id, now);
-        return true;
-      });
+    /**
+     * Cancels a still-scheduled message and its jobs; returns what its `email.cancelled` event
+     * carries, or undefined when it is not (or no longer) scheduled. Run it in the transaction
+     * that appends the event.
+     */
+    async cancelScheduled(
+      executor: Db,
+      projectId: string,
+      id: string,
+      now: number,
+    ): Promise<ReleasedMessage | undefined> {
+      const message = await executor
+        .updateTable('messages')
+        .set({ status: 'cancelled', updated_at: now })
+        .where('id', '=', id)
+        .where('project_id', '=', projectId)
+        .where('status', '=', 'scheduled')
+        .where('send_at', '>', now)
+        .returning(['id', 'project_id', 'from_header', 'subject', 'tags', 'send_at'])
+        .executeTakeFirst();
+      if (!message) return undefined;
+      await cancelScheduledJobs(executor, id, now);
+      return message;
     },
 
     /** Scheduled messages whose time has come, oldest first (uses the messages_scheduled index). */

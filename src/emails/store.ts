@@ -114,6 +114,11 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
       return { ref: { id, status, createdAt: now }, created: true };
     },
 
+    /** The mode of the key a message was sent with; synchronous, for a caller inside a transaction. */
+    modeOf(messageId: string): KeyMode | undefined {
+      return (stmt().modeOf.get(messageId) as { mode: KeyMode } | undefined)?.mode;
+    },
+
     async get(projectId: string, id: string): Promise<MessageRef | undefined> {
       const row = await db
         .selectFrom('messages')
@@ -161,7 +166,7 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
       }));
     },
 
-    ...scheduleQueries(db),
+    ...scheduleQueries(),
 
     /** Messages a project created since `dayStart` (seeds the daily quota). */
     async countSince(projectId: string, dayStart: number): Promise<number> {
@@ -236,6 +241,7 @@ function prepare(sqlite: SQLite.Database) {
          @reply_to, @subject, @headers, @tags, @template_id, @template_version, @variables, @send_at,
          @track_opens, @track_clicks, @now, @now)`,
     ),
+    modeOf: sqlite.prepare('select mode from messages where id = ?'),
     insertBody: sqlite.prepare('insert into message_bodies (message_id, html, text) values (?, ?, ?)'),
     insertRecipient: sqlite.prepare(
       `insert into message_recipients (id, message_id, project_id, kind, email, display, domain, status, attempts, updated_at)

@@ -1,9 +1,9 @@
 /**
  * Retention, hourly, a batch at a time so the write lock is never held long. Two windows run it
  * (background.ts): `retention.events_days` for events, webhook messages with their attempts (not
- * while one is pending), delivery attempts and analytics recipient records (the daily aggregates
- * are kept: they are tiny), and `retention.messages_days` for message bodies, sent and received,
- * and attachments.
+ * while one is pending), delivery attempts and settled analytics recipient records (the daily
+ * aggregates are kept: they are tiny), and `retention.messages_days` for message bodies, sent and
+ * received, and attachments.
  */
 import type { Logger } from '../platform/log.js';
 

@@ -14,11 +14,11 @@ import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
 import type { EventsTable } from '../platform/db/tables.js';
 import { idFloor, orderedIds } from '../platform/ids.js';
-import type { EventPayload, EventType } from './types.js';
+import type { EventPayload, LoggedEventType } from './types.js';
 
 export interface NewEvent {
   readonly projectId: string;
-  readonly type: EventType;
+  readonly type: LoggedEventType;
   readonly messageId?: string | null;
   readonly recipient?: string | null;
   /** The payload's `data`: `email_id`, `from`, `to`, `subject`, `tags` and the event's own object. */
@@ -161,7 +161,7 @@ export type EventRecord = EventsTable;
 export function toPayload(row: { id: string; type: string; created_at: number; data: string }): EventPayload {
   return {
     id: row.id,
-    type: row.type as EventType,
+    type: row.type as LoggedEventType,
     created_at: new Date(row.created_at).toISOString(),
     data: JSON.parse(row.data) as Record<string, unknown>,
   };

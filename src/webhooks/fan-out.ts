@@ -3,7 +3,8 @@
  * enabled endpoint of its project subscribed to its type, with a first attempt due now. The
  * messages, attempts and the advanced cursor commit together, so an event is fanned out exactly
  * once even across crashes (delivery itself is at least once). An endpoint only receives events
- * created after it was: a new endpoint is not flooded with a backlog.
+ * created after it was: a new endpoint is not flooded with a backlog. Internal events (the log's
+ * own, e.g. `email.cancelled` for analytics) are read past and never reach an endpoint, `*` or not.
  *
  * The page commits without an fsync on the event loop (synchronous=NORMAL): everything it writes
  * derives from the event log, and a power cut rolls the messages back with the cursor, so the
@@ -12,6 +13,7 @@
  */
 import type { CursorStore } from '../events/cursors.js';
 import { type EventRecord, toPayload } from '../events/service.js';
+import { isInternalEvent } from '../events/types.js';
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
 import { withRelaxedSyncAsync } from '../platform/db/durability.js';
@@ -39,6 +41,7 @@ function subscriptionOf(endpoint: EndpointRow): Subscription {
 
 function subscribed({ endpoint, all, types }: Subscription, event: EventRecord): boolean {
   return (
+    !isInternalEvent(event.type) &&
     endpoint.project_id === event.project_id &&
     event.created_at >= endpoint.created_at &&
     (all || types.has(event.type))

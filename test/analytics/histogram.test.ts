@@ -52,3 +52,28 @@ test('a large histogram switches to buckets and stays within 1.6 % of the true m
   t.true(h.serialize().length < 20_000, 'bucketed form stays small');
   t.is(LatencyHistogram.parse(h.serialize()).median(), median);
 });
+
+test('removing values added before gives back the histogram without them, exact or bucketed', (t) => {
+  const exact = new LatencyHistogram();
+  for (const v of [1000, 2000, 2000, 6000]) exact.add(v);
+  exact.remove(2000);
+  exact.remove(6000);
+  t.is(exact.serialize(), '[1,1000,1,2000,1]');
+  exact.remove(777); // never added: nothing to take back
+  t.is(exact.total, 2);
+
+  // Values added while exact and bucketed later, and values added once bucketed, come out of
+  // the buckets they were counted in.
+  const kept = new LatencyHistogram();
+  const bucketed = new LatencyHistogram();
+  const extra = [1003, 45_678, 45_678, 9_999_999];
+  for (const v of extra) bucketed.add(v);
+  for (let v = 100; v < 100 + 300 * 37; v += 37) {
+    kept.add(v);
+    bucketed.add(v);
+  }
+  for (const v of extra) bucketed.remove(v);
+  t.is(bucketed.total, kept.total);
+  t.is(bucketed.serialize(), kept.serialize());
+  t.is(bucketed.median(), kept.median());
+});

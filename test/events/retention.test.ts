@@ -20,8 +20,9 @@ test('retention removes events, webhook messages with their attempts, and analyt
   const ph = await startPosthorn(t, { webhooks: { allow_http: true, allow_private_targets: true } });
   const receiver = await startReceiver(t);
   const endpoint = await createEndpoint(ph, receiver.url);
-  await emit(ph, 'email.sent');
-  await emit(ph, 'email.delivered', { lane: 'gmail' });
+  // One message, sent and delivered: a settled record, which retention may forget.
+  const sent = await emit(ph, 'email.sent');
+  await emit(ph, 'email.delivered', { lane: 'gmail' }, ph.owner.projectId, sent.data.email_id as string);
   await receiver.waitFor(2);
   const sqlite = ph.server.kernel.store.sqlite;
   const count = (table: string) =>

@@ -131,7 +131,11 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
   reply.run('prj_1', 'r1', 'inb_1', 'msg_t', 5);
   reply.run('prj_1', 'r2', 'inb_1', 'msg_gone', 6);
 
-  t.deepEqual(await migrateToLatest(store.db), ['0010-webhook-failure-streak', '0011-inbound-reply-mode']);
+  t.deepEqual(await migrateToLatest(store.db), [
+    '0010-webhook-failure-streak',
+    '0011-inbound-reply-mode',
+    '0012-analytics-mode',
+  ]);
   const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
     name: string;
   }[];
@@ -148,4 +152,139 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
     )
     .run();
   t.is((store.sqlite.prepare('select count(*) as n from inbound_replies').get() as { n: number }).n, 2);
+});
+
+test('0012 keys analytics by mode (test records move to test rows, cancelled sends and latencies of later bounces leave) and indexes settled records', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const store = openStore(dir);
+  t.teardown(() => store.close());
+  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
+  t.is((await migrator.migrateTo('0011-inbound-reply-mode')).error, undefined);
+  const { sqlite } = store;
+  sqlite.pragma('foreign_keys = OFF');
+  const message = sqlite.prepare(
+    `insert into messages (id, project_id, api_key_id, mode, traffic, status, from_header, from_email, from_domain,
+       reply_to, subject, headers, tags, created_at, updated_at)
+     values (?, 'prj_1', null, ?, 'transactional', ?, 'a@x.test', 'a@x.test', 'x.test', null, 'Hi', '{}', '{}', 1, 1)`,
+  );
+  message.run('msg_live', 'live', 'partially_delivered');
+  message.run('msg_test', 'test', 'partially_delivered');
+  message.run('msg_cancel', 'live', 'cancelled');
+  sqlite.pragma('foreign_keys = ON');
+  // The records and the rows the projection made of them before 0012.
+  const record = sqlite.prepare(
+    `insert into analytics_recipients (message_id, recipient, project_id, day, lane, status, queued_at, delivered_at,
+       latency_ms, opened, clicked, updated_at)
+     values (?, ?, 'prj_1', ?, ?, ?, 1, ?, ?, 0, 0, 1)`,
+  );
+  record.run('msg_live', 'a@x.test', 100, 'gmail', 'delivered', 5, 1000);
+  record.run('msg_live', 'b@x.test', 100, 'gmail', 'bounced', 5, 3000);
+  record.run('msg_test', 'ok@posthorn.test', 100, 'sandbox', 'delivered', 5, 20);
+  record.run('msg_test', 'bounce@posthorn.test', 100, 'sandbox', 'bounced', null, null);
+  record.run('msg_cancel', 'd@x.test', 101, '', 'scheduled', null, null);
+  record.run('msg_gone', 'e@x.test', 100, '', 'queued', null, null);
+  const daily = sqlite.prepare(
+    `insert into analytics_daily (project_id, day, lane, accepted, queued, delivered, bounced, latency)
+     values ('prj_1', ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  daily.run(100, 'gmail', 2, 0, 1, 1, '[1,1000,1,3000,1]');
+  daily.run(100, 'sandbox', 2, 0, 1, 1, '[1,20,1]');
+  daily.run(100, '', 1, 1, 0, 0, '[]');
+  daily.run(101, '', 1, 1, 0, 0, '[]');
+  // A day whose records retention already removed keeps what it had.
+  daily.run(50, 'gmail', 7, 0, 7, 0, '[1,500,7]');
+
+  t.deepEqual(await migrateToLatest(store.db), ['0012-analytics-mode']);
+  t.deepEqual(
+    sqlite
+      .prepare(
+        `select mode, day, lane, accepted, queued, delivered, bounced, latency from analytics_daily
+         order by mode, day, lane`,
+      )
+      .all(),
+    [
+      {
+        mode: 'live',
+        day: 50,
+        lane: 'gmail',
+        accepted: 7,
+        queued: 0,
+        delivered: 7,
+        bounced: 0,
+        latency: '[1,500,7]',
+      },
+      { mode: 'live', day: 100, lane: '', accepted: 1, queued: 1, delivered: 0, bounced: 0, latency: '[]' },
+      {
+        mode: 'live',
+        day: 100,
+        lane: 'gmail',
+        accepted: 2,
+        queued: 0,
+        delivered: 1,
+        bounced: 1,
+        latency: '[1,1000,1]',
+      },
+      {
+        mode: 'live',
+        day: 100,
+        lane: 'sandbox',
+        accepted: 0,
+        queued: 0,
+        delivered: 0,
+        bounced: 0,
+        latency: '[1]',
+      },
+      { mode: 'live', day: 101, lane: '', accepted: 0, queued: 0, delivered: 0, bounced: 0, latency: '[1]' },
+      {
+        mode: 'test',
+        day: 100,
+        lane: 'sandbox',
+        accepted: 2,
+        queued: 0,
+        delivered: 1,
+        bounced: 1,
+        latency: '[1,20,1]',
+      },
+    ],
+  );
+  t.deepEqual(
+    sqlite
+      .prepare('select message_id, recipient, mode, status from analytics_recipients order by 1, 2')
+      .all(),
+    [
+      { message_id: 'msg_cancel', recipient: 'd@x.test', mode: 'live', status: 'cancelled' },
+      { message_id: 'msg_gone', recipient: 'e@x.test', mode: 'live', status: 'queued' },
+      { message_id: 'msg_live', recipient: 'a@x.test', mode: 'live', status: 'delivered' },
+      { message_id: 'msg_live', recipient: 'b@x.test', mode: 'live', status: 'bounced' },
+      { message_id: 'msg_test', recipient: 'bounce@posthorn.test', mode: 'test', status: 'bounced' },
+      { message_id: 'msg_test', recipient: 'ok@posthorn.test', mode: 'test', status: 'delivered' },
+    ],
+  );
+  // A report reads one mode's range of the primary key.
+  const plan = (
+    sqlite
+      .prepare(
+        "explain query plan select * from analytics_daily where project_id = 'prj_1' and mode = 'live' and day between 1 and 200",
+      )
+      .all() as { detail: string }[]
+  )
+    .map((r) => r.detail)
+    .join('; ');
+  t.regex(
+    plan,
+    /SEARCH analytics_daily USING PRIMARY KEY \(project_id=\? AND mode=\? AND day>\? AND day<\?\)/,
+  );
+  // Retention finds settled records by their last change (analytics/store.ts), pending ones never.
+  const purge = (
+    sqlite
+      .prepare(
+        `explain query plan select message_id, recipient from analytics_recipients
+         where status not in ('scheduled', 'queued', 'deferred') and updated_at < 10 limit 5`,
+      )
+      .all() as { detail: string }[]
+  )
+    .map((r) => r.detail)
+    .join('; ');
+  t.regex(purge, /SEARCH analytics_recipients USING INDEX analytics_recipients_settled \(updated_at<\?\)/);
 });

@@ -14,15 +14,18 @@ export async function createEndpoint(
   return res.body;
 }
 
-/** Appends one event for the owner's project and tells the dispatcher, as a state change would. */
+/**
+ * Appends one event for the owner's project and tells the dispatcher, as a state change would;
+ * about a new message unless `messageId` names one.
+ */
 export async function emit(
   ph: Posthorn,
   type: EventType = 'email.delivered',
   data: Record<string, unknown> = {},
   projectId = ph.owner.projectId,
+  messageId = newId('msg'),
 ) {
   const { events } = ph.server.services;
-  const messageId = newId('msg');
   const payload = await events.append(ph.server.kernel.db, {
     projectId,
     type,

@@ -1,6 +1,7 @@
 /**
  * Row types of the analytics projection, built from the event log only.
  */
+import type { KeyMode } from './accounts.js';
 import type { JsonText } from './columns.js';
 
 /** The analytics projection of one recipient of one message (its current outcome). */
@@ -8,6 +9,8 @@ export interface AnalyticsRecipientsTable {
   message_id: string;
   recipient: string;
   project_id: string;
+  /** The mode of the key the message was sent with (migration 0012). */
+  mode: KeyMode;
   /** UTC day number (ms / 86 400 000) the message was accepted. */
   day: number;
   /** Provider lane, '' until the delivery engine reports one. */
@@ -21,9 +24,10 @@ export interface AnalyticsRecipientsTable {
   updated_at: number;
 }
 
-/** Counters per project, acceptance day and lane; `latency` is a JSON histogram (analytics). */
+/** Counters per project, key mode, acceptance day and lane; `latency` is a JSON histogram. */
 export interface AnalyticsDailyTable {
   project_id: string;
+  mode: KeyMode;
   day: number;
   lane: string;
   accepted: number;
