@@ -35,7 +35,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     busyTimeoutMs: config.storage.busy_timeout_ms,
     synchronous: config.storage.synchronous,
   });
-  const applied = await migrateToLatest(store.db);
+  const applied = await migrateToLatest(store.db, {
+    onStart: (name) => log.info({ migration: name }, `applying migration ${name}`),
+    onApplied: (name, ms) => log.info({ migration: name, ms }, `applied migration ${name} in ${ms} ms`),
+  });
   if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
   const kernel: Kernel = { config, log, store, db: store.db, masterKey: master.key };
   const services = buildServices(kernel);
