@@ -3,6 +3,7 @@
  * limit enforced while reading, not after. 413 past the limit, 400 for JSON that does not parse,
  * 415 for anything else.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import { AppError } from './errors.js';
 
@@ -13,19 +14,62 @@ export interface ParsedBody {
 
 async function readLimited(ctx: Context, limit: number): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || Number.NaN);
-  if (declared > limit) throw tooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
+  if (declared > limit) {
+    ctx.req.resume();
+    throw tooLarge(limit);
   }
-  return Buffer.concat(chunks, size);
+  return collect(ctx.req, limit);
 }
 
+/**
+ * Reads the body up to `limit` bytes. Past it, the rest is drained (read and dropped), never
+ * destroyed: destroying the request takes the socket with it, and then neither the 413 nor the
+ * access-log line could be written.
+ */
+function collect(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      done();
+      req.resume();
+      reject(tooLarge(limit));
+    };
+    const onEnd = () => {
+      done();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const cutOff = (cause?: unknown) => {
+      done();
+      reject(new AppError('invalid_request', 'The request body ended before it was complete.', { cause }));
+    };
+    const onError = (error: Error) => cutOff(error);
+    const onClose = () => {
+      if (!req.complete) cutOff();
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/** 413, and the connection closes after it: the rest of an oversized body is not worth reading. */
 function tooLarge(limit: number): AppError {
-  return new AppError('payload_too_large', `Request body is larger than the limit of ${limit} bytes.`);
+  return new AppError('payload_too_large', `Request body is larger than the limit of ${limit} bytes.`, {
+    headers: { Connection: 'close' },
+  });
 }
 
 export async function readBody(ctx: Context, limit: number, allowForm: boolean): Promise<ParsedBody> {
