@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { workdir } from '../helpers/cli.js';
@@ -90,5 +90,32 @@ test('a request in flight when SIGTERM arrives still gets its answer', async (t)
   const res = await pending.catch(() => undefined);
   // Either the request was answered before the listener closed, or it never reached it; never a reset mid-answer.
   if (res) t.is(res.status, 200);
+  t.is(await exited, 0);
+});
+
+test('the data directory is 0700 and the database files 0600 under a loose umask, and an older looser data dir is tightened', async (t) => {
+  const previous = process.umask(0o022);
+  t.teardown(() => process.umask(previous));
+  const w = workdir(t);
+  const data = path.join(w.dir, 'data');
+  const db = path.join(data, 'posthorn.sqlite');
+  const mode = (file: string) => statSync(file).mode & 0o777;
+  t.is(w.run(['migrate']).code, 0);
+  t.is(mode(data), 0o700);
+  t.is(mode(db), 0o600);
+
+  // As an older version left them under umask 022.
+  chmodSync(data, 0o755);
+  chmodSync(db, 0o644);
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const child = w.spawn(['serve'], {
+    POSTHORN_SERVER_LISTEN: `127.0.0.1:${port}`,
+    POSTHORN_SMTP_IN_LISTEN: '127.0.0.1:0',
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  t.is((await waitForHealth(`http://127.0.0.1:${port}`)).status, 200);
+  t.is(mode(data), 0o700);
+  for (const file of [db, `${db}-wal`, `${db}-shm`]) t.is(mode(file), 0o600, file);
+  child.kill('SIGTERM');
   t.is(await exited, 0);
 });
