@@ -111,7 +111,14 @@ export function createKeyService(store: KeyStore, projects: ProjectService, audi
       const now = Date.now();
       if (row.revoked_at === null) {
         await store.revoke(id, now);
-        await audit.record({ actor, action: 'api_key.revoke', projectId: row.project_id, target: id });
+        const project = await projects.get(row.project_id);
+        await audit.record({
+          actor,
+          action: 'api_key.revoke',
+          organizationId: project?.organizationId ?? null,
+          projectId: row.project_id,
+          target: id,
+        });
       }
       return keyView({ ...row, revoked_at: row.revoked_at ?? now });
     },

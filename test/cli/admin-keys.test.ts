@@ -1,4 +1,6 @@
+import path from 'node:path';
 import test from 'ava';
+import Database from 'better-sqlite3';
 import { workdir } from '../helpers/cli.js';
 
 test('admin keys create refuses a zero or over-ten-year lifetime before issuing anything', (t) => {
@@ -34,4 +36,20 @@ test('admin keys create refuses a zero or over-ten-year lifetime before issuing 
     '--json',
   ]);
   t.is(new Date(longest.expires_at).getUTCFullYear() - new Date().getUTCFullYear() >= 9, true);
+});
+
+test('revoking a key records the organization in the audit log, as creating it does', (t) => {
+  const w = workdir(t);
+  const boot = w.json(['admin', 'bootstrap', '--email', 'a@example.test', '--org', 'Acme', '--json']);
+  const key = w.json(['admin', 'keys', 'create', '--project', boot.project_id, '--json']);
+  t.is(w.run(['admin', 'keys', 'revoke', key.id]).code, 0);
+  const db = new Database(path.join(w.dir, 'data/posthorn.sqlite'), { readonly: true });
+  t.teardown(() => db.close());
+  const rows = db
+    .prepare('select action, organization_id, project_id from audit_log where target = ? order by action')
+    .all(key.id);
+  t.deepEqual(rows, [
+    { action: 'api_key.create', organization_id: boot.organization_id, project_id: boot.project_id },
+    { action: 'api_key.revoke', organization_id: boot.organization_id, project_id: boot.project_id },
+  ]);
 });
