@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { workdir } from '../helpers/cli.js';
 
 test('admin keys create refuses a zero or over-ten-year lifetime before issuing anything', (t) => {
-  const w = workdir(t);
+  const w = workdir(t, { config: true });
   const { project_id: project } = w.json([
     'admin',
     'bootstrap',
@@ -39,7 +39,7 @@ test('admin keys create refuses a zero or over-ten-year lifetime before issuing 
 });
 
 test('revoking a key records the organization in the audit log, as creating it does', (t) => {
-  const w = workdir(t);
+  const w = workdir(t, { config: true });
   const boot = w.json(['admin', 'bootstrap', '--email', 'a@example.test', '--org', 'Acme', '--json']);
   const key = w.json(['admin', 'keys', 'create', '--project', boot.project_id, '--json']);
   t.is(w.run(['admin', 'keys', 'revoke', key.id]).code, 0);
