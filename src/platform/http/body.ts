@@ -1,7 +1,9 @@
 /**
  * Reads request bodies: JSON (and form bodies for the routes that ask), with the configured size
  * limit enforced while reading, not after. 413 past the limit, 400 for JSON that does not parse,
- * 415 for anything else.
+ * 415 for anything else. A route that takes no body refuses one with a 400, whatever its method
+ * and content type: fields sent there would be silently ignored, and the spec makes an
+ * unsupported field a 400. An empty JSON object carries no field and is accepted.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
@@ -91,4 +93,35 @@ export async function readBody(ctx: Context, limit: number, allowForm: boolean):
     'unsupported_media_type',
     `Content-Type must be application/json${allowForm ? ' or application/x-www-form-urlencoded' : ''}.`,
   );
+}
+
+/** For routes without a body schema: nothing, or `{}`, is fine; anything else is a 400. */
+export async function refuseBody(ctx: Context, limit: number): Promise<void> {
+  const hasBody = ctx.request.length > 0 || ctx.get('transfer-encoding') !== '';
+  if (!hasBody) return;
+  const raw = await readLimited(ctx, limit);
+  if (raw.length === 0) return;
+  const fields = jsonObjectKeys(ctx, raw);
+  if (fields?.length === 0) return;
+  if (fields) {
+    throw new AppError(
+      'invalid_request',
+      `This endpoint takes no request body: ${fields.map((f) => `\`${f}\``).join(', ')} ${fields.length > 1 ? 'are not supported fields' : 'is not a supported field'}.`,
+      { details: fields.map((path) => ({ path, message: 'is not a supported field' })) },
+    );
+  }
+  throw new AppError('invalid_request', 'This endpoint takes no request body; send none.');
+}
+
+/** The keys of a JSON object body, or undefined when the body is not one. */
+function jsonObjectKeys(ctx: Context, raw: Buffer): string[] | undefined {
+  if (ctx.get('content-type') && !ctx.is('application/json', '+json')) return undefined;
+  try {
+    const value: unknown = JSON.parse(raw.toString('utf8'));
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.keys(value)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
