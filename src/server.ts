@@ -33,7 +33,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   });
   let master: Awaited<ReturnType<typeof bootMasterKey>>;
   try {
-    const applied = await migrateToLatest(store.db);
+    const applied = await migrateToLatest(store.db, {
+      onStart: (name) => log.info({ migration: name }, `applying migration ${name}`),
+      onApplied: (name, ms) => log.info({ migration: name, ms }, `applied migration ${name} in ${ms} ms`),
+    });
     if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
     master = await bootMasterKey(config, store.db);
   } catch (error) {

@@ -11,6 +11,7 @@ import type { KeyPrincipal } from '../platform/http/principal.js';
 import { newId } from '../platform/ids.js';
 import type { ProjectService } from '../projects/service.js';
 import { generateKey, keyHint, looksLikeKey } from './key-format.js';
+import { keyLifetimeProblem } from './key-lifetime.js';
 import { unknownScope } from './scopes.js';
 import type { ApiKeyRow, KeyStore } from './store.js';
 
@@ -35,7 +36,10 @@ export interface KeyView {
   readonly last_used_at: string | null;
 }
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+// Clamped to the latest representable date: a row written before lifetimes were capped must not
+// make every listing throw.
+const iso = (ms: number | null): string | null =>
+  ms === null ? null : new Date(Math.min(ms, 8.64e15)).toISOString();
 
 export function keyView(row: ApiKeyRow): KeyView {
   return {
@@ -63,6 +67,8 @@ export function createKeyService(store: KeyStore, projects: ProjectService, audi
       if (input.scopes.length === 0) throw badRequest('At least one scope is required.');
       const unknown = unknownScope(input.scopes);
       if (unknown) throw badRequest(`Unknown scope "${unknown}".`);
+      const lifetime = input.expiresInMs === undefined ? undefined : keyLifetimeProblem(input.expiresInMs);
+      if (lifetime) throw badRequest(lifetime);
       const project = await projects.get(input.projectId);
       if (!project) throw notFound(`Project ${input.projectId}`);
       const now = Date.now();
@@ -105,7 +111,14 @@ export function createKeyService(store: KeyStore, projects: ProjectService, audi
       const now = Date.now();
       if (row.revoked_at === null) {
         await store.revoke(id, now);
-        await audit.record({ actor, action: 'api_key.revoke', projectId: row.project_id, target: id });
+        const project = await projects.get(row.project_id);
+        await audit.record({
+          actor,
+          action: 'api_key.revoke',
+          organizationId: project?.organizationId ?? null,
+          projectId: row.project_id,
+          target: id,
+        });
       }
       return keyView({ ...row, revoked_at: row.revoked_at ?? now });
     },

@@ -1,4 +1,5 @@
 /** `posthorn admin keys create|list|revoke`. */
+import { keyLifetimeProblem, MAX_KEY_LIFETIME_DAYS } from '../auth/key-lifetime.js';
 import { parseDuration } from '../platform/config/duration.js';
 import { type Command, type Group, requireOption, stringOption, UsageError } from './command.js';
 import { withAdmin } from './context.js';
@@ -21,7 +22,7 @@ const createCommand: Command = {
     scopes: 'Comma-separated scopes, e.g. emails:send,emails:read (default: full_access).',
     name: 'A label to tell keys apart.',
     test: 'Issue a ph_test_ key: the whole pipeline runs, nothing leaves the machine.',
-    'expires-in': 'Lifetime such as 30d or 12h (default: never expires).',
+    'expires-in': `Lifetime such as 30d or 12h, at most ${MAX_KEY_LIFETIME_DAYS}d (default: never expires).`,
     json: 'Print JSON.',
   },
   async run(values, _positionals, io) {
@@ -35,6 +36,8 @@ const createCommand: Command = {
     if (expires !== undefined) {
       if (!/^\d+(m|h|d)$/.test(expires)) throw new UsageError('--expires-in must look like 90m, 12h or 30d.');
       expiresInMs = parseDuration(expires);
+      const problem = keyLifetimeProblem(expiresInMs);
+      if (problem) throw new UsageError(`--expires-in ${expires}: ${problem}`);
     }
     const name = stringOption(values, 'name');
     const created = await withAdmin(values, ({ services }) =>
@@ -44,7 +47,7 @@ const createCommand: Command = {
           scopes,
           mode: values.test ? 'test' : 'live',
           ...(name ? { name } : {}),
-          ...(expiresInMs ? { expiresInMs } : {}),
+          ...(expiresInMs !== undefined ? { expiresInMs } : {}),
         },
         'cli',
       ),

@@ -9,7 +9,7 @@ import { migrateToLatest } from '../platform/db/migrate.js';
 import { createLogger } from '../platform/log.js';
 import { bootMasterKey } from '../master-key-boot.js';
 import { buildServices, type Services } from '../services.js';
-import { stringOption, type Values } from './command.js';
+import { stringOption, UsageError, type Values } from './command.js';
 
 export function loadFor(values: Values): LoadedConfig & { path: string } {
   const path = resolveConfigPath(stringOption(values, 'config'), process.env);
@@ -22,9 +22,30 @@ export interface AdminContext {
   close(): Promise<void>;
 }
 
+/**
+ * The config of a command that opens the store. Without a config file it refuses rather than run
+ * on the embedded defaults: on a systemd install (config in /etc/posthorn) that would silently
+ * create a second, empty database under ./data wherever the command was run.
+ */
+function loadExistingConfig(values: Values): LoadedConfig {
+  const named = stringOption(values, 'config') ?? process.env.POSTHORN_CONFIG;
+  const loaded = loadFor(values);
+  if (loaded.file !== null) return loaded;
+  if (named !== undefined)
+    throw new UsageError(
+      `Config file ${loaded.path} does not exist. Run \`posthorn init --config ${loaded.path}\` to write one.`,
+    );
+  throw new UsageError(
+    `No config file at ${loaded.path} and neither --config nor POSTHORN_CONFIG names one, so this would ` +
+      'create a new, empty database under ./data here. Run it where `posthorn serve` wrote config/config.toml, ' +
+      'or name the config (on a systemd install: sudo -u posthorn POSTHORN_CONFIG=/etc/posthorn/config.toml ' +
+      '/opt/posthorn/bin/posthorn admin ...); `posthorn init` writes a new one here.',
+  );
+}
+
 /** Opens the store (migrating it first) for a one-shot command. Logs only warnings, to stderr. */
 export async function openAdmin(values: Values): Promise<AdminContext> {
-  const { config } = loadFor(values);
+  const { config } = loadExistingConfig(values);
   const log = createLogger(config.log.level === 'silent' ? 'silent' : 'warn', process.stderr);
   const store = openStore(config.storage.data_dir, {
     busyTimeoutMs: config.storage.busy_timeout_ms,

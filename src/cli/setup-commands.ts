@@ -76,7 +76,10 @@ export const migrateCommand: Command = {
     const { config } = loadFor(values);
     const store = openStore(config.storage.data_dir, { busyTimeoutMs: config.storage.busy_timeout_ms });
     try {
-      const applied = await migrateToLatest(store.db);
+      const applied = await migrateToLatest(store.db, {
+        onStart: (name) => io.out(`Applying ${name} ...`),
+        onApplied: (name, ms) => io.out(`Applied ${name} in ${ms} ms.`),
+      });
       io.out(applied.length ? `Applied: ${applied.join(', ')}.` : 'The database is up to date.');
     } finally {
       await store.close();

@@ -1,4 +1,8 @@
-/** `GET /health`: 200 while every checked component is operational or degraded, else 503. */
+/**
+ * `GET /health`: 200 while every checked component is operational or degraded, else 503. The
+ * top-level status is `ok` when every component is operational (the issue's contract), else the
+ * worst component status; each component keeps its own operational | degraded | unavailable.
+ */
 import { z } from 'zod';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
 import type { HealthRegistry } from './registry.js';
@@ -9,7 +13,7 @@ const component = z.object({
 });
 
 const healthBody = z.object({
-  status: z.enum(['operational', 'degraded', 'unavailable']),
+  status: z.enum(['ok', 'degraded', 'unavailable']),
   version: z.string(),
   uptime_seconds: z.number(),
   components: z.record(z.string(), component),
@@ -34,7 +38,7 @@ export function healthRoutes(health: HealthRegistry, version: string): RouteSpec
           status: report.status === 'unavailable' ? 503 : 200,
           headers: { 'Cache-Control': 'no-store' },
           body: {
-            status: report.status,
+            status: report.status === 'operational' ? 'ok' : report.status,
             version,
             uptime_seconds: Math.round((Date.now() - startedAt) / 1000),
             components: report.components,

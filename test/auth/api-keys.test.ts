@@ -83,3 +83,14 @@ test('creating a key with an unknown scope is refused', async (t) => {
   );
   t.regex(error.message, /emails:fly/);
 });
+
+test('the key service refuses a zero or over-ten-year lifetime with a 400, whoever calls it', async (t) => {
+  const ph = await startPosthorn(t);
+  const keys = ph.server.services.keys;
+  const base = { projectId: ph.owner.projectId, scopes: ['emails:send'], mode: 'live' as const };
+  for (const expiresInMs of [0, -1, 11 * 365 * 86_400_000, 200_000_000 * 86_400_000]) {
+    const error = await t.throwsAsync(keys.create({ ...base, expiresInMs }, 'test'));
+    t.is((error as { status?: number }).status, 400, String(expiresInMs));
+  }
+  t.is((await keys.list(ph.owner.projectId)).length, 1, 'nothing was inserted');
+});

@@ -2,7 +2,7 @@ import test from 'ava';
 import { workdir } from '../helpers/cli.js';
 
 test('admin bootstrap creates an organization, a sandbox project, an owner and a full-access key', (t) => {
-  const w = workdir(t);
+  const w = workdir(t, { config: true });
   const out = w.json([
     'admin',
     'bootstrap',
@@ -27,7 +27,7 @@ test('admin bootstrap creates an organization, a sandbox project, an owner and a
 });
 
 test('admin keys create, list and revoke manage a project key', (t) => {
-  const w = workdir(t);
+  const w = workdir(t, { config: true });
   const { project_id: project } = w.json([
     'admin',
     'bootstrap',
@@ -66,7 +66,7 @@ test('admin keys create, list and revoke manage a project key', (t) => {
 });
 
 test('admin keys create refuses an unknown scope, a bad lifetime and an unknown project', (t) => {
-  const w = workdir(t);
+  const w = workdir(t, { config: true });
   const { project_id: project } = w.json([
     'admin',
     'bootstrap',
@@ -91,7 +91,7 @@ test('admin keys create refuses an unknown scope, a bad lifetime and an unknown 
 });
 
 test('admin projects activate and suspend change the status', (t) => {
-  const w = workdir(t);
+  const w = workdir(t, { config: true });
   const { project_id: project } = w.json([
     'admin',
     'bootstrap',
@@ -111,7 +111,7 @@ test('admin projects activate and suspend change the status', (t) => {
 });
 
 test('every command and group answers --help', (t) => {
-  const w = workdir(t);
+  const w = workdir(t, { config: true });
   const commands = [
     [],
     ['serve'],

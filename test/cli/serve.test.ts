@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { createLogger } from '../../src/platform/log.js';
@@ -115,4 +115,31 @@ test('serve exits 2 naming the master key file when it is missing but the databa
   t.is(result.code, 2, result.stderr);
   t.true(result.stderr.includes(`posthorn: the master key file ${keyFile} is missing`), result.stderr);
   t.false(existsSync(keyFile));
+});
+
+test('the data directory is 0700 and the database files 0600 under a loose umask, and an older looser data dir is tightened', async (t) => {
+  const previous = process.umask(0o022);
+  t.teardown(() => process.umask(previous));
+  const w = workdir(t);
+  const data = path.join(w.dir, 'data');
+  const db = path.join(data, 'posthorn.sqlite');
+  const mode = (file: string) => statSync(file).mode & 0o777;
+  t.is(w.run(['migrate']).code, 0);
+  t.is(mode(data), 0o700);
+  t.is(mode(db), 0o600);
+
+  // As an older version left them under umask 022.
+  chmodSync(data, 0o755);
+  chmodSync(db, 0o644);
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const child = w.spawn(['serve'], {
+    POSTHORN_SERVER_LISTEN: `127.0.0.1:${port}`,
+    POSTHORN_SMTP_IN_LISTEN: '127.0.0.1:0',
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  t.is((await waitForHealth(`http://127.0.0.1:${port}`)).status, 200);
+  t.is(mode(data), 0o700);
+  for (const file of [db, `${db}-wal`, `${db}-shm`]) t.is(mode(file), 0o600, file);
+  child.kill('SIGTERM');
+  t.is(await exited, 0);
 });

@@ -46,6 +46,39 @@ test('config check validates without starting and exits 2 with every bad key pat
   t.regex(broken.stderr, /not valid TOML/);
 });
 
+test('config check and serve both exit 2 on values serve could not run with, naming each key', (t) => {
+  const w = workdir(t);
+  const file = path.join(w.dir, 'bad.toml');
+  writeFileSync(
+    file,
+    [
+      '[server]',
+      'listen = "127.0.0.1:99999"',
+      'public_url = "mail.example.com:8080"',
+      '[dns]',
+      'servers = ["999.999.999.999:53"]',
+      '[sandbox]',
+      'from = "not an address"',
+      '',
+    ].join('\n'),
+  );
+  for (const command of [['config', 'check'], ['serve']]) {
+    const result = w.run([...command, '--config', file]);
+    t.is(result.code, 2, command.join(' '));
+    t.regex(result.stderr, /server\.listen: port 99999 is above 65535/);
+    t.regex(result.stderr, /server\.public_url: must be an absolute http:\/\/ or https:\/\/ URL/);
+    t.regex(result.stderr, /dns\.servers\.0: must be an IP address and port/);
+    t.regex(result.stderr, /sandbox\.from: must be a mailbox/);
+    t.notRegex(result.stderr, /at .*\.js:\d+/, 'no stack trace');
+  }
+  const ftp = w.run(['config', 'check'], { POSTHORN_SERVER_PUBLIC_URL: 'ftp://x' });
+  t.is(ftp.code, 2);
+  t.regex(ftp.stderr, /server\.public_url: must be an absolute/);
+  const list = w.run(['config', 'check'], { POSTHORN_DNS_SERVERS: '[bad' });
+  t.is(list.code, 2);
+  t.regex(list.stderr, /POSTHORN_DNS_SERVERS \(dns\.servers\): not a JSON list/);
+});
+
 test('environment variables override single keys, and config print shows the result with secrets redacted', (t) => {
   const w = workdir(t);
   const file = path.join(w.dir, 'c.toml');

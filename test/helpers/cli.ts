@@ -1,6 +1,6 @@
 /** Runs the real `bin/posthorn` command in a temporary working directory. */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
@@ -21,9 +21,14 @@ export interface Workdir {
   spawn(args: readonly string[], env?: Record<string, string>): ReturnType<typeof spawn>;
 }
 
-export function workdir(t: ExecutionContext): Workdir {
+/** `config: true` writes an empty config/config.toml (all defaults), as `posthorn serve` does on first start. */
+export function workdir(t: ExecutionContext, options: { config?: boolean } = {}): Workdir {
   const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-cli-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  if (options.config) {
+    mkdirSync(path.join(dir, 'config'));
+    writeFileSync(path.join(dir, 'config/config.toml'), '');
+  }
   const baseEnv = (env: Record<string, string> = {}) => {
     const clean = { ...process.env };
     for (const key of Object.keys(clean)) if (key.startsWith('POSTHORN_')) delete clean[key];

@@ -105,3 +105,40 @@ test('delivery.sending_ips takes only IP addresses, and dkim.selector_prefix onl
     52,
   );
 });
+
+test('addresses, URLs and the sandbox sender are checked for what boot needs, not just their shape', (t) => {
+  const cases: [Record<string, Record<string, unknown>>, RegExp | null][] = [
+    [{ server: { listen: '127.0.0.1:0' } }, null],
+    [{ server: { listen: '[::1]:8080' } }, null],
+    [{ server: { listen: 'localhost:8080' } }, null],
+    [{ server: { listen: '127.0.0.1:99999' } }, /server\.listen: port 99999 is above 65535/],
+    [{ smtp_in: { listen: '300.1.1.1:25' } }, /smtp_in\.listen: 300\.1\.1\.1 is not an IPv4 address/],
+    [{ smtp_in: { listen: '[fe::zz]:25' } }, /smtp_in\.listen: must be host:port/],
+    [{ dns: { servers: ['127.0.0.1:53', '[::1]:53'] } }, null],
+    [{ dns: { servers: ['999.999.999.999:53'] } }, /dns\.servers\.0: must be an IP address and port/],
+    [{ dns: { servers: ['127.0.0.1:70000'] } }, /dns\.servers\.0: port 70000/],
+    [{ dns: { servers: ['::1:53'] } }, /dns\.servers\.0: must be an IP address and port/],
+    [{ server: { public_url: 'https://mail.example.com' } }, null],
+    [{ server: { public_url: 'mail.example.com:8080' } }, /server\.public_url: must be an absolute http/],
+    [{ server: { public_url: 'ftp://x' } }, /server\.public_url: must be an absolute http/],
+    [{ server: { public_url: 'http://' } }, /server\.public_url/],
+    [{ sandbox: { from: 'Sandbox <sandbox@example.com>' } }, null],
+    [{ sandbox: { from: 'not an address' } }, /sandbox\.from: must be a mailbox/],
+  ];
+  for (const [raw, expected] of cases) {
+    const label = JSON.stringify(raw);
+    if (expected === null) {
+      t.notThrows(() => validateConfig(raw, 'test'), label);
+    } else {
+      const error = t.throws(() => validateConfig(raw, 'test'), { instanceOf: ConfigError }, label);
+      t.regex(error?.problems.join('\n') ?? '', expected, label);
+    }
+  }
+});
+
+test('a list override that is not JSON is a configuration error naming the variable', (t) => {
+  const error = t.throws(() => applyEnvOverrides({}, { POSTHORN_DNS_SERVERS: '[bad' }), {
+    instanceOf: ConfigError,
+  });
+  t.regex(error.problems.join('\n'), /POSTHORN_DNS_SERVERS \(dns\.servers\): not a JSON list/);
+});

@@ -81,10 +81,15 @@ export function applyEnvOverrides(
     const info =
       section && keys.find((k) => k.section === section && k.key === rest.slice(section.length + 1));
     if (!section || !info) throw new ConfigError('the environment', [`${name}: no such configuration key`]);
-    out[section] = {
-      ...(out[section] as Record<string, unknown> | undefined),
-      [info.key]: coerce(value, info.kind),
-    };
+    let coerced: unknown;
+    try {
+      coerced = coerce(value, info.kind);
+    } catch (error) {
+      throw new ConfigError('the environment', [
+        `${name} (${section}.${info.key}): not a JSON list: ${(error as Error).message}`,
+      ]);
+    }
+    out[section] = { ...(out[section] as Record<string, unknown> | undefined), [info.key]: coerced };
   }
   return out;
 }

@@ -1,11 +1,12 @@
 /**
- * Opens the one SQLite file: WAL, foreign keys, a busy timeout, and a Kysely instance over it.
+ * Opens the one SQLite file: WAL, foreign keys, a busy timeout, and a Kysely instance over it. The
+ * data directory is 0700 and the database files 0600 (file-modes.ts).
  * The raw better-sqlite3 handle is exposed for the few hot paths that prepare statements once.
  */
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { ensurePrivateDatabase, ensurePrivateDir } from './file-modes.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
 
@@ -26,8 +27,9 @@ export function openStore(
   dataDir: string,
   options: { busyTimeoutMs?: number; synchronous?: 'full' | 'normal' } = {},
 ): Store {
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   const file = databaseFile(dataDir);
+  ensurePrivateDatabase(file);
   const sqlite = new SQLite(file, { timeout: options.busyTimeoutMs ?? 5000 });
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);

@@ -1,19 +1,95 @@
-/** Runs pending migrations with Kysely's migrator; used at boot and by `posthorn migrate`. */
-import { type MigrationResultSet, Migrator } from 'kysely/migration';
+/**
+ * Runs pending migrations at boot and for `posthorn migrate`. Each migration and the bookkeeping row
+ * that records it commit in ONE `BEGIN IMMEDIATE ... COMMIT`, so a process killed halfway (a long
+ * 0008 body copy, a DROP before its RENAME) leaves the database exactly as it was before that
+ * migration, and the next start simply runs it again. SQLite's DDL is transactional; Kysely's
+ * migrator does not use that for SQLite (its adapter says it cannot), hence this small migrator.
+ *
+ * It keeps Kysely's bookkeeping table (`kysely_migration`: name, ISO timestamp), so databases
+ * migrated before, and tests that step through migrations with Kysely's `Migrator`, stay valid.
+ * It must never run a migration outside its transaction.
+ *
+ * @example
+ *   await migrateToLatest(store.db, { onApplied: (name, ms) => log.info({ name, ms }, 'migrated') });
+ */
+import { sql } from 'kysely';
+import type { Migration } from 'kysely/migration';
 import type { Db } from './database.js';
-import { migrations } from './migrations/index.js';
+import { migrations as allMigrations } from './migrations/index.js';
 
-export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrations },
+const TABLE = 'kysely_migration';
+
+export interface MigrateOptions {
+  /** The migrations to apply; the released list unless a test provides its own. */
+  readonly migrations?: Readonly<Record<string, Migration>>;
+  /** Called before a migration starts, e.g. to say that a long one is running. */
+  readonly onStart?: (name: string) => void;
+  /** Called after a migration committed, with how long it took. */
+  readonly onApplied?: (name: string, ms: number) => void;
+}
+
+/** Applies every pending migration in name order; returns the names applied. */
+export async function migrateToLatest(db: Db, options: MigrateOptions = {}): Promise<string[]> {
+  const available = options.migrations ?? allMigrations;
+  const names = Object.keys(available).sort();
+  // One connection for the whole run: nothing else may slip a statement into a migration's transaction.
+  return db.connection().execute(async (conn) => {
+    await sql`create table if not exists ${sql.table(TABLE)} (
+      name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(conn);
+    const pending = await pendingMigrations(conn, names);
+    const applied: string[] = [];
+    for (const name of pending) {
+      options.onStart?.(name);
+      const started = performance.now();
+      await applyOne(conn, name, available[name] as Migration);
+      options.onApplied?.(name, Math.round(performance.now() - started));
+      applied.push(name);
+    }
+    return applied;
   });
-  const result: MigrationResultSet = await migrator.migrateToLatest();
-  if (result.error) {
-    const failed = result.results?.find((r) => r.status === 'Error');
-    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(result.error)}`, {
-      cause: result.error,
+}
+
+async function pendingMigrations(conn: Db, names: readonly string[]): Promise<string[]> {
+  const rows = await sql<{ name: string }>`select name from ${sql.table(TABLE)}`.execute(conn);
+  const executed = new Set(rows.rows.map((r) => r.name));
+  for (const name of executed) {
+    if (!names.includes(name))
+      throw new Error(
+        `the database was migrated by a newer Posthorn (it has migration ${name}, which this version does not know)`,
+      );
+  }
+  const pending = names.filter((n) => !executed.has(n));
+  const lastExecuted = names.filter((n) => executed.has(n)).at(-1);
+  const early = lastExecuted === undefined ? undefined : pending.find((n) => n < lastExecuted);
+  if (early !== undefined)
+    throw new Error(`migration ${early} sorts before the already applied ${lastExecuted}; it cannot run now`);
+  return pending;
+}
+
+async function applyOne(conn: Db, name: string, migration: Migration): Promise<void> {
+  // IMMEDIATE takes the write lock up front, so a server started beside `posthorn migrate` waits
+  // (busy timeout) instead of failing halfway.
+  await sql`begin immediate`.execute(conn);
+  try {
+    await migration.up(conn);
+    await sql`insert into ${sql.table(TABLE)} (name, timestamp) values (${name}, ${await nextTimestamp(conn)})`.execute(
+      conn,
+    );
+    await sql`commit`.execute(conn);
+  } catch (error) {
+    await sql`rollback`.execute(conn).catch(() => {});
+    throw new Error(`migration ${name} failed (nothing of it was applied): ${String(error)}`, {
+      cause: error,
     });
   }
-  return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Kysely orders applied migrations by timestamp: keep them strictly increasing, as it does. */
+async function nextTimestamp(conn: Db): Promise<string> {
+  const rows = await sql<{
+    latest: string | null;
+  }>`select max(timestamp) as latest from ${sql.table(TABLE)}`.execute(conn);
+  const latest = rows.rows[0]?.latest ? Date.parse(rows.rows[0].latest) : 0;
+  const now = Date.now();
+  return new Date(now > latest ? now : latest + 1).toISOString();
 }

@@ -5,7 +5,7 @@
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { Logger } from '../log.js';
-import { readBody } from './body.js';
+import { readBody, refuseBody } from './body.js';
 import { AppError } from './errors.js';
 import { type RequestState, requestFrame } from './middleware.js';
 import type { Principal } from './principal.js';
@@ -45,11 +45,13 @@ function handle(spec: RouteSpec, options: AppOptions) {
     }
     const params = spec.params ? parseOrThrow(spec.params, ctx.params, 'path') : ctx.params;
     const query = spec.query ? parseOrThrow(spec.query, { ...ctx.query }, 'query') : ctx.query;
-    const parsed = await readBody(ctx, options.maxBodyBytes, spec.form === true);
     let body: unknown;
     if (spec.body) {
+      const parsed = await readBody(ctx, options.maxBodyBytes, spec.form === true);
       if (!parsed.present) throw new AppError('invalid_request', 'Request body is required.');
       body = parseOrThrow(spec.body, parsed.value, 'body');
+    } else {
+      await refuseBody(ctx, options.maxBodyBytes);
     }
     const result = await spec.handler({
       body,

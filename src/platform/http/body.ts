@@ -1,8 +1,11 @@
 /**
  * Reads request bodies: JSON (and form bodies for the routes that ask), with the configured size
  * limit enforced while reading, not after. 413 past the limit, 400 for JSON that does not parse,
- * 415 for anything else.
+ * 415 for anything else. A route that takes no body refuses one with a 400, whatever its method
+ * and content type: fields sent there would be silently ignored, and the spec makes an
+ * unsupported field a 400. An empty JSON object carries no field and is accepted.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import { AppError } from './errors.js';
 
@@ -13,19 +16,62 @@ export interface ParsedBody {
 
 async function readLimited(ctx: Context, limit: number): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || Number.NaN);
-  if (declared > limit) throw tooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
+  if (declared > limit) {
+    ctx.req.resume();
+    throw tooLarge(limit);
   }
-  return Buffer.concat(chunks, size);
+  return collect(ctx.req, limit);
 }
 
+/**
+ * Reads the body up to `limit` bytes. Past it, the rest is drained (read and dropped), never
+ * destroyed: destroying the request takes the socket with it, and then neither the 413 nor the
+ * access-log line could be written.
+ */
+function collect(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      done();
+      req.resume();
+      reject(tooLarge(limit));
+    };
+    const onEnd = () => {
+      done();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const cutOff = (cause?: unknown) => {
+      done();
+      reject(new AppError('invalid_request', 'The request body ended before it was complete.', { cause }));
+    };
+    const onError = (error: Error) => cutOff(error);
+    const onClose = () => {
+      if (!req.complete) cutOff();
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/** 413, and the connection closes after it: the rest of an oversized body is not worth reading. */
 function tooLarge(limit: number): AppError {
-  return new AppError('payload_too_large', `Request body is larger than the limit of ${limit} bytes.`);
+  return new AppError('payload_too_large', `Request body is larger than the limit of ${limit} bytes.`, {
+    headers: { Connection: 'close' },
+  });
 }
 
 export async function readBody(ctx: Context, limit: number, allowForm: boolean): Promise<ParsedBody> {
@@ -47,4 +93,35 @@ export async function readBody(ctx: Context, limit: number, allowForm: boolean):
     'unsupported_media_type',
     `Content-Type must be application/json${allowForm ? ' or application/x-www-form-urlencoded' : ''}.`,
   );
+}
+
+/** For routes without a body schema: nothing, or `{}`, is fine; anything else is a 400. */
+export async function refuseBody(ctx: Context, limit: number): Promise<void> {
+  const hasBody = ctx.request.length > 0 || ctx.get('transfer-encoding') !== '';
+  if (!hasBody) return;
+  const raw = await readLimited(ctx, limit);
+  if (raw.length === 0) return;
+  const fields = jsonObjectKeys(ctx, raw);
+  if (fields?.length === 0) return;
+  if (fields) {
+    throw new AppError(
+      'invalid_request',
+      `This endpoint takes no request body: ${fields.map((f) => `\`${f}\``).join(', ')} ${fields.length > 1 ? 'are not supported fields' : 'is not a supported field'}.`,
+      { details: fields.map((path) => ({ path, message: 'is not a supported field' })) },
+    );
+  }
+  throw new AppError('invalid_request', 'This endpoint takes no request body; send none.');
+}
+
+/** The keys of a JSON object body, or undefined when the body is not one. */
+function jsonObjectKeys(ctx: Context, raw: Buffer): string[] | undefined {
+  if (ctx.get('content-type') && !ctx.is('application/json', '+json')) return undefined;
+  try {
+    const value: unknown = JSON.parse(raw.toString('utf8'));
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.keys(value)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -22,26 +22,35 @@ export function requestFrame(log: Logger, accessLog: boolean) {
     state.requestId = requestId;
     state.log = log.child({ request_id: requestId });
     ctx.set('X-Request-ID', requestId);
+    // Read now: once a connection is gone, its socket is null and `ctx.ip` throws.
+    const ip = ctx.ip;
     const started = performance.now();
     try {
       await next();
     } catch (error) {
       renderError(ctx, error, state.log);
     } finally {
-      if (accessLog) {
-        state.log.info(
-          {
-            method: ctx.method,
-            route: (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? '(unmatched)',
-            status: ctx.status,
-            duration_ms: Math.round((performance.now() - started) * 10) / 10,
-            ip: ctx.ip,
-          },
-          'request',
-        );
-      }
+      if (accessLog) logAccess(ctx, state.log, ip, started);
     }
   };
+}
+
+/** One line per request; it never throws, so it cannot turn an answered request into Koa's bare 500. */
+function logAccess(ctx: Context, log: Logger, ip: string, started: number): void {
+  try {
+    log.info(
+      {
+        method: ctx.method,
+        route: (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? '(unmatched)',
+        status: ctx.status,
+        duration_ms: Math.round((performance.now() - started) * 10) / 10,
+        ip,
+      },
+      'request',
+    );
+  } catch {
+    // A logger that cannot write has nowhere to report that either.
+  }
 }
 
 interface HttpLikeError {

@@ -5,15 +5,43 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
-export const hostPort = z
-  .string()
-  .regex(/^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:8080 or [::1]:8080');
-export const ipPort = z
-  .string()
-  .regex(
-    /^(\[[0-9a-fA-F:.]+\]|\d{1,3}(\.\d{1,3}){3}):\d{1,5}$/,
-    'must be an IP address and port, e.g. 127.0.0.1:53 or [::1]:53 (resolvers are addressed by IP)',
-  );
+const hostPortShape = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/;
+
+/** `host:port` or `[v6]:port`, split; undefined when the shape is wrong. */
+function splitHostPort(value: string): { host: string; port: number; bracketed: boolean } | undefined {
+  const match = hostPortShape.exec(value);
+  if (!match) return undefined;
+  return {
+    host: (match[1] ?? match[2]) as string,
+    port: Number(match[3]),
+    bracketed: match[1] !== undefined,
+  };
+}
+
+export const hostPort = z.string().superRefine((value, ctx) => {
+  const parts = splitHostPort(value);
+  if (!parts)
+    ctx.addIssue({ code: 'custom', message: 'must be host:port, e.g. 127.0.0.1:8080 or [::1]:8080' });
+  else if (parts.port > 65535) ctx.addIssue({ code: 'custom', message: `port ${parts.port} is above 65535` });
+  else if (parts.bracketed && isIP(parts.host) !== 6)
+    ctx.addIssue({ code: 'custom', message: `[${parts.host}] is not an IPv6 address` });
+  else if (/^[\d.]+$/.test(parts.host) && isIP(parts.host) !== 4)
+    ctx.addIssue({ code: 'custom', message: `${parts.host} is not an IPv4 address` });
+});
+
+export const ipPort = z.string().superRefine((value, ctx) => {
+  const parts = splitHostPort(value);
+  const ipVersion = parts ? isIP(parts.host) : 0;
+  if (!parts || ipVersion === 0 || (ipVersion === 6) !== parts.bracketed)
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'must be an IP address and port, e.g. 127.0.0.1:53 or [::1]:53 (resolvers are addressed by IP)',
+    });
+  else if (parts.port < 1 || parts.port > 65535)
+    ctx.addIssue({ code: 'custom', message: `port ${parts.port} is not between 1 and 65535` });
+});
+
 /** One IPv4 or IPv6 address: no prefix length, port or host name. */
 export const ipAddress = z
   .string()
@@ -21,6 +49,17 @@ export const ipAddress = z
     (value) => isIP(value) !== 0,
     'must be an IP address, e.g. 192.0.2.10 or 2001:db8::10 (no /prefix)',
   );
+
+/** An absolute http:// or https:// URL with a host, e.g. `https://mail.example.com`. */
+export const httpUrl = z.string().refine((value) => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}, 'must be an absolute http:// or https:// URL, e.g. https://mail.example.com');
+
 export const duration = z
   .string()
   .regex(/^\d+(ms|s|m|h|d)$/, 'must be a duration like "500ms", "30s", "5m", "4h" or "4d"');

@@ -3,13 +3,12 @@
  * rate limits, retention, the status area and logging.
  */
 import { z } from 'zod';
-import { duration, hostPort, ipPort } from './fields.js';
+import { duration, hostPort, httpUrl, ipPort } from './fields.js';
 
 export const serverSection = z
   .strictObject({
     listen: hostPort.default('127.0.0.1:8080').describe('Address and port of the HTTP API.'),
-    public_url: z
-      .url()
+    public_url: httpUrl
       .default('http://127.0.0.1:8080')
       .describe('Base URL applications and recipients use to reach this server (links, tracking).'),
     shutdown_timeout: duration

@@ -3,6 +3,17 @@
  * sandbox sender.
  */
 import { z } from 'zod';
+// The send API's own mailbox rules: a sandbox sender it would refuse must not pass the config check.
+import { parseMailbox } from '../../../emails/address.js';
+
+const mailbox = z.string().superRefine((value, ctx) => {
+  const parsed = parseMailbox(value);
+  if (!parsed.ok)
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be a mailbox such as "Sandbox <sandbox@example.com>": ${parsed.reason}`,
+    });
+});
 
 export const dkimSection = z
   .strictObject({
@@ -50,8 +61,7 @@ export const trackingSection = z
 
 export const sandboxSection = z
   .strictObject({
-    from: z
-      .string()
+    from: mailbox
       .default('Posthorn Sandbox <sandbox@posthorn.test>')
       .describe('The shared sandbox sender projects may use before a domain is verified.'),
     test_domain: z

@@ -1,6 +1,8 @@
 /**
  * The ordered list of migrations. Each capability adds its own file here; names sort in the order
- * they must run. Migrations are never edited once released: add a new one instead.
+ * they must run. Migrations are never edited once released: add a new one instead. Each runs inside
+ * its own transaction (../migrate.ts): it must not open one itself, and `PRAGMA foreign_keys` has no
+ * effect there.
  */
 import type { Migration } from 'kysely/migration';
 import * as foundation from './0001-foundation.js';

@@ -1,0 +1,27 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import test from 'ava';
+import { workdir } from '../helpers/cli.js';
+
+const bootstrap = ['admin', 'bootstrap', '--email', 'a@example.test', '--org', 'Acme', '--json'];
+
+test('admin commands refuse to run on embedded defaults when no config file exists, and create nothing', (t) => {
+  const w = workdir(t);
+  const bare = w.run(bootstrap);
+  t.is(bare.code, 2);
+  t.regex(bare.stderr, /No config file at .*config\/config\.toml/);
+  t.regex(bare.stderr, /sudo -u posthorn POSTHORN_CONFIG=\/etc\/posthorn\/config\.toml/);
+  t.is(w.run(['admin', 'projects', 'list']).code, 2);
+  t.false(existsSync(path.join(w.dir, 'data')), 'no stray database or master key');
+
+  const named = w.run(bootstrap, { POSTHORN_CONFIG: path.join(w.dir, 'missing.toml') });
+  t.is(named.code, 2);
+  t.regex(named.stderr, /Config file .*missing\.toml does not exist/);
+
+  // The README's way: the config `posthorn serve` (or init) wrote, or one named by POSTHORN_CONFIG.
+  const file = path.join(w.dir, 'etc.toml');
+  writeFileSync(file, `[storage]\ndata_dir = ${JSON.stringify(path.join(w.dir, 'var'))}\n`);
+  t.regex(w.json(bootstrap, { POSTHORN_CONFIG: file }).project_id, /^prj_/);
+  t.true(existsSync(path.join(w.dir, 'var/posthorn.sqlite')));
+  t.false(existsSync(path.join(w.dir, 'data')));
+});
