@@ -67,15 +67,20 @@ test('a migration that fails after dropping a table leaves the database as it wa
   ]);
 
   const steps: string[] = [];
+  const remaining = Object.keys(migrations).filter((name) => name > '0009');
+  t.deepEqual(remaining.slice(0, 3), [
+    '0009-idempotency-mode',
+    '0010-webhook-failure-streak',
+    '0011-inbound-reply-mode',
+  ]);
   t.deepEqual(
     await migrateToLatest(store.db, { onApplied: (name, ms) => steps.push(`${name} ${typeof ms}`) }),
-    ['0009-idempotency-mode', '0010-webhook-failure-streak', '0011-inbound-reply-mode'],
+    remaining,
   );
-  t.deepEqual(steps, [
-    '0009-idempotency-mode number',
-    '0010-webhook-failure-streak number',
-    '0011-inbound-reply-mode number',
-  ]);
+  t.deepEqual(
+    steps,
+    remaining.map((name) => `${name} number`),
+  );
   t.deepEqual(store.sqlite.prepare('select mode, key, message_id from idempotency_keys').all(), [
     { mode: 'live', key: 'k', message_id: 'msg_1' },
   ]);
@@ -142,5 +147,5 @@ test('posthorn migrate killed with SIGKILL while copying message bodies (0008) l
         r.html === `<p>${r.message_id.slice(4)}</p>${body}` && r.text.startsWith(`${r.message_id.slice(4)} `),
     ),
   );
-  t.is(applied(done).at(-1), '0011-inbound-reply-mode');
+  t.is(applied(done).at(-1), Object.keys(migrations).at(-1));
 });
