@@ -328,20 +328,38 @@ test('one failure after a quiet gap following an old outage starts a new streak 
 });
 
 test('changing the URL of a failing endpoint starts its failing streak again', async (t) => {
+  // Timed by the receivers' own clock, not by counts of requests, so a slow host cannot reorder the
+  // story: the old URL fails, the URL changes at once, and the new URL keeps failing until more than
+  // disable_after has passed since the old URL's first failure. Only a reset streak survives that.
+  const disableAfterMs = 3000;
   const ph = await startPosthorn(t, {
-    webhooks: { ...open, disable_after: '2s', retry_schedule: Array.from({ length: 12 }, () => '300ms') },
+    webhooks: {
+      ...open,
+      disable_after: `${disableAfterMs / 1000}s`,
+      retry_schedule: Array.from({ length: 40 }, () => '300ms'),
+    },
   });
+  let firstFailureAt = 0;
   const old = await startReceiver(t);
-  old.reply(() => ({ status: 500 }));
+  old.reply(() => {
+    firstFailureAt ||= Date.now();
+    return { status: 500 };
+  });
+  let succeededAt = 0;
   const fixed = await startReceiver(t);
-  fixed.reply((_request, index) => (index < 3 ? { status: 500 } : { status: 200 }));
+  fixed.reply(() => {
+    if (Date.now() < firstFailureAt + disableAfterMs + 500) return { status: 500 };
+    succeededAt ||= Date.now();
+    return { status: 200 };
+  });
   const endpoint = await createEndpoint(ph, old.url);
   await emit(ph);
-  await old.waitFor(5); // failing for about 1.2 s
+  await old.waitFor(2);
   const patched = await ph.request('PATCH', `/v1/webhooks/${endpoint.id}`, { body: { url: fixed.url } });
   t.is(patched.status, 200);
-  // The new URL fails three times (past 2 s since the old URL's first failure), then succeeds.
-  await fixed.waitFor(4, 5000);
+  t.true(Date.now() - firstFailureAt < disableAfterMs, 'the URL changed before the old streak could disable');
+  for (const deadline = Date.now() + 20_000; succeededAt === 0 && Date.now() < deadline; ) await sleep(100);
+  t.true(succeededAt > 0, 'the new URL was still being called after disable_after had passed');
   const res = await ph.request('GET', `/v1/webhooks/${endpoint.id}`);
   t.like(res.body, { status: 'enabled', disabled_reason: null });
 });
