@@ -17,7 +17,6 @@
  * Anything else sent to these addresses (auto-replies, unreadable reports) is recorded as ignored.
  */
 import { type BounceClass, classifyDsn } from '../delivery/bounce-classifier.js';
-import { hardWhenPermanent } from '../delivery/bounce-rules.js';
 import type { Db } from '../platform/db/database.js';
 import { normalizeEmail } from '../suppressions/normalize.js';
 import { type FeedbackReport, parseArf } from './arf.js';
@@ -209,13 +208,17 @@ export function createFeedbackHandler(ports: FeedbackPorts): FeedbackHandler {
 /**
  * The delivery engine's classification of a DSN recipient, with the DSN's Action deciding the
  * outcome (RFC 3464 §2.3.3): `failed` is final whatever the Status class says, `delayed` is not.
+ *
+ * A `failed` recipient whose Status is not permanent (class 4: an MTA that gave up when its queue
+ * lifetime ran out, say) is a soft bounce, as the delivery engine's own expiry is (`expired`,
+ * 5.4.7, never hard): the address may be fine and the server only unreachable. It counts toward
+ * `repeated_soft_bounce` like any soft bounce.
  */
 export function dsnClass(entry: DsnRecipient): BounceClass {
   const cls = classifyDsn(entry.status, entry.diagnosticCode);
   if (entry.action === 'delayed') return { ...cls, outcome: 'deferred', hard: false };
   if (cls.outcome === 'bounced') return cls;
-  const category = cls.category ?? 'other';
-  return { ...cls, outcome: 'bounced', category, hard: hardWhenPermanent[category] };
+  return { ...cls, outcome: 'bounced', category: cls.category ?? 'other', hard: false };
 }
 
 function matchRecipient(
