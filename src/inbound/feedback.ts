@@ -48,8 +48,11 @@ export interface FeedbackPorts {
   sentMessage(messageId: string): Promise<SentMessage | undefined>;
   /** The delivery engine's writer for an asynchronous bounce or delay (inside `trx`). */
   recordDsn(trx: Db, outcome: DsnOutcome): Promise<void>;
-  /** Recipient `complained`, `email.complained`, suppression `spam_complaint` (inside `trx`). */
-  recordComplaint(trx: Db, outcome: ComplaintOutcome): Promise<void>;
+  /**
+   * Recipient `complained`, `email.complained`, suppression `spam_complaint` (inside `trx`); or
+   * nothing, with the reason, when the recipient cannot complain (already complained, bounced).
+   */
+  recordComplaint(trx: Db, outcome: ComplaintOutcome): Promise<{ skipped?: string }>;
 }
 
 export type FeedbackPlan =
@@ -188,18 +191,24 @@ export function createFeedbackHandler(ports: FeedbackPorts): FeedbackHandler {
               unmatched: plan.unmatched,
             },
           };
-        case 'arf':
-          for (const complaint of plan.complaints) await ports.recordComplaint(trx, complaint);
+        case 'arf': {
+          const complaints: Array<Record<string, string>> = [];
+          for (const complaint of plan.complaints) {
+            const { skipped } = await ports.recordComplaint(trx, complaint);
+            complaints.push({
+              message_id: complaint.message.messageId,
+              recipient: complaint.recipient.email,
+              ...(skipped ? { skipped } : {}),
+            });
+          }
           return {
             kind: 'arf',
             summary: {
-              complaints: plan.complaints.map((c) => ({
-                message_id: c.message.messageId,
-                recipient: c.recipient.email,
-              })),
+              complaints,
               unmatched: plan.unmatched,
             },
           };
+        }
       }
     },
   };

@@ -344,3 +344,46 @@ I am away until Monday.
   };
   t.is(receipt.kind, 'ignored');
 });
+
+test('a repeated complaint changes nothing more, and a bounced recipient cannot complain', async (t) => {
+  const env = await startInboundEnv(t, { smtp_in: { complaint_address: FBL } });
+  const complainAbout = (sent: Sent, to: string) =>
+    sendRaw(
+      env.smtpPort,
+      'feedback@isp.example',
+      [FBL],
+      arf({
+        headersType: 'text/rfc822-headers',
+        headers: `Message-ID: <${sent.id}@${DOMAIN}>\nFrom: Acme <hello@${DOMAIN}>\nTo: ${to}\nSubject: Your receipt\n`,
+      }),
+    );
+  const gina = await sendAndDeliver(env, ['gina@example.net']);
+  t.is((await complainAbout(gina, 'gina@example.net')).code, 250);
+  t.is((await complainAbout(gina, 'gina@example.net')).code, 250);
+  await env.settled();
+  t.is(recipientRow(env, gina.recipients['gina@example.net'] as string).status, 'complained');
+  t.is(eventRows(env.ph, 'email.complained').length, 1, 'one event for one complaint');
+
+  // A recipient whose delivery bounced never received the mail: a complaint about it is not believed.
+  const hank = await sendAndDeliver(env, ['hank@example.net']);
+  const hankId = hank.recipients['hank@example.net'] as string;
+  env.ph.server.kernel.store.sqlite
+    .prepare("update message_recipients set status = 'bounced' where id = ?")
+    .run(hankId);
+  t.is((await complainAbout(hank, 'hank@example.net')).code, 250);
+  await env.settled();
+  t.is(recipientRow(env, hankId).status, 'bounced');
+  t.is(eventRows(env.ph, 'email.complained').length, 1);
+  t.is((await env.ph.request('GET', '/v1/suppressions/hank@example.net')).status, 404);
+  const outcomes = (
+    env.ph.server.kernel.store.sqlite
+      .prepare('select outcome from inbound_receipts order by id')
+      .all() as Array<{
+      outcome: string;
+    }>
+  ).map((row) => JSON.parse(row.outcome) as { complaints?: Array<{ skipped?: string }> });
+  t.deepEqual(
+    outcomes.map((o) => o.complaints?.[0]?.skipped ?? null),
+    [null, 'recipient already complained', 'recipient already bounced'],
+  );
+});
