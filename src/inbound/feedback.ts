@@ -19,10 +19,11 @@
 import { type BounceClass, classifyDsn } from '../delivery/bounce-classifier.js';
 import type { Db } from '../platform/db/database.js';
 import { normalizeEmail } from '../suppressions/normalize.js';
-import { type FeedbackReport, parseArf } from './arf.js';
-import { type DsnRecipient, parseDsn } from './dsn.js';
+import type { FeedbackReport } from './arf.js';
+import type { DeliveryReport, DsnRecipient } from './dsn.js';
 import { outboundIdOf } from './outbound.js';
 import type { BounceTarget, InboundRecipient } from './recipients.js';
+import type { Reports } from './reports.js';
 import type { SentMessage } from './sent-mail.js';
 
 /** One DSN verdict for one recipient of a sent message. */
@@ -66,11 +67,21 @@ export type FeedbackPlan =
     };
 
 export interface FeedbackHandler {
-  read(recipients: readonly InboundRecipient[], raw: Buffer, at: number): Promise<FeedbackPlan>;
+  /** `reports` as the analyzer read them from the message (`reports.ts`), null when not read. */
+  read(recipients: readonly InboundRecipient[], reports: Reports | null, at: number): Promise<FeedbackPlan>;
   apply(trx: Db, plan: FeedbackPlan): Promise<{ kind: string; summary: Record<string, unknown> }>;
 }
 
 type Target = BounceTarget & { readonly message: SentMessage };
+
+/** DSN blocks looked at beyond the transaction's recipient count (aliases, forwarding). */
+const SPARE_BLOCKS = 10;
+/** Unmatched addresses kept in a receipt. */
+const MAX_LISTED = 20;
+
+const listCapped = (list: string[], value: string) => {
+  if (list.length < MAX_LISTED) list.push(value);
+};
 
 export function createFeedbackHandler(ports: FeedbackPorts): FeedbackHandler {
   const withMessage = async (target: BounceTarget | undefined): Promise<Target | undefined> => {
@@ -79,24 +90,24 @@ export function createFeedbackHandler(ports: FeedbackPorts): FeedbackHandler {
     return message && message.projectId === target.projectId ? { ...target, message } : undefined;
   };
 
-  async function readDsn(
-    targets: readonly Target[],
-    raw: Buffer,
-    at: number,
-  ): Promise<FeedbackPlan | undefined> {
-    const report = parseDsn(raw);
-    if (!report) return undefined;
-    const outcomes: DsnOutcome[] = [];
+  function readDsn(targets: readonly Target[], report: DeliveryReport, at: number): FeedbackPlan {
+    // One outcome per recipient, however many blocks name it (a failure outranks a delay), and
+    // no more blocks looked at than the transaction could have had recipients.
+    const chosen = new Map<string, DsnOutcome>();
     const unmatched: string[] = [];
+    const recipientCount = targets.reduce((sum, target) => sum + target.recipients.length, 0);
+    let considered = 0;
     for (const entry of report.recipients) {
       if (entry.action !== 'failed' && entry.action !== 'delayed') continue;
-      const reported = entry.finalRecipient ?? entry.originalRecipient ?? '';
+      if (++considered > recipientCount + SPARE_BLOCKS) break;
       const match = matchRecipient(targets, [entry.finalRecipient, entry.originalRecipient]);
       if (!match) {
-        unmatched.push(reported);
+        listCapped(unmatched, entry.finalRecipient ?? entry.originalRecipient ?? '');
         continue;
       }
-      outcomes.push({
+      const earlier = chosen.get(match.recipient.id);
+      if (earlier && !(earlier.bounce.outcome === 'deferred' && entry.action === 'failed')) continue;
+      chosen.set(match.recipient.id, {
         message: match.target.message,
         recipient: match.recipient,
         bounce: dsnClass(entry),
@@ -105,16 +116,14 @@ export function createFeedbackHandler(ports: FeedbackPorts): FeedbackHandler {
         at,
       });
     }
-    return { kind: 'dsn', outcomes, unmatched };
+    return { kind: 'dsn', outcomes: [...chosen.values()], unmatched };
   }
 
   async function readArf(
     targets: readonly Target[],
-    raw: Buffer,
+    report: FeedbackReport,
     at: number,
-  ): Promise<FeedbackPlan | undefined> {
-    const report = parseArf(raw);
-    if (!report) return undefined;
+  ): Promise<FeedbackPlan> {
     if (report.feedbackType === 'not-spam') return { kind: 'ignored', reason: 'not-spam feedback' };
     const found = targets.length > 0 ? targets : await targetsOfReport(report);
     // Original-Rcpt-To names the complainant; the reported To may list others as well.
@@ -151,7 +160,7 @@ export function createFeedbackHandler(ports: FeedbackPorts): FeedbackHandler {
   }
 
   return {
-    async read(recipients, raw, at) {
+    async read(recipients, reports, at) {
       const bounceAddresses = recipients.filter((r) => r.kind === 'bounce');
       const complaint = recipients.some((r) => r.kind === 'complaint');
       if (bounceAddresses.length === 0 && !complaint) return { kind: 'none' };
@@ -161,14 +170,9 @@ export function createFeedbackHandler(ports: FeedbackPorts): FeedbackHandler {
         const target = await withMessage(recipient);
         if (target) targets.push(target);
       }
-      if (bounceAddresses.length > 0) {
-        const dsn = await readDsn(targets, raw, at);
-        if (dsn) return dsn;
-      }
-      const arf = await readArf(targets, raw, at);
-      return (
-        arf ?? { kind: 'ignored', reason: 'neither a delivery status notification nor a feedback report' }
-      );
+      if (bounceAddresses.length > 0 && reports?.dsn) return readDsn(targets, reports.dsn, at);
+      if (reports?.arf) return readArf(targets, reports.arf, at);
+      return { kind: 'ignored', reason: 'neither a delivery status notification nor a feedback report' };
     },
 
     async apply(trx, plan) {

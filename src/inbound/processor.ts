@@ -239,9 +239,18 @@ function createPreparer(deps: Pick<ProcessorDeps, 'analyzer' | 'feedback'>) {
   return async ({ envelope, raw }: SpooledMessage) => {
     const routed = routedDeliveries(envelope.recipients);
     const facts = { ip: envelope.remoteIp, helo: envelope.helo, mailFrom: envelope.mailFrom };
-    const analyzed = routed.length > 0 ? await deps.analyzer.analyze(raw, facts) : undefined;
-    const feedback = await deps.feedback.read(envelope.recipients, raw, envelope.receivedAt);
-    return { routed, mail: analyzed?.mail, auth: analyzed?.auth, feedback };
+    const reports = envelope.recipients.some((r) => r.kind === 'bounce' || r.kind === 'complaint');
+    // Reports are read on the analyzer's threads too: never a whole message on the event loop.
+    const analyzed =
+      routed.length > 0 || reports
+        ? await deps.analyzer.analyze(raw, facts, { mail: routed.length > 0, reports })
+        : undefined;
+    const feedback = await deps.feedback.read(
+      envelope.recipients,
+      analyzed?.reports ?? null,
+      envelope.receivedAt,
+    );
+    return { routed, mail: analyzed?.mail ?? undefined, auth: analyzed?.auth, feedback };
   };
 }
 
