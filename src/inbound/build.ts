@@ -73,12 +73,10 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
     suppress,
     softBounceLimit: config.delivery.soft_bounce_limit,
   });
-  const feedback = createFeedbackHandler({
-    bounceTarget,
-    sentMessage: sentMail.sentMessage,
-    recordDsn,
-    recordComplaint: sentMail.recordComplaint,
-  });
+  const feedback = createFeedbackHandler(
+    { bounceTarget, sentMessage: sentMail.sentMessage, recordDsn, recordComplaint: sentMail.recordComplaint },
+    { feedbackLoopDomains: config.smtp_in.feedback_loop_domains },
+  );
   const checkRecipient = createRecipientCheck(
     {
       findRoute: async (domain, local) => {

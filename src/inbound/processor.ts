@@ -245,11 +245,13 @@ function createPreparer(deps: Pick<ProcessorDeps, 'analyzer' | 'feedback'>) {
       routed.length > 0 || reports
         ? await deps.analyzer.analyze(raw, facts, { mail: routed.length > 0, reports })
         : undefined;
-    const feedback = await deps.feedback.read(
-      envelope.recipients,
-      analyzed?.reports ?? null,
-      envelope.receivedAt,
-    );
+    const feedback = await deps.feedback.read({
+      recipients: envelope.recipients,
+      mailFrom: envelope.mailFrom,
+      reports: analyzed?.reports ?? null,
+      auth: analyzed?.auth ?? null,
+      at: envelope.receivedAt,
+    });
     return { routed, mail: analyzed?.mail ?? undefined, auth: analyzed?.auth, feedback };
   };
 }

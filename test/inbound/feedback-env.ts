@@ -1,7 +1,10 @@
 /**
  * Shared pieces of the tests of mail about sent mail: a message sent through the API and marked
- * delivered, its VERP return paths, and DSN and ARF reports about it as receivers write them.
+ * delivered, its VERP return paths, DSN and ARF reports about it as receivers write them, and
+ * their DKIM signatures (a key published on the test DNS server).
  */
+import { generateKeyPairSync } from 'node:crypto';
+import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { verpAddress, verpKey } from '../../src/delivery/verp.js';
 import { DOMAIN, type InboundEnv } from './env.js';
 
@@ -127,3 +130,20 @@ Content-Disposition: inline
 ${options.headers}
 --part1_13d.2e68ed54_boundary--
 `;
+
+/**
+ * The report with a DKIM-Signature of `domain` (selector `fbl`) in front, its public key published
+ * on the test DNS server, as a mailbox provider signs its DSNs and feedback-loop reports.
+ */
+export async function signedBy(env: InboundEnv, domain: string, message: string): Promise<string> {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const p = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+  env.dns.set(`fbl._domainkey.${domain}`, 'TXT', [`v=DKIM1; k=rsa; p=${p}`]);
+  const raw = message.replace(/\r?\n/g, '\r\n');
+  const key = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+  const options = { signatureData: [{ signingDomain: domain, selector: 'fbl', privateKey: key }] };
+  // mailauth's types want the one-signature shape; signatureData is what it documents and reads.
+  const signed = await dkimSign(raw, options as unknown as Parameters<typeof dkimSign>[1]);
+  if (signed.errors.length > 0) throw new Error(`signing as ${domain}: ${JSON.stringify(signed.errors)}`);
+  return `${signed.signatures}${raw}`;
+}

@@ -2,6 +2,8 @@
  * Mail about sent mail, end to end over SMTP: a DSN (RFC 3464) to the VERP Return-Path of a sent
  * message, and complaint reports (ARF, RFC 5965) to the complaint address, each mapped to the
  * right message and recipient, with the delivery engine's events and the suppressions they imply.
+ * A report about one of several recipients is authenticated (DKIM) as a receiver's would be; what
+ * an unauthenticated one may do is in feedback-proof.test.ts.
  */
 import test from 'ava';
 import { DOMAIN, eventRows, startInboundEnv } from './env.js';
@@ -13,6 +15,7 @@ import {
   recipientRow,
   type Sent,
   sendAndDeliver,
+  signedBy,
   verp,
 } from './feedback-env.js';
 import { sendRaw } from './smtp-client.js';
@@ -21,25 +24,22 @@ test('a DSN to a VERP address bounces the right recipient with the delivery engi
   const env = await startInboundEnv(t);
   const sent = await sendAndDeliver(env, ['bob@example.net', 'carol@example.net']);
   const to = verp(env, { kind: 'job', id: sent.jobId });
-  const reply = await sendRaw(
-    env.smtpPort,
-    '',
-    [to],
-    dsn(to, sent, [
-      `Final-Recipient: rfc822; bob@example.net
+  // The recipients' own domain signs its DSN, so it may name either recipient of the transaction.
+  const report = dsn(to, sent, [
+    `Final-Recipient: rfc822; bob@example.net
 Original-Recipient: rfc822;bob@example.net
 Action: failed
 Status: 5.1.1
 Remote-MTA: dns; mx.example.net
 Diagnostic-Code: smtp; 550 5.1.1 <bob@example.net>: Recipient address rejected:
     User unknown in local recipient table`,
-      `Final-Recipient: rfc822; carol@example.net
+    `Final-Recipient: rfc822; carol@example.net
 Action: delayed
 Status: 4.2.2
 Diagnostic-Code: smtp; 452 4.2.2 Mailbox full, try later
 Will-Retry-Until: Thu, 26 Nov 2026 10:00:00 +0000`,
-    ]),
-  );
+  ]);
+  const reply = await sendRaw(env.smtpPort, '', [to], await signedBy(env, 'example.net', report));
   t.is(reply.code, 250);
   await env.settled();
 
@@ -140,17 +140,23 @@ Diagnostic-Code: smtp; 550 5.1.1 User unknown`,
 });
 
 test('an ARF complaint to the complaint address marks the recipient complained and suppresses it', async (t) => {
-  const env = await startInboundEnv(t, { smtp_in: { complaint_address: FBL } });
+  const env = await startInboundEnv(t, {
+    smtp_in: { complaint_address: FBL, feedback_loop_domains: ['isp.example'] },
+  });
   const sent = await sendAndDeliver(env, ['bob@example.net', 'carol@example.net']);
   const returnPath = verp(env, { kind: 'job', id: sent.jobId });
+  // A configured feedback loop signs its reports, so it may name either recipient.
   const reply = await sendRaw(
     env.smtpPort,
     'feedback@isp.example',
     [FBL],
-    arf({
-      originalMailFrom: returnPath,
-      rcptTo: 'carol@example.net',
-      headers: `Return-Path: <${returnPath}>
+    await signedBy(
+      env,
+      'isp.example',
+      arf({
+        originalMailFrom: returnPath,
+        rcptTo: 'carol@example.net',
+        headers: `Return-Path: <${returnPath}>
 Message-ID: <${sent.id}@${DOMAIN}>
 From: Acme <hello@${DOMAIN}>
 To: bob@example.net, carol@example.net
@@ -158,7 +164,8 @@ Subject: Your receipt
 
 Thanks for your order.
 `,
-    }),
+      }),
+    ),
   );
   t.is(reply.code, 250);
   await env.settled();

@@ -25,6 +25,19 @@ export const smtpInSection = z
       .string()
       .default('fbl@localhost')
       .describe('Address that receives feedback-loop (ARF) complaint reports.'),
+    feedback_loop_domains: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/,
+            'must be a domain name, e.g. "fbl.example.net"',
+          ),
+      )
+      .default([])
+      .describe(
+        'Domains of trusted feedback loops: a complaint or DSN whose DKIM signature of one of them (or a subdomain) passes may name any recipient of a message. Other reports act only on a recipient they prove.',
+      ),
     idle_timeout: duration
       .default('2m')
       .describe(
