@@ -7,7 +7,8 @@
  */
 import type { Config } from '../platform/config/schema.js';
 import { type Authenticator, type AuthResults, createAuthenticator, type SmtpFacts } from './authenticate.js';
-import { type ParsedInbound, parseInbound } from './received.js';
+import type { ParsedInbound } from './received.js';
+import { readInbound } from './received-fallback.js';
 import { type Reports, readReports } from './reports.js';
 
 /** What to read besides authentication. */
@@ -45,6 +46,6 @@ export async function analyzeWith(
   facts: SmtpFacts,
   wants: AnalyzeWants,
 ): Promise<AnalyzeResult> {
-  const [mail, auth] = await Promise.all([wants.mail ? parseInbound(raw) : null, authenticate(raw, facts)]);
+  const [mail, auth] = await Promise.all([wants.mail ? readInbound(raw) : null, authenticate(raw, facts)]);
   return { mail, auth, reports: wants.reports ? readReports(raw) : null };
 }

@@ -110,6 +110,12 @@ export const inboundMessage = inboundSummary.extend({
     .describe('SPF, DKIM, DMARC and ARC results (mailauth).'),
   attachments: z.array(attachmentRecord),
   size_bytes: z.int(),
+  parse_error: z
+    .string()
+    .nullable()
+    .describe(
+      'Set when the message could not be parsed (e.g. over 1,000 MIME parts): only its header fields are shown, and the whole message is the attachment `original.eml`.',
+    ),
 });
 
 export const threadMessage = z.object({

@@ -79,6 +79,7 @@ export function messageView(
     auth: JSON.parse(row.auth) as z.infer<typeof inboundMessage>['auth'],
     attachments: attachments.map(attachmentView),
     size_bytes: row.size_bytes,
+    parse_error: row.parse_error,
   };
 }
 

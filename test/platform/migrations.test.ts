@@ -109,7 +109,7 @@ test("0009 keys idempotency records by mode, each existing record taking its mes
   t.regex(plan('delete from idempotency_keys where created_at < 10'), /USING INDEX idempotency_keys_created/);
 });
 
-test('migrating to the latest applies what is left in order: 0010 adds the webhook failure streak, 0011 keys replies by mode', async (t) => {
+test('migrating to the latest applies what is left in order: 0010 adds the webhook failure streak, 0011 keys replies by mode, 0015 adds parse_error', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const store = openStore(dir);
@@ -131,7 +131,11 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
   reply.run('prj_1', 'r1', 'inb_1', 'msg_t', 5);
   reply.run('prj_1', 'r2', 'inb_1', 'msg_gone', 6);
 
-  t.deepEqual(await migrateToLatest(store.db), ['0010-webhook-failure-streak', '0011-inbound-reply-mode']);
+  t.deepEqual(await migrateToLatest(store.db), [
+    '0010-webhook-failure-streak',
+    '0011-inbound-reply-mode',
+    '0015-inbound-parse-error',
+  ]);
   const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
     name: string;
   }[];
@@ -148,4 +152,8 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
     )
     .run();
   t.is((store.sqlite.prepare('select count(*) as n from inbound_replies').get() as { n: number }).n, 2);
+  const inbound = store.sqlite.prepare('select name from pragma_table_info(?)').all('inbound_messages') as {
+    name: string;
+  }[];
+  t.true(inbound.some((c) => c.name === 'parse_error'));
 });

@@ -14,6 +14,7 @@ import * as messageBodies from './0008-message-bodies.js';
 import * as idempotencyMode from './0009-idempotency-mode.js';
 import * as webhookFailureStreak from './0010-webhook-failure-streak.js';
 import * as inboundReplyMode from './0011-inbound-reply-mode.js';
+import * as inboundParseError from './0015-inbound-parse-error.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0009-idempotency-mode': idempotencyMode,
   '0010-webhook-failure-streak': webhookFailureStreak,
   '0011-inbound-reply-mode': inboundReplyMode,
+  '0015-inbound-parse-error': inboundParseError,
 };
