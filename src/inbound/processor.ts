@@ -45,6 +45,8 @@ export interface ProcessorDeps {
   /** Told when attachments were stored, so the scanner starts at once. */
   readonly onAttachments: () => void;
   readonly concurrency?: number;
+  /** Bytes of messages in progress at once (`smtp_in.max_processing_bytes`); one message always runs. */
+  readonly maxBytes?: number;
 }
 
 export interface Processor {
@@ -56,6 +58,8 @@ export interface Processor {
   idle(): Promise<void>;
   /** Stops taking work and waits for what is running. */
   stop(): Promise<void>;
+  /** Messages in progress now and the bytes of their spool files. */
+  load(): { readonly messages: number; readonly bytes: number };
 }
 
 /** One queued transaction and the size of its spool file. */
@@ -75,12 +79,17 @@ const COMMIT_LINGER_MS = 100;
  * batch fills and commits at once instead of every batch waiting out the linger (which capped
  * the processed rate at concurrency / linger). */
 const CONCURRENCY = 128;
+/** The default of `smtp_in.max_processing_bytes`: each message in progress is held several times
+ * over (read back, copied to a worker, parsed), so 128 at 20 MB each once took 2.7 GB. */
+const MAX_BYTES = 128 * 1024 * 1024;
 const RETRY_BASE_MS = 1_000;
 const RETRY_CAP_MS = 10 * 60_000;
 
 export function createProcessor(deps: ProcessorDeps): Processor {
   const { log } = deps;
   const concurrency = deps.concurrency ?? CONCURRENCY;
+  const maxBytes = deps.maxBytes ?? MAX_BYTES;
+  const maxInMemory = Math.min(MAX_IN_MEMORY_BYTES, maxBytes);
   const queue: Entry[] = [];
   const queued = new Set<string>();
   // Fresh messages as the listener wrote them, while few enough are waiting; others are read back.
@@ -91,6 +100,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
   const failures = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
   let running = 0;
+  let runningBytes = 0;
   let stopped = false;
   let idleWaiters: Array<() => void> = [];
 
@@ -101,12 +111,18 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     for (const resolve of waiters) resolve();
   };
 
+  // In arrival order, while both the count and the bytes in progress allow; a message larger
+  // than the whole budget runs alone rather than never.
   const pump = () => {
     while (!stopped && running < concurrency && queue.length > 0) {
-      const entry = queue.shift() as Entry;
+      const entry = queue[0] as Entry;
+      if (running > 0 && runningBytes + entry.bytes > maxBytes) break;
+      queue.shift();
       running += 1;
+      runningBytes += entry.bytes;
       attempt(entry).finally(() => {
         running -= 1;
+        runningBytes -= entry.bytes;
         pump();
         settle();
       });
@@ -115,7 +131,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
 
   const enqueue = (id: string, message?: SpooledMessage, bytes = message?.raw.length ?? 0) => {
     if (stopped || queued.has(id)) return;
-    if (message && inMemoryBytes + message.raw.length <= MAX_IN_MEMORY_BYTES) {
+    if (message && inMemoryBytes + message.raw.length <= maxInMemory) {
       inMemory.set(id, message);
       inMemoryBytes += message.raw.length;
     }
@@ -234,6 +250,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
         settle();
       });
     },
+    load: () => ({ messages: running, bytes: runningBytes }),
     async stop() {
       stopped = true;
       for (const timer of timers) clearTimeout(timer);

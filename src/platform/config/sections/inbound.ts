@@ -15,7 +15,16 @@ export const smtpInSection = z
       .default(26_214_400)
       .describe('Largest message accepted (advertised with SIZE).'),
     max_recipients: z.int().positive().default(100).describe('Recipients accepted per message.'),
-    max_connections_per_ip: z.int().positive().default(10).describe('Concurrent connections per client IP.'),
+    max_connections_per_ip: z
+      .int()
+      .positive()
+      .default(10)
+      .describe('Concurrent connections per client IPv4 address, or per IPv6 /64 network.'),
+    max_clients: z
+      .int()
+      .positive()
+      .default(100)
+      .describe('Concurrent connections in all; more are answered 421 and closed.'),
     tls_cert_file: z
       .string()
       .default('')
@@ -52,6 +61,13 @@ export const smtpInSection = z
       .default(200)
       .describe(
         'Commands a client may send before DATA (per transaction); more gets 421 and the connection is closed.',
+      ),
+    max_processing_bytes: z
+      .int()
+      .positive()
+      .default(134_217_728)
+      .describe(
+        'Bytes of received messages parsed, authenticated and stored at once (memory use is a small multiple of it); more wait in the spool. One message is always processed, whatever its size.',
       ),
     workers: z
       .int()
