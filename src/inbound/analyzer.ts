@@ -1,16 +1,16 @@
 /**
- * Reads received mail off the event loop: a piscina pool running `analyze-worker.ts` (parse and
- * authenticate), sized by `smtp_in.workers`; with 0 workers the same work runs on the main thread.
+ * Reads received mail off the event loop: a piscina pool running `analyze-worker.ts` (authenticate,
+ * and parse or read the report), sized by `smtp_in.workers`; with 0 workers the same work runs on
+ * the main thread.
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Config } from '../platform/config/schema.js';
-import type { AnalyzeResult, AnalyzeTask } from './analyze-worker.js';
+import { type AnalyzeResult, type AnalyzeTask, type AnalyzeWants, analyzeWith } from './analyze-worker.js';
 import { createAuthenticator, type SmtpFacts } from './authenticate.js';
-import { parseInbound } from './received.js';
 
 export interface Analyzer {
-  analyze(raw: Buffer, facts: SmtpFacts): Promise<AnalyzeResult>;
+  analyze(raw: Buffer, facts: SmtpFacts, wants: AnalyzeWants): Promise<AnalyzeResult>;
   close(): Promise<void>;
 }
 
@@ -22,10 +22,7 @@ export function createAnalyzer(config: Pick<Config, 'dns' | 'smtp_in'>): Analyze
   if (threads === 0) {
     const authenticate = createAuthenticator(config);
     return {
-      analyze: async (raw, facts) => {
-        const [mail, auth] = await Promise.all([parseInbound(raw), authenticate(raw, facts)]);
-        return { mail, auth };
-      },
+      analyze: (raw, facts, wants) => analyzeWith(authenticate, raw, facts, wants),
       close: async () => undefined,
     };
   }
@@ -39,16 +36,17 @@ export function createAnalyzer(config: Pick<Config, 'dns' | 'smtp_in'>): Analyze
   });
   const taskConfig = { dns: config.dns, smtp_in: config.smtp_in };
   return {
-    async analyze(raw, facts) {
+    async analyze(raw, facts, wants) {
       const transfer = new ArrayBuffer(raw.length);
       new Uint8Array(transfer).set(raw);
       const result = await pool.run(
-        { raw: transfer, facts, config: taskConfig },
+        { raw: transfer, facts, wants, config: taskConfig },
         { transferList: [transfer] },
       );
+      if (!result.mail) return result;
       // Buffers come back as plain Uint8Arrays from the structured clone.
       const attachments = result.mail.attachments.map((a) => ({ ...a, content: Buffer.from(a.content) }));
-      return { auth: result.auth, mail: { ...result.mail, attachments } };
+      return { ...result, mail: { ...result.mail, attachments } };
     },
     close: () => pool.close(),
   };

@@ -5,7 +5,7 @@
  * the recipient who complained (Original-Rcpt-To, else the reported message's To).
  */
 import { messageIdOf, typedAddress } from './dsn.js';
-import { fieldBlocks, findReport, headerValue, originalHeaders } from './mime.js';
+import { fieldBlocks, headerValue, originalHeaders, type Report } from './mime.js';
 
 export interface FeedbackReport {
   /** abuse, fraud, virus, other, not-spam, auth-failure (RFC 5965 §7.3). */
@@ -23,15 +23,18 @@ export interface FeedbackReport {
   readonly originalTo: readonly string[];
 }
 
-/** The complaint, or undefined when the message is not an ARF report. */
-export function parseArf(raw: Buffer): FeedbackReport | undefined {
-  const report = findReport(raw);
-  if (report?.reportType !== 'feedback-report') return undefined;
+/** The complaint a `multipart/report` carries, or undefined when it is another kind of report. */
+export function arfOf(report: Report): FeedbackReport | undefined {
+  if (report.reportType !== 'feedback-report') return undefined;
   const feedback = report.parts.find((part) => part.type === 'message/feedback-report');
   if (!feedback) return undefined;
   const fields = new Map<string, string[]>();
   for (const block of fieldBlocks(feedback.body)) {
-    for (const [name, values] of block) fields.set(name, [...(fields.get(name) ?? []), ...values]);
+    for (const [name, values] of block) {
+      const known = fields.get(name);
+      if (known) known.push(...values);
+      else fields.set(name, [...values]);
+    }
   }
   const first = (name: string): string | null => fields.get(name)?.[0]?.trim() ?? null;
   const headers = originalHeaders(report.parts) ?? [];

@@ -73,12 +73,10 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
     suppress,
     softBounceLimit: config.delivery.soft_bounce_limit,
   });
-  const feedback = createFeedbackHandler({
-    bounceTarget,
-    sentMessage: sentMail.sentMessage,
-    recordDsn,
-    recordComplaint: sentMail.recordComplaint,
-  });
+  const feedback = createFeedbackHandler(
+    { bounceTarget, sentMessage: sentMail.sentMessage, recordDsn, recordComplaint: sentMail.recordComplaint },
+    { feedbackLoopDomains: config.smtp_in.feedback_loop_domains },
+  );
   const checkRecipient = createRecipientCheck(
     {
       findRoute: async (domain, local) => {
@@ -153,6 +151,10 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
     async settled(): Promise<void> {
       await processor?.idle();
     },
+    /** Received messages being processed now, and their bytes (tests, operators). */
+    processing(): { messages: number; bytes: number } {
+      return processor?.load() ?? { messages: 0, bytes: 0 };
+    },
     /** Runs the attachment scanner now and waits for it (tests). */
     async scanNow(): Promise<void> {
       await scanEngine?.runNow();
@@ -214,6 +216,7 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
       analyzer,
       feedback,
       onAttachments: () => engine.kick(),
+      maxBytes: config.smtp_in.max_processing_bytes,
     });
     processor = work;
     await work.recover();

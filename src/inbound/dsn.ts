@@ -4,7 +4,7 @@
  * returned message when the DSN includes it. What each recipient's result means is decided by the
  * delivery engine's bounce classifier, not here.
  */
-import { fieldBlocks, findReport, headerValue, originalHeaders } from './mime.js';
+import { fieldBlocks, headerValue, originalHeaders, type Report } from './mime.js';
 
 export type DsnAction = 'failed' | 'delayed' | 'delivered' | 'relayed' | 'expanded';
 
@@ -32,10 +32,9 @@ export interface DeliveryReport {
 
 const ACTIONS: readonly DsnAction[] = ['failed', 'delayed', 'delivered', 'relayed', 'expanded'];
 
-/** The report, or undefined when the message is not a DSN (an auto-reply, say). */
-export function parseDsn(raw: Buffer): DeliveryReport | undefined {
-  const report = findReport(raw);
-  if (report?.reportType !== 'delivery-status') return undefined;
+/** The DSN a `multipart/report` carries, or undefined when it is another kind of report. */
+export function dsnOf(report: Report): DeliveryReport | undefined {
+  if (report.reportType !== 'delivery-status') return undefined;
   const status = report.parts.find(
     (part) => part.type === 'message/delivery-status' || part.type === 'message/global-delivery-status',
   );

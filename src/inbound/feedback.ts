@@ -13,17 +13,24 @@
  *   Return-Path (VERP), else the returned Message-ID (`<msg_...@domain>`); the recipient from
  *   Original-Rcpt-To, else the returned To, else the transaction's only recipient.
  *
- * `read` does every lookup before the database transaction; `apply` only writes, inside it.
- * Anything else sent to these addresses (auto-replies, unreadable reports) is recorded as ignored.
+ * A report acts only on a recipient its evidence proves (`feedback-proof.ts`): one it cannot
+ * prove (a forged complaint naming another recipient of a message, say) changes nothing.
+ *
+ * `read` does every lookup before the database transaction; `apply` (`feedback-apply.ts`) only
+ * writes, inside it. Anything else sent to these addresses (auto-replies, unreadable reports,
+ * reports about recipients they do not prove) is recorded as ignored.
  */
 import { type BounceClass, classifyDsn } from '../delivery/bounce-classifier.js';
-import { hardWhenPermanent } from '../delivery/bounce-rules.js';
 import type { Db } from '../platform/db/database.js';
 import { normalizeEmail } from '../suppressions/normalize.js';
-import { type FeedbackReport, parseArf } from './arf.js';
-import { type DsnRecipient, parseDsn } from './dsn.js';
+import type { FeedbackReport } from './arf.js';
+import type { AuthResults } from './authenticate.js';
+import type { DeliveryReport, DsnRecipient } from './dsn.js';
+import { applyPlan } from './feedback-apply.js';
+import { createRecipientProof, type ReportEvidence } from './feedback-proof.js';
 import { outboundIdOf } from './outbound.js';
 import type { BounceTarget, InboundRecipient } from './recipients.js';
+import type { Reports } from './reports.js';
 import type { SentMessage } from './sent-mail.js';
 
 /** One DSN verdict for one recipient of a sent message. */
@@ -49,52 +56,95 @@ export interface FeedbackPorts {
   sentMessage(messageId: string): Promise<SentMessage | undefined>;
   /** The delivery engine's writer for an asynchronous bounce or delay (inside `trx`). */
   recordDsn(trx: Db, outcome: DsnOutcome): Promise<void>;
-  /** Recipient `complained`, `email.complained`, suppression `spam_complaint` (inside `trx`). */
-  recordComplaint(trx: Db, outcome: ComplaintOutcome): Promise<void>;
+  /**
+   * Recipient `complained`, `email.complained`, suppression `spam_complaint` (inside `trx`); or
+   * nothing, with the reason, when the recipient cannot complain (already complained, bounced).
+   */
+  recordComplaint(trx: Db, outcome: ComplaintOutcome): Promise<{ skipped?: string }>;
+}
+
+/** Reported addresses that were not acted on: not a recipient, or a recipient not proven. */
+interface Passed {
+  readonly unmatched: readonly string[];
+  readonly unproven: readonly string[];
 }
 
 export type FeedbackPlan =
   | { readonly kind: 'none' }
-  | { readonly kind: 'ignored'; readonly reason: string }
-  | { readonly kind: 'dsn'; readonly outcomes: readonly DsnOutcome[]; readonly unmatched: readonly string[] }
-  | {
-      readonly kind: 'arf';
-      readonly complaints: readonly ComplaintOutcome[];
-      readonly unmatched: readonly string[];
-    };
+  | { readonly kind: 'ignored'; readonly reason: string; readonly details?: Record<string, unknown> }
+  | ({ readonly kind: 'dsn'; readonly outcomes: readonly DsnOutcome[] } & Passed)
+  | ({ readonly kind: 'arf'; readonly complaints: readonly ComplaintOutcome[] } & Passed);
+
+/** One transaction to a bounce or complaint address, as the analyzer read it. */
+export interface FeedbackInput {
+  readonly recipients: readonly InboundRecipient[];
+  /** MAIL FROM; '' is the null reverse-path. */
+  readonly mailFrom: string;
+  /** The DSN or ARF report in the message (`reports.ts`), null when not read. */
+  readonly reports: Reports | null;
+  /** Its SPF, DKIM and DMARC results, null when not checked. */
+  readonly auth: AuthResults | null;
+  readonly at: number;
+}
 
 export interface FeedbackHandler {
-  read(recipients: readonly InboundRecipient[], raw: Buffer, at: number): Promise<FeedbackPlan>;
+  read(input: FeedbackInput): Promise<FeedbackPlan>;
   apply(trx: Db, plan: FeedbackPlan): Promise<{ kind: string; summary: Record<string, unknown> }>;
 }
 
+export const NOT_PROVEN = 'recipient not proven';
+
 type Target = BounceTarget & { readonly message: SentMessage };
 
-export function createFeedbackHandler(ports: FeedbackPorts): FeedbackHandler {
+/** DSN blocks looked at beyond the transaction's recipient count (aliases, forwarding). */
+const SPARE_BLOCKS = 10;
+/** Unmatched addresses kept in a receipt. */
+const MAX_LISTED = 20;
+
+const listCapped = (list: string[], value: string) => {
+  if (list.length < MAX_LISTED) list.push(value);
+};
+
+export function createFeedbackHandler(
+  ports: FeedbackPorts,
+  options: { readonly feedbackLoopDomains: readonly string[] },
+): FeedbackHandler {
+  const proves = createRecipientProof(options.feedbackLoopDomains);
+
   const withMessage = async (target: BounceTarget | undefined): Promise<Target | undefined> => {
     if (!target) return undefined;
     const message = await ports.sentMessage(target.messageId);
     return message && message.projectId === target.projectId ? { ...target, message } : undefined;
   };
 
-  async function readDsn(
+  function readDsn(
     targets: readonly Target[],
-    raw: Buffer,
+    report: DeliveryReport,
+    evidence: ReportEvidence,
     at: number,
-  ): Promise<FeedbackPlan | undefined> {
-    const report = parseDsn(raw);
-    if (!report) return undefined;
-    const outcomes: DsnOutcome[] = [];
+  ): FeedbackPlan {
+    // One outcome per recipient, however many blocks name it (a failure outranks a delay), and
+    // no more blocks looked at than the transaction could have had recipients.
+    const chosen = new Map<string, DsnOutcome>();
     const unmatched: string[] = [];
+    const unproven: string[] = [];
+    const recipientCount = targets.reduce((sum, target) => sum + target.recipients.length, 0);
+    let considered = 0;
     for (const entry of report.recipients) {
       if (entry.action !== 'failed' && entry.action !== 'delayed') continue;
-      const reported = entry.finalRecipient ?? entry.originalRecipient ?? '';
+      if (++considered > recipientCount + SPARE_BLOCKS) break;
       const match = matchRecipient(targets, [entry.finalRecipient, entry.originalRecipient]);
       if (!match) {
-        unmatched.push(reported);
+        listCapped(unmatched, entry.finalRecipient ?? entry.originalRecipient ?? '');
         continue;
       }
-      outcomes.push({
+      if (!proves('dsn', match.recipient.email, match.target.recipients.length, evidence)) {
+        if (!unproven.includes(match.recipient.email)) listCapped(unproven, match.recipient.email);
+        continue;
+      }
+      const earlier = chosen.get(match.recipient.id);
+      if (earlier && !(earlier.bounce.outcome === 'deferred' && entry.action === 'failed')) continue;
+      chosen.set(match.recipient.id, {
         message: match.target.message,
         recipient: match.recipient,
         bounce: dsnClass(entry),
@@ -103,16 +153,17 @@ export function createFeedbackHandler(ports: FeedbackPorts): FeedbackHandler {
         at,
       });
     }
-    return { kind: 'dsn', outcomes, unmatched };
+    if (chosen.size === 0 && unproven.length > 0)
+      return { kind: 'ignored', reason: NOT_PROVEN, details: { unproven, unmatched } };
+    return { kind: 'dsn', outcomes: [...chosen.values()], unmatched, unproven };
   }
 
   async function readArf(
     targets: readonly Target[],
-    raw: Buffer,
+    report: FeedbackReport,
+    evidence: ReportEvidence,
     at: number,
-  ): Promise<FeedbackPlan | undefined> {
-    const report = parseArf(raw);
-    if (!report) return undefined;
+  ): Promise<FeedbackPlan> {
     if (report.feedbackType === 'not-spam') return { kind: 'ignored', reason: 'not-spam feedback' };
     const found = targets.length > 0 ? targets : await targetsOfReport(report);
     // Original-Rcpt-To names the complainant; the reported To may list others as well.
@@ -125,11 +176,19 @@ export function createFeedbackHandler(ports: FeedbackPorts): FeedbackHandler {
         kind: 'arf',
         complaints: [],
         unmatched: [report.originalRcptTo[0] ?? report.originalMessageId ?? ''],
+        unproven: [],
+      };
+    if (!proves('arf', match.recipient.email, match.target.recipients.length, evidence))
+      return {
+        kind: 'ignored',
+        reason: NOT_PROVEN,
+        details: { message_id: match.target.messageId, unproven: [match.recipient.email] },
       };
     return {
       kind: 'arf',
       complaints: [{ message: match.target.message, recipient: match.recipient, report, at }],
       unmatched: [],
+      unproven: [],
     };
   }
 
@@ -149,7 +208,7 @@ export function createFeedbackHandler(ports: FeedbackPorts): FeedbackHandler {
   }
 
   return {
-    async read(recipients, raw, at) {
+    async read({ recipients, reports, mailFrom, auth, at }) {
       const bounceAddresses = recipients.filter((r) => r.kind === 'bounce');
       const complaint = recipients.some((r) => r.kind === 'complaint');
       if (bounceAddresses.length === 0 && !complaint) return { kind: 'none' };
@@ -159,63 +218,30 @@ export function createFeedbackHandler(ports: FeedbackPorts): FeedbackHandler {
         const target = await withMessage(recipient);
         if (target) targets.push(target);
       }
-      if (bounceAddresses.length > 0) {
-        const dsn = await readDsn(targets, raw, at);
-        if (dsn) return dsn;
-      }
-      const arf = await readArf(targets, raw, at);
-      return (
-        arf ?? { kind: 'ignored', reason: 'neither a delivery status notification nor a feedback report' }
-      );
+      const evidence = { mailFrom, auth };
+      if (bounceAddresses.length > 0 && reports?.dsn) return readDsn(targets, reports.dsn, evidence, at);
+      if (reports?.arf) return readArf(targets, reports.arf, evidence, at);
+      return { kind: 'ignored', reason: 'neither a delivery status notification nor a feedback report' };
     },
 
-    async apply(trx, plan) {
-      switch (plan.kind) {
-        case 'none':
-          return { kind: 'none', summary: {} };
-        case 'ignored':
-          return { kind: 'ignored', summary: { ignored: plan.reason } };
-        case 'dsn':
-          for (const outcome of plan.outcomes) await ports.recordDsn(trx, outcome);
-          return {
-            kind: 'dsn',
-            summary: {
-              dsn: plan.outcomes.map((o) => ({
-                message_id: o.message.messageId,
-                recipient: o.recipient.email,
-                outcome: o.bounce.outcome,
-                status: o.bounce.status,
-              })),
-              unmatched: plan.unmatched,
-            },
-          };
-        case 'arf':
-          for (const complaint of plan.complaints) await ports.recordComplaint(trx, complaint);
-          return {
-            kind: 'arf',
-            summary: {
-              complaints: plan.complaints.map((c) => ({
-                message_id: c.message.messageId,
-                recipient: c.recipient.email,
-              })),
-              unmatched: plan.unmatched,
-            },
-          };
-      }
-    },
+    apply: (trx, plan) => applyPlan(ports, trx, plan),
   };
 }
 
 /**
  * The delivery engine's classification of a DSN recipient, with the DSN's Action deciding the
  * outcome (RFC 3464 §2.3.3): `failed` is final whatever the Status class says, `delayed` is not.
+ *
+ * A `failed` recipient whose Status is not permanent (class 4: an MTA that gave up when its queue
+ * lifetime ran out, say) is a soft bounce, as the delivery engine's own expiry is (`expired`,
+ * 5.4.7, never hard): the address may be fine and the server only unreachable. It counts toward
+ * `repeated_soft_bounce` like any soft bounce.
  */
 export function dsnClass(entry: DsnRecipient): BounceClass {
   const cls = classifyDsn(entry.status, entry.diagnosticCode);
   if (entry.action === 'delayed') return { ...cls, outcome: 'deferred', hard: false };
   if (cls.outcome === 'bounced') return cls;
-  const category = cls.category ?? 'other';
-  return { ...cls, outcome: 'bounced', category, hard: hardWhenPermanent[category] };
+  return { ...cls, outcome: 'bounced', category: cls.category ?? 'other', hard: false };
 }
 
 function matchRecipient(

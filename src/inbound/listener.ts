@@ -4,9 +4,10 @@
  * recipient only when `recipients.ts` says Posthorn will keep the message. The end of DATA is
  * answered 250 only after the message is durable in the spool; the processor does the rest.
  *
- * Limits (config `[smtp_in]`): message size, recipients per transaction, connections per client
- * IP, commands before DATA, refused recipients per connection, idle time and total session time.
- * A client past one of them gets 421 and is disconnected (RFC 5321 §3.8).
+ * Limits (config `[smtp_in]`): message size, recipients per transaction, connections in all and
+ * per client (an IPv4 address or an IPv6 /64, `client-key.ts`), commands before DATA, refused
+ * recipients per connection, idle time and total session time. A client past one of them gets
+ * 421 and is disconnected (RFC 5321 §3.8).
  *
  * It never parses a message, never writes to the database and never waits for DNS beyond the
  * recipient check: accepting must stay fast under load.
@@ -18,6 +19,7 @@ import type { Config } from '../platform/config/schema.js';
 import { parseHostPort } from '../platform/host-port.js';
 import { newId } from '../platform/ids.js';
 import type { Logger } from '../platform/log.js';
+import { clientKey } from './client-key.js';
 import type { InboundRecipient, RecipientCheck } from './recipients.js';
 import type { Spool, SpoolEnvelope, SpooledMessage } from './spool.js';
 
@@ -100,6 +102,8 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
     banner: 'Posthorn',
     size: config.max_message_bytes,
     rejectOversized: true,
+    // smtp-server answers 421 to a connection past this count and closes it.
+    maxClients: config.max_clients,
     maxRecipients: config.max_recipients,
     key: deps.tls.key,
     cert: deps.tls.cert,
@@ -113,13 +117,13 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
     logger: commandCounter as unknown as SMTPServerOptions['logger'],
 
     onConnect(session, callback) {
-      const ip = session.remoteAddress;
-      const open = perIp.get(ip) ?? 0;
+      const client = clientKey(session.remoteAddress);
+      const open = perIp.get(client) ?? 0;
       if (open >= config.max_connections_per_ip) {
-        callback(smtpError(421, `Too many connections from ${ip}, try again later`));
+        callback(smtpError(421, `Too many connections from ${client}, try again later`));
         return;
       }
-      perIp.set(ip, open + 1);
+      perIp.set(client, open + 1);
       const state = stateOf(session);
       state.timer = setTimeout(
         () => cutOff(session.id, 'Session time limit reached, closing connection'),
@@ -134,9 +138,10 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
       if (!state) return;
       clearTimeout(state.timer);
       sessions.delete(session.id);
-      const open = (perIp.get(session.remoteAddress) ?? 1) - 1;
-      if (open <= 0) perIp.delete(session.remoteAddress);
-      else perIp.set(session.remoteAddress, open);
+      const client = clientKey(session.remoteAddress);
+      const open = (perIp.get(client) ?? 1) - 1;
+      if (open <= 0) perIp.delete(client);
+      else perIp.set(client, open);
     },
 
     onMailFrom(_address, session, callback) {

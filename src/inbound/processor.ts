@@ -7,10 +7,16 @@
  * committed without an fsync on the event loop; the spool file is removed after a WAL barrier has
  * made it durable.
  *
- * Slow work (MIME parsing and authentication's DNS lookups, on worker threads) happens before the
- * database transaction; the transaction itself only writes. Files left in the spool by a crash are picked up at start.
- * A file that keeps failing is retried with backoff and, after `MAX_FAILURES`, left in place with
- * an error in the log: it is never deleted unprocessed.
+ * Slow work (MIME parsing, report reading and authentication's DNS lookups, on worker threads)
+ * happens before the database transaction; the transaction itself only writes
+ * (`processor-effects.ts`). Files left in the spool by a crash are picked up at start.
+ *
+ * A poison message never keeps the server busy or down: a transaction that keeps failing is
+ * retried with backoff and, after `MAX_FAILURES`, given up on; so is a file left in the spool that
+ * `MAX_UNFINISHED_RUNS` earlier runs of the process started and never finished (the process
+ * crashed or was killed while processing it, so it might again). Given up on means a `failed`
+ * receipt with the reason, an error in the log, and the file moved to the spool's `failed`
+ * directory for the operator: it is never deleted unprocessed.
  */
 import type SQLite from 'better-sqlite3';
 import type { EventService } from '../events/service.js';
@@ -20,8 +26,7 @@ import { createGroupCommit } from '../platform/db/group-commit.js';
 import type { Logger } from '../platform/log.js';
 import type { Analyzer } from './analyzer.js';
 import type { FeedbackHandler } from './feedback.js';
-import { type RoutedDelivery, storeReceived } from './received.js';
-import type { InboundRecipient } from './recipients.js';
+import { createPreparer, createWriter, type Prepared } from './processor-effects.js';
 import type { Spool, SpooledMessage } from './spool.js';
 import type { InboundStore } from './store.js';
 import type { Threads } from './threads.js';
@@ -34,12 +39,14 @@ export interface ProcessorDeps {
   readonly store: InboundStore;
   readonly threads: Threads;
   readonly events: EventService;
-  /** Parses and authenticates routed mail (a worker pool). */
+  /** Parses and authenticates received mail and reads reports (a worker pool). */
   readonly analyzer: Analyzer;
   readonly feedback: FeedbackHandler;
   /** Told when attachments were stored, so the scanner starts at once. */
   readonly onAttachments: () => void;
   readonly concurrency?: number;
+  /** Bytes of messages in progress at once (`smtp_in.max_processing_bytes`); one message always runs. */
+  readonly maxBytes?: number;
 }
 
 export interface Processor {
@@ -51,15 +58,19 @@ export interface Processor {
   idle(): Promise<void>;
   /** Stops taking work and waits for what is running. */
   stop(): Promise<void>;
+  /** Messages in progress now and the bytes of their spool files. */
+  load(): { readonly messages: number; readonly bytes: number };
 }
 
-interface Prepared {
+/** One queued transaction and the size of its spool file. */
+interface Entry {
   readonly id: string;
-  readonly spooled: SpooledMessage;
-  readonly effects: Awaited<ReturnType<ReturnType<typeof createPreparer>>>;
+  readonly bytes: number;
 }
 
 const MAX_FAILURES = 10;
+/** Earlier runs that may start a left-over file without finishing it before it is given up on. */
+const MAX_UNFINISHED_RUNS = 2;
 /** Bytes of fresh messages kept in memory for the processor; beyond it they are read back from the spool. */
 const MAX_IN_MEMORY_BYTES = 64 * 1024 * 1024;
 /** A processed message waits this long for others to share its commit. */
@@ -68,20 +79,28 @@ const COMMIT_LINGER_MS = 100;
  * batch fills and commits at once instead of every batch waiting out the linger (which capped
  * the processed rate at concurrency / linger). */
 const CONCURRENCY = 128;
+/** The default of `smtp_in.max_processing_bytes`: each message in progress is held several times
+ * over (read back, copied to a worker, parsed), so 128 at 20 MB each once took 2.7 GB. */
+const MAX_BYTES = 128 * 1024 * 1024;
 const RETRY_BASE_MS = 1_000;
 const RETRY_CAP_MS = 10 * 60_000;
 
 export function createProcessor(deps: ProcessorDeps): Processor {
   const { log } = deps;
   const concurrency = deps.concurrency ?? CONCURRENCY;
-  const queue: string[] = [];
+  const maxBytes = deps.maxBytes ?? MAX_BYTES;
+  const maxInMemory = Math.min(MAX_IN_MEMORY_BYTES, maxBytes);
+  const queue: Entry[] = [];
   const queued = new Set<string>();
   // Fresh messages as the listener wrote them, while few enough are waiting; others are read back.
   const inMemory = new Map<string, SpooledMessage>();
   let inMemoryBytes = 0;
+  // Files found in the spool at start whose run has not been counted yet (`spool.countRun`).
+  const recovered = new Set<string>();
   const failures = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
   let running = 0;
+  let runningBytes = 0;
   let stopped = false;
   let idleWaiters: Array<() => void> = [];
 
@@ -92,130 +111,138 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     for (const resolve of waiters) resolve();
   };
 
+  // In arrival order, while both the count and the bytes in progress allow; a message larger
+  // than the whole budget runs alone rather than never.
   const pump = () => {
     while (!stopped && running < concurrency && queue.length > 0) {
-      const id = queue.shift() as string;
+      const entry = queue[0] as Entry;
+      if (running > 0 && runningBytes + entry.bytes > maxBytes) break;
+      queue.shift();
       running += 1;
-      processOne(id)
-        .then(
-          () => failures.delete(id),
-          (error: unknown) => retryLater(id, error),
-        )
-        .finally(() => {
-          queued.delete(id);
-          running -= 1;
-          pump();
-          settle();
-        });
+      runningBytes += entry.bytes;
+      attempt(entry).finally(() => {
+        running -= 1;
+        runningBytes -= entry.bytes;
+        pump();
+        settle();
+      });
     }
   };
 
-  const enqueue = (id: string, message?: SpooledMessage) => {
+  const enqueue = (id: string, message?: SpooledMessage, bytes = message?.raw.length ?? 0) => {
     if (stopped || queued.has(id)) return;
-    if (message && inMemoryBytes + message.raw.length <= MAX_IN_MEMORY_BYTES) {
+    if (message && inMemoryBytes + message.raw.length <= maxInMemory) {
       inMemory.set(id, message);
       inMemoryBytes += message.raw.length;
     }
     queued.add(id);
-    queue.push(id);
+    queue.push({ id, bytes });
     pump();
   };
 
-  function retryLater(id: string, error: unknown): void {
-    const count = (failures.get(id) ?? 0) + 1;
-    failures.set(id, count);
-    if (count >= MAX_FAILURES) {
-      log.error(
-        { err: error, receipt: id, spool: deps.spool.dir },
-        'inbound message keeps failing; left in the spool',
+  /** Processes one transaction; a failure is retried later, or given up on after `MAX_FAILURES`. */
+  async function attempt(entry: Entry): Promise<void> {
+    const { id } = entry;
+    try {
+      await processOne(entry);
+      failures.delete(id);
+      queued.delete(id);
+    } catch (error) {
+      const count = (failures.get(id) ?? 0) + 1;
+      if (count < MAX_FAILURES) {
+        failures.set(id, count);
+        retryLater(entry, count, error);
+        return;
+      }
+      failures.delete(id);
+      const reason = `processing failed ${count} times; the last error: ${errorText(error)}`;
+      await giveUp(entry, reason).catch((failure: unknown) =>
+        log.error(
+          { err: failure, receipt: id, spool: deps.spool.dir, reason },
+          'inbound message keeps failing and could not be recorded as failed; left in the spool',
+        ),
       );
-      return;
+      queued.delete(id);
     }
+  }
+
+  function retryLater(entry: Entry, count: number, error: unknown): void {
     const delay = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** (count - 1));
     log.warn(
-      { err: error, receipt: id, retry_in_ms: delay },
+      { err: error, receipt: entry.id, retry_in_ms: delay },
       'inbound message processing failed; will retry',
     );
     const timer = setTimeout(() => {
       timers.delete(timer);
-      queued.delete(id);
-      enqueue(id);
+      queued.delete(entry.id);
+      enqueue(entry.id, undefined, entry.bytes);
       settle();
     }, delay);
     timer.unref();
     timers.add(timer);
-    queued.add(id);
-  }
-
-  /** One spooled transaction's writes: received messages, feedback effects, and its receipt. */
-  async function write(trx: Db, { id, spooled, effects }: Prepared): Promise<number> {
-    let attachments = 0;
-    const outcome: Record<string, unknown> = {};
-    for (const delivery of effects.routed) {
-      const stored = await storeReceived(trx, deps, {
-        envelope: spooled.envelope,
-        size: spooled.raw.length,
-        delivery,
-        mail: effects.mail as NonNullable<typeof effects.mail>,
-        auth: effects.auth as NonNullable<typeof effects.auth>,
-      });
-      attachments += stored.attachments;
-      outcome[delivery.projectId] = stored.id;
-    }
-    const feedback = await deps.feedback.apply(trx, effects.feedback);
-    await deps.store.insertReceipt(trx, {
-      id,
-      kind: effects.routed.length > 0 ? 'routed' : feedback.kind,
-      mail_from: spooled.envelope.mailFrom,
-      rcpt_to: JSON.stringify(spooled.envelope.recipients.map((r) => r.address)),
-      remote_ip: spooled.envelope.remoteIp,
-      size_bytes: spooled.raw.length,
-      outcome: JSON.stringify({ received: outcome, ...feedback.summary }),
-      received_at: spooled.envelope.receivedAt,
-      processed_at: Date.now(),
-    });
-    return attachments;
   }
 
   // Batches commit without waiting for the disk; a spool file goes only once its commit has
   // passed a WAL barrier (an fsync off the event loop), so a power cut loses nothing.
-  const commit = createGroupCommit(deps, write, {
+  const commit = createGroupCommit<Prepared, number>(deps, createWriter(deps), {
     lingerMs: COMMIT_LINGER_MS,
     afterCommit: () => deps.events.notify(),
     durability: 'relaxed',
   });
   const durable = walBarrier(deps.sqlite);
+  const prepare = createPreparer(deps);
 
-  async function processOne(id: string): Promise<void> {
+  async function processOne({ id, bytes }: Entry): Promise<void> {
     let spooled = inMemory.get(id);
     if (spooled) {
       inMemory.delete(id);
       inMemoryBytes -= spooled.raw.length;
     }
-    // A file from an earlier run (or an attempt whose barrier failed) may have been committed
-    // already; its commit is made durable before the file goes.
-    if (!spooled && (await deps.store.receiptExists(id))) {
-      await durable();
-      await deps.spool.remove(id);
-      return;
+    if (!spooled) {
+      // A file from an earlier run (or an attempt whose barrier failed) may have been committed
+      // already; its commit is made durable before the file goes.
+      if (await deps.store.receiptExists(id)) {
+        await durable();
+        await deps.spool.remove(id);
+        return;
+      }
+      if (recovered.delete(id)) {
+        const earlier = await deps.spool.countRun(id);
+        if (earlier >= MAX_UNFINISHED_RUNS) {
+          const reason = `processing was started by ${earlier} earlier runs of the server that stopped before it finished (it may have crashed them)`;
+          await giveUp({ id, bytes }, reason);
+          return;
+        }
+      }
+      spooled = await deps.spool.read(id);
     }
-    spooled ??= await deps.spool.read(id);
-    const effects = await prepare(spooled);
-    const attachments = await commit({ id, spooled, effects });
+    const attachments = await commit({ id, spooled, effects: await prepare(spooled) });
     if (attachments > 0) deps.onAttachments();
     await durable();
     await deps.spool.remove(id);
   }
 
-  const prepare = createPreparer(deps);
+  /** Ends a transaction that cannot be processed: a `failed` receipt, the file kept in `failed/`. */
+  async function giveUp({ id, bytes }: Entry, reason: string): Promise<void> {
+    const envelope = await deps.spool.readEnvelope(id).catch(() => undefined);
+    await commit({ id, failed: reason, envelope, size: bytes });
+    await durable();
+    await deps.spool.moveToFailed(id);
+    log.error(
+      { receipt: id, reason, mail_from: envelope?.mailFrom, remote_ip: envelope?.remoteIp },
+      'inbound message could not be processed: recorded as failed and moved to the failed directory beside the spool',
+    );
+  }
 
   return {
     enqueue,
     async recover() {
-      const ids = await deps.spool.pending();
-      for (const id of ids) enqueue(id);
-      if (ids.length > 0) log.info({ count: ids.length }, 'processing inbound messages left in the spool');
-      return ids.length;
+      const files = await deps.spool.pending();
+      for (const { id } of files) recovered.add(id);
+      for (const { id, bytes } of files) enqueue(id, undefined, bytes);
+      if (files.length > 0)
+        log.info({ count: files.length }, 'processing inbound messages left in the spool');
+      return files.length;
     },
     idle() {
       return new Promise<void>((resolve) => {
@@ -223,6 +250,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
         settle();
       });
     },
+    load: () => ({ messages: running, bytes: runningBytes }),
     async stop() {
       stopped = true;
       for (const timer of timers) clearTimeout(timer);
@@ -234,25 +262,6 @@ export function createProcessor(deps: ProcessorDeps): Processor {
   };
 }
 
-/** Everything that can be worked out before the transaction: parsing, authentication, report reading. */
-function createPreparer(deps: Pick<ProcessorDeps, 'analyzer' | 'feedback'>) {
-  return async ({ envelope, raw }: SpooledMessage) => {
-    const routed = routedDeliveries(envelope.recipients);
-    const facts = { ip: envelope.remoteIp, helo: envelope.helo, mailFrom: envelope.mailFrom };
-    const analyzed = routed.length > 0 ? await deps.analyzer.analyze(raw, facts) : undefined;
-    const feedback = await deps.feedback.read(envelope.recipients, raw, envelope.receivedAt);
-    return { routed, mail: analyzed?.mail, auth: analyzed?.auth, feedback };
-  };
-}
-
-/** Routed recipients grouped by project: one stored message per project. */
-function routedDeliveries(recipients: readonly InboundRecipient[]): RoutedDelivery[] {
-  const byProject = new Map<string, { routeId: string; rcptTo: string[] }>();
-  for (const recipient of recipients) {
-    if (recipient.kind !== 'route') continue;
-    const entry = byProject.get(recipient.projectId);
-    if (entry) entry.rcptTo.push(recipient.address);
-    else byProject.set(recipient.projectId, { routeId: recipient.routeId, rcptTo: [recipient.address] });
-  }
-  return [...byProject].map(([projectId, entry]) => ({ projectId, ...entry }));
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

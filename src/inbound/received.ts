@@ -38,6 +38,8 @@ export interface ParsedInbound {
     readonly disposition: string;
     readonly content: Buffer;
   }>;
+  /** Set when mailparser refused the message and this is the fallback (`received-fallback.ts`). */
+  readonly parseError: string | null;
 }
 
 function addresses(value: AddressObject | AddressObject[] | undefined): string[] {
@@ -85,6 +87,7 @@ export async function parseInbound(raw: Buffer): Promise<ParsedInbound> {
       disposition: attachment.contentDisposition ?? 'attachment',
       content: attachment.content,
     })),
+    parseError: null,
   };
 }
 
@@ -144,6 +147,7 @@ export async function storeReceived(
     tls: envelope.tls ? 1 : 0,
     size_bytes: input.size,
     created_at: at,
+    parse_error: mail.parseError,
   });
   const attachments = mail.attachments.map((attachment, position) => ({
     id: newId('att', at),
@@ -175,6 +179,7 @@ export async function storeReceived(
       cc: mail.cc,
       subject: mail.subject,
       message_id: mail.messageId,
+      ...(mail.parseError === null ? {} : { parse_error: mail.parseError }),
       created_at: new Date(at).toISOString(),
       attachments: attachments.map((a) => ({
         id: a.id,

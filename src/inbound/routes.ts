@@ -14,6 +14,7 @@ import {
   routeCreateRequest,
   routeList,
   routeRecord,
+  threadQuery,
   threadRecord,
 } from './schemas.js';
 import { type InboundService, replyKeyOf } from './service.js';
@@ -169,18 +170,20 @@ export function inboundRoutes(inbound: InboundService): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/v1/inbound/threads/{id}',
-      summary: 'A thread: received and sent messages, oldest first',
+      summary: 'A thread: received and sent messages, oldest first, one page at a time',
       tag: TAG,
       auth: 'key',
       scope: 'inbound:read',
       params: idParams,
+      query: threadQuery,
       responses: {
-        200: { description: 'The thread.', schema: threadRecord },
+        200: { description: 'The thread with one page of its messages.', schema: threadRecord },
+        400: { description: '`after` is not a message of this thread, or `limit` is out of range.' },
         404: { description: 'No such thread.' },
       },
       handler: async (req) => ({
         status: 200,
-        body: await inbound.getThread(requireKey(req.principal).projectId, req.params.id),
+        body: await inbound.getThread(requireKey(req.principal).projectId, req.params.id, req.query),
       }),
     }),
   ];

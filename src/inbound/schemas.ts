@@ -110,6 +110,12 @@ export const inboundMessage = inboundSummary.extend({
     .describe('SPF, DKIM, DMARC and ARC results (mailauth).'),
   attachments: z.array(attachmentRecord),
   size_bytes: z.int(),
+  parse_error: z
+    .string()
+    .nullable()
+    .describe(
+      'Set when the message could not be parsed (e.g. over 1,000 MIME parts): only its header fields are shown, and the whole message is the attachment `original.eml`.',
+    ),
 });
 
 export const threadMessage = z.object({
@@ -127,7 +133,17 @@ export const threadRecord = z.object({
   subject: z.string(),
   created_at: z.string(),
   last_message_at: z.string(),
-  messages: z.array(threadMessage).describe('Oldest first.'),
+  messages: z.array(threadMessage).describe('Oldest first; one page of `limit`.'),
+  has_more: z.boolean().describe('More messages follow: ask again with `after` = the last ID shown.'),
+});
+
+export const threadQuery = z.strictObject({
+  limit: listQuery.shape.limit,
+  after: z
+    .string()
+    .max(64)
+    .optional()
+    .describe('Return the messages after this one (an inb_ or msg_ ID of the thread), oldest first.'),
 });
 
 export const replyRequest = z

@@ -24,6 +24,14 @@ export interface SentMessage {
   }>;
 }
 
+/** Statuses a complaint does not change: already complained, or the mail never arrived. */
+const NOT_COMPLAINABLE: ReadonlySet<RecipientStatus> = new Set([
+  'complained',
+  'bounced',
+  'suppressed',
+  'failed',
+]);
+
 export function createSentMail(deps: {
   readonly db: Db;
   readonly events: EventService;
@@ -79,9 +87,21 @@ export function createSentMail(deps: {
       };
     },
 
-    /** RFC 5965 complaint: the recipient complained, the event, and the suppression (one transaction). */
-    async recordComplaint(trx: Db, outcome: ComplaintOutcome): Promise<void> {
+    /**
+     * RFC 5965 complaint: the recipient complained, the event, and the suppression (one
+     * transaction). Only a recipient the mail may have reached can complain: one already
+     * `complained` (a repeated report) or `bounced`, `suppressed` or `failed` (never received it)
+     * is left as it is, with no event and no suppression; the reason is returned.
+     */
+    async recordComplaint(trx: Db, outcome: ComplaintOutcome): Promise<{ skipped?: string }> {
       const { message, recipient, report, at } = outcome;
+      const current = await trx
+        .selectFrom('message_recipients')
+        .select('status')
+        .where('id', '=', recipient.id)
+        .executeTakeFirst();
+      if (!current) return { skipped: 'recipient not found' };
+      if (NOT_COMPLAINABLE.has(current.status)) return { skipped: `recipient already ${current.status}` };
       await trx
         .updateTable('message_recipients')
         .set({ status: 'complained', updated_at: at })
@@ -121,6 +141,7 @@ export function createSentMail(deps: {
         },
         { recipient_id: recipient.id, source: 'complaint' },
       );
+      return {};
     },
 
     refreshStatus,

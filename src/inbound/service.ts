@@ -16,7 +16,7 @@ import { formatPath } from '../platform/http/validate.js';
 import { newId } from '../platform/ids.js';
 import type { OutboundLookup } from './outbound.js';
 import type { ReplyRequest, RouteCreateRequest, replyResponse, threadRecord } from './schemas.js';
-import type { InboundStore, MessageRow } from './store.js';
+import type { InboundStore, MessageRow, ThreadCursor } from './store.js';
 import { baseSubject, type Threads } from './threads.js';
 import { inboundThreadView, messageView, outboundThreadView, routeView, summaryView } from './views.js';
 
@@ -135,26 +135,53 @@ export function createInboundService(deps: {
       return messageView(row, await store.attachmentsOf([row.id]));
     },
 
-    async getThread(projectId: string, id: string): Promise<z.infer<typeof threadRecord>> {
+    /**
+     * A thread's messages, received and sent, oldest first, one page at a time (`after` = the last
+     * message ID of the previous page): a long conversation is never read whole.
+     */
+    async getThread(
+      projectId: string,
+      id: string,
+      page: { limit: number; after?: string | undefined },
+    ): Promise<z.infer<typeof threadRecord>> {
       const thread = await store.getThread(projectId, id);
       if (!thread) throw notFound(`Thread ${id}`);
-      const inbound = (await store.messagesInThread(thread.id)).map(inboundThreadView);
-      const members = await store.outboundMembers(thread.id);
-      const sent = (
-        await outbound.summaries(
-          projectId,
-          members.map((m) => m.ref_id),
-        )
-      ).map(outboundThreadView);
-      const messages = [...inbound, ...sent].sort(
-        (a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id),
+      let cursor: ThreadCursor | undefined;
+      if (page.after !== undefined) {
+        const at = await store.threadPosition(thread.id, page.after);
+        if (at === undefined)
+          throw badRequest(`after: ${page.after} is not a message of thread ${thread.id}.`, [
+            { path: 'after', message: 'is not a message of this thread' },
+          ]);
+        cursor = { at, id: page.after };
+      }
+      const inbound = await store.messagesInThread(thread.id, page.limit + 1, cursor);
+      const members = await store.outboundMembers(thread.id, page.limit + 1, cursor);
+      const merged = [
+        ...inbound.map((row) => ({ at: row.created_at, id: row.id, row })),
+        ...members.map((member) => ({ at: member.at, id: member.ref_id, row: undefined })),
+      ].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      const shown = merged.slice(0, page.limit);
+      const sent = new Map(
+        (
+          await outbound.summaries(
+            projectId,
+            shown.filter((item) => item.row === undefined).map((item) => item.id),
+          )
+        ).map((summary) => [summary.id, summary]),
       );
+      const messages = shown.flatMap((item) => {
+        if (item.row) return [inboundThreadView(item.row)];
+        const summary = sent.get(item.id);
+        return summary ? [outboundThreadView(summary)] : [];
+      });
       return {
         id: thread.id,
         subject: thread.subject,
         created_at: new Date(thread.created_at).toISOString(),
         last_message_at: new Date(thread.last_message_at).toISOString(),
         messages,
+        has_more: merged.length > page.limit,
       };
     },
 

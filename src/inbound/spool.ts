@@ -11,10 +11,15 @@
  *
  * It never parses mail and never touches the database: the processor reads files back, commits
  * their effects, and only then removes them.
+ *
+ * Two things guard against a message that cannot be processed (a "poison" message): a run
+ * counter beside a file that processing picked up after a restart (`<id>.runs`, so a message that
+ * brings the process down is not retried at every start forever), and a `failed` directory beside
+ * the spool where such a message is moved, kept for the operator, once it is given up on.
  */
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { shareSync } from '../platform/shared-sync.js';
 import type { InboundRecipient } from './recipients.js';
 
@@ -42,17 +47,37 @@ export interface Spool {
   /** Writes one transaction durably; resolves only once it survives a power cut. */
   write(envelope: SpoolEnvelope, raw: readonly Buffer[]): Promise<void>;
   read(id: string): Promise<SpooledMessage>;
+  /** The envelope alone (the first line), without reading the message. */
+  readEnvelope(id: string): Promise<SpoolEnvelope>;
   remove(id: string): Promise<void>;
-  /** IDs of complete spool files, oldest first; removes temporary leftovers of a crash. */
-  pending(): Promise<string[]>;
+  /** IDs and sizes of complete spool files, oldest first; removes temporary leftovers of a crash. */
+  pending(): Promise<Array<{ id: string; bytes: number }>>;
+  /**
+   * Counts one more run of the process that started processing this file; returns how many
+   * earlier runs had started it without finishing (they stopped or crashed meanwhile).
+   */
+  countRun(id: string): Promise<number>;
+  /** Moves a file given up on to the `failed` directory beside the spool. */
+  moveToFailed(id: string): Promise<void>;
 }
 
 const SUFFIX = '.eml';
 const TEMP_SUFFIX = '.tmp';
+const RUNS_SUFFIX = '.runs';
+/** Bytes read to find the envelope line (an envelope with 100 recipients is a few KB). */
+const ENVELOPE_MAX = 256 * 1024;
 
 export async function openSpool(dir: string): Promise<Spool> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  const failedDir = join(dirname(dir), 'failed');
   const syncDir = groupSync(dir);
+  const unlinkIfThere = async (path: string) => {
+    try {
+      await unlink(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  };
 
   return {
     dir,
@@ -76,22 +101,56 @@ export async function openSpool(dir: string): Promise<Spool> {
       const envelope = JSON.parse(bytes.subarray(0, newline).toString('utf8')) as SpoolEnvelope;
       return { envelope, raw: bytes.subarray(newline + 1) };
     },
-    async remove(id) {
+    async readEnvelope(id) {
+      const file = await open(join(dir, `${id}${SUFFIX}`), constants.O_RDONLY);
       try {
-        await unlink(join(dir, `${id}${SUFFIX}`));
+        const { buffer, bytesRead } = await file.read(Buffer.alloc(ENVELOPE_MAX), 0, ENVELOPE_MAX, 0);
+        const newline = buffer.subarray(0, bytesRead).indexOf(0x0a);
+        if (newline < 0) throw new Error(`spool file ${id} has no envelope line`);
+        return JSON.parse(buffer.subarray(0, newline).toString('utf8')) as SpoolEnvelope;
+      } finally {
+        await file.close();
+      }
+    },
+    async remove(id) {
+      await Promise.all([
+        unlinkIfThere(join(dir, `${id}${SUFFIX}`)),
+        unlinkIfThere(join(dir, `${id}${RUNS_SUFFIX}`)),
+      ]);
+    },
+    async pending() {
+      const names = new Set(await readdir(dir));
+      const found: Array<{ id: string; bytes: number }> = [];
+      for (const name of names) {
+        if (name.endsWith(TEMP_SUFFIX)) await rm(join(dir, name), { force: true });
+        else if (name.endsWith(RUNS_SUFFIX)) {
+          const id = name.slice(0, -RUNS_SUFFIX.length);
+          if (!names.has(`${id}${SUFFIX}`)) await rm(join(dir, name), { force: true });
+        } else if (name.endsWith(SUFFIX)) {
+          const { size } = await stat(join(dir, name));
+          found.push({ id: name.slice(0, -SUFFIX.length), bytes: size });
+        }
+      }
+      // IDs are ULIDs: lexical order is arrival order.
+      return found.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    },
+    async countRun(id) {
+      const path = join(dir, `${id}${RUNS_SUFFIX}`);
+      let earlier = 0;
+      try {
+        earlier = Number.parseInt(await readFile(path, 'utf8'), 10) || 0;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       }
+      // No fsync: the count has to survive a crash of the process, which the page cache does.
+      await writeFile(path, String(earlier + 1), { mode: 0o600 });
+      return earlier;
     },
-    async pending() {
-      const names = await readdir(dir);
-      const ids: string[] = [];
-      for (const name of names) {
-        if (name.endsWith(TEMP_SUFFIX)) await rm(join(dir, name), { force: true });
-        else if (name.endsWith(SUFFIX)) ids.push(name.slice(0, -SUFFIX.length));
-      }
-      // IDs are ULIDs: lexical order is arrival order.
-      return ids.sort();
+    async moveToFailed(id) {
+      await mkdir(failedDir, { recursive: true, mode: 0o700 });
+      await rename(join(dir, `${id}${SUFFIX}`), join(failedDir, `${id}${SUFFIX}`));
+      await unlinkIfThere(join(dir, `${id}${RUNS_SUFFIX}`));
+      await syncDir();
     },
   };
 }

@@ -61,6 +61,7 @@ const MESSAGE_COLUMNS = [
   'tls',
   'size_bytes',
   'created_at',
+  'parse_error',
 ] as const;
 const ATTACHMENT_COLUMNS = [
   'id',

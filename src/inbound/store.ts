@@ -1,7 +1,8 @@
 /**
  * The only module that queries the inbound tables (migration 0007): routes, receipts, threads and
- * their Message-ID index, received messages, attachments and reply idempotency records. Writes
- * that belong together take the caller's transaction (`executor`).
+ * their Message-ID index, received messages, attachments and reply idempotency records; with its
+ * parts `store-hot.ts` (prepared statements of every received message) and `store-threads.ts`
+ * (thread reads). Writes that belong together take the caller's transaction (`executor`).
  */
 import type SQLite from 'better-sqlite3';
 import type { Insertable, Selectable } from 'kysely';
@@ -18,12 +19,13 @@ import type {
 } from '../platform/db/tables.js';
 import { idFloor } from '../platform/ids.js';
 import { createHotStatements, type ScanFields } from './store-hot.js';
+import { createThreadReads, type MessageSummaryRow, summaryColumns } from './store-threads.js';
+
+export type { MessageSummaryRow, ThreadCursor } from './store-threads.js';
 
 export type RouteRow = Selectable<InboundRoutesTable>;
 export type MessageRow = Selectable<InboundMessagesTable>;
-export type ThreadRow = Selectable<InboundThreadsTable>;
 export type AttachmentMeta = Omit<Selectable<InboundAttachmentsTable>, 'content'>;
-export type ThreadMemberRow = Selectable<ThreadMessageIdsTable>;
 
 const attachmentMetaColumns = [
   'id',
@@ -98,30 +100,17 @@ export function createInboundStore(db: Db, sqlite: SQLite.Database) {
     async addThreadMessageId(_trx: Db, row: Insertable<ThreadMessageIdsTable>): Promise<void> {
       hot.addThreadMessageId(row);
     },
-    getThread(projectId: string, id: string): Promise<ThreadRow | undefined> {
-      return db
-        .selectFrom('inbound_threads')
-        .selectAll()
-        .where('project_id', '=', projectId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-    },
-    outboundMembers(threadId: string): Promise<ThreadMemberRow[]> {
-      return db
-        .selectFrom('thread_message_ids')
-        .selectAll()
-        .where('thread_id', '=', threadId)
-        .where('direction', '=', 'outbound')
-        .orderBy('at')
-        .execute();
-    },
+    ...createThreadReads(db),
 
     // Messages
     async insertMessage(_trx: Db, row: Insertable<InboundMessagesTable>): Promise<void> {
       hot.insertMessage(row);
     },
-    listMessages(projectId: string, limit: number, after: string | undefined): Promise<MessageRow[]> {
-      let query = db.selectFrom('inbound_messages').selectAll().where('project_id', '=', projectId);
+    listMessages(projectId: string, limit: number, after: string | undefined): Promise<MessageSummaryRow[]> {
+      let query = db
+        .selectFrom('inbound_messages')
+        .select(summaryColumns)
+        .where('project_id', '=', projectId);
       // Newest first; `after` is the last ID of the previous page.
       if (after !== undefined) query = query.where('id', '<', after);
       return query.orderBy('id', 'desc').limit(limit).execute();
@@ -134,15 +123,6 @@ export function createInboundStore(db: Db, sqlite: SQLite.Database) {
         .where('id', '=', id)
         .executeTakeFirst();
     },
-    messagesInThread(threadId: string): Promise<MessageRow[]> {
-      return db
-        .selectFrom('inbound_messages')
-        .selectAll()
-        .where('thread_id', '=', threadId)
-        .orderBy('id')
-        .execute();
-    },
-
     // Attachments
     async insertAttachments(_trx: Db, rows: readonly Insertable<InboundAttachmentsTable>[]): Promise<void> {
       for (const row of rows) hot.insertAttachment(row);

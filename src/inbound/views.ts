@@ -8,7 +8,7 @@ import type {
   routeRecord,
   threadMessage,
 } from './schemas.js';
-import type { AttachmentMeta, MessageRow, RouteRow } from './store.js';
+import type { AttachmentMeta, MessageRow, MessageSummaryRow, RouteRow } from './store.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const list = (json: string) => JSON.parse(json) as string[];
@@ -40,7 +40,7 @@ export function attachmentView(row: AttachmentMeta): z.infer<typeof attachmentRe
   };
 }
 
-export function summaryView(row: MessageRow, attachmentCount: number): z.infer<typeof inboundSummary> {
+export function summaryView(row: MessageSummaryRow, attachmentCount: number): z.infer<typeof inboundSummary> {
   return {
     id: row.id,
     thread_id: row.thread_id,
@@ -79,10 +79,11 @@ export function messageView(
     auth: JSON.parse(row.auth) as z.infer<typeof inboundMessage>['auth'],
     attachments: attachments.map(attachmentView),
     size_bytes: row.size_bytes,
+    parse_error: row.parse_error,
   };
 }
 
-export function inboundThreadView(row: MessageRow): z.infer<typeof threadMessage> {
+export function inboundThreadView(row: MessageSummaryRow): z.infer<typeof threadMessage> {
   return {
     direction: 'inbound',
     id: row.id,

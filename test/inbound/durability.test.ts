@@ -5,45 +5,18 @@
  * without storing the message twice.
  */
 import { createSocket } from 'node:dgram';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { publish, SENDING_IP } from '../domains/env.js';
-import { BIN } from '../helpers/cli.js';
 import { requireClamd } from '../helpers/clamd.js';
 import { startDnsServer } from '../helpers/dns-server.js';
 import { type ConfigOverrides, testConfig } from '../helpers/server.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
 import { DOMAIN, sendSmtp } from './env.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function waitForPort(port: number, deadline = Date.now() + 20_000): Promise<void> {
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port });
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    if (Date.now() > deadline) throw new Error(`nothing listens on ${port}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { freePort, spawnServe, waitForPort } from './serve-process.js';
 
 test('a message acknowledged with 250 survives a SIGKILL and is processed on the next start', async (t) => {
   const clamd = await requireClamd();
@@ -75,41 +48,15 @@ test('a message acknowledged with 250 survives a SIGKILL and is processed on the
   await new Promise<void>((resolve) => blackhole.bind(0, '127.0.0.1', () => resolve()));
   t.teardown(() => blackhole.close());
   const smtpPort = await freePort();
-  const configFile = join(dataDir, 'config.toml');
-  writeFileSync(
-    configFile,
-    [
-      '[server]',
-      `listen = "127.0.0.1:${await freePort()}"`,
-      '[storage]',
-      `data_dir = "${dataDir}"`,
-      'synchronous = "full"',
-      '[smtp_in]',
-      'enabled = true',
-      `listen = "127.0.0.1:${smtpPort}"`,
-      '[delivery]',
-      'enabled = false',
-      '[dns]',
-      `servers = ["127.0.0.1:${blackhole.address().port}"]`,
-      'timeout_ms = 5000',
-      '[clamav]',
-      `port = ${clamd.port}`,
-      '[log]',
-      'level = "silent"',
-    ].join('\n'),
-  );
-  const { spawn } = await import('node:child_process');
-  const child = spawn(BIN, ['serve', '--config', configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
+  const { child, exited, stderr } = await spawnServe({
+    dataDir,
+    smtpPort,
+    dns: `127.0.0.1:${blackhole.address().port}`,
+    clamdPort: clamd.port,
   });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-    child.once('exit', (_code, signal) => resolve(signal)),
-  );
   t.teardown(() => child.kill('SIGKILL'));
   await waitForPort(smtpPort).catch((error: Error) => {
-    throw new Error(`${error.message}; posthorn said: ${stderr}`);
+    throw new Error(`${error.message}; posthorn said: ${stderr()}`);
   });
   const info = await sendSmtp(smtpPort, {
     from: 'ann@sender.example',

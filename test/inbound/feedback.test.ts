@@ -2,119 +2,44 @@
  * Mail about sent mail, end to end over SMTP: a DSN (RFC 3464) to the VERP Return-Path of a sent
  * message, and complaint reports (ARF, RFC 5965) to the complaint address, each mapped to the
  * right message and recipient, with the delivery engine's events and the suppressions they imply.
+ * A report about one of several recipients is authenticated (DKIM) as a receiver's would be; what
+ * an unauthenticated one may do is in feedback-proof.test.ts.
  */
 import test from 'ava';
-import { verpAddress, verpKey } from '../../src/delivery/verp.js';
-import { DOMAIN, eventRows, type InboundEnv, startInboundEnv } from './env.js';
+import { DOMAIN, eventRows, startInboundEnv } from './env.js';
+import {
+  arf,
+  dsn,
+  FBL,
+  messageStatus,
+  recipientRow,
+  type Sent,
+  sendAndDeliver,
+  signedBy,
+  verp,
+} from './feedback-env.js';
 import { sendRaw } from './smtp-client.js';
-
-const FBL = 'fbl@feedback.example';
-
-interface Sent {
-  readonly id: string;
-  readonly jobId: string;
-  readonly recipients: Record<string, string>;
-}
-
-/** Sends through the API, then marks the recipients delivered, as the delivery engine would have. */
-async function sendAndDeliver(env: InboundEnv, to: string[]): Promise<Sent> {
-  const res = await env.ph.request('POST', '/v1/emails', {
-    body: { from: `Acme <hello@${DOMAIN}>`, to, subject: 'Your receipt', text: 'Thanks for your order.' },
-  });
-  if (res.status !== 202) throw new Error(`send: ${res.status} ${res.text}`);
-  const db = env.ph.server.kernel.store.sqlite;
-  db.prepare("update message_recipients set status = 'delivered', attempts = 1 where message_id = ?").run(
-    res.body.id,
-  );
-  db.prepare("update messages set status = 'delivered' where id = ?").run(res.body.id);
-  db.prepare("update delivery_jobs set state = 'done' where message_id = ?").run(res.body.id);
-  const rows = db
-    .prepare('select id, email from message_recipients where message_id = ?')
-    .all(res.body.id) as Array<{ id: string; email: string }>;
-  const job = db.prepare('select id from delivery_jobs where message_id = ?').get(res.body.id) as {
-    id: string;
-  };
-  return { id: res.body.id, jobId: job.id, recipients: Object.fromEntries(rows.map((r) => [r.email, r.id])) };
-}
-
-function verp(env: InboundEnv, target: { kind: 'recipient' | 'job'; id: string }): string {
-  return verpAddress(verpKey(env.ph.server.kernel.masterKey), target, `bounces.${DOMAIN}`);
-}
-
-function recipientRow(env: InboundEnv, id: string) {
-  return env.ph.server.kernel.store.sqlite
-    .prepare('select status, smtp_code, bounce_category from message_recipients where id = ?')
-    .get(id) as { status: string; smtp_code: number | null; bounce_category: string | null };
-}
-
-function messageStatus(env: InboundEnv, id: string): string {
-  return (
-    env.ph.server.kernel.store.sqlite.prepare('select status from messages where id = ?').get(id) as {
-      status: string;
-    }
-  ).status;
-}
-
-const dsn = (
-  to: string,
-  sent: Sent,
-  blocks: string[],
-) => `From: Mail Delivery System <MAILER-DAEMON@mx.example.net>
-To: ${to}
-Subject: Undelivered Mail Returned to Sender
-Date: Mon, 23 Nov 2026 10:00:00 +0000
-Message-ID: <dsn-1@mx.example.net>
-MIME-Version: 1.0
-Content-Type: multipart/report; report-type=delivery-status;
- boundary="BOUNDARY"
-
---BOUNDARY
-Content-Type: text/plain; charset=us-ascii
-
-This is the mail system at host mx.example.net. I'm sorry to have to inform you
-that your message could not be delivered to one or more recipients.
-
---BOUNDARY
-Content-Type: message/delivery-status
-
-Reporting-MTA: dns; mx.example.net
-Arrival-Date: Mon, 23 Nov 2026 09:59:58 +0000
-
-${blocks.join('\n\n')}
-
---BOUNDARY
-Content-Type: text/rfc822-headers
-
-Message-ID: <${sent.id}@${DOMAIN}>
-From: Acme <hello@${DOMAIN}>
-Subject: Your receipt
-
---BOUNDARY--
-`;
 
 test('a DSN to a VERP address bounces the right recipient with the delivery engine’s events and suppression', async (t) => {
   const env = await startInboundEnv(t);
   const sent = await sendAndDeliver(env, ['bob@example.net', 'carol@example.net']);
   const to = verp(env, { kind: 'job', id: sent.jobId });
-  const reply = await sendRaw(
-    env.smtpPort,
-    '',
-    [to],
-    dsn(to, sent, [
-      `Final-Recipient: rfc822; bob@example.net
+  // The recipients' own domain signs its DSN, so it may name either recipient of the transaction.
+  const report = dsn(to, sent, [
+    `Final-Recipient: rfc822; bob@example.net
 Original-Recipient: rfc822;bob@example.net
 Action: failed
 Status: 5.1.1
 Remote-MTA: dns; mx.example.net
 Diagnostic-Code: smtp; 550 5.1.1 <bob@example.net>: Recipient address rejected:
     User unknown in local recipient table`,
-      `Final-Recipient: rfc822; carol@example.net
+    `Final-Recipient: rfc822; carol@example.net
 Action: delayed
 Status: 4.2.2
 Diagnostic-Code: smtp; 452 4.2.2 Mailbox full, try later
 Will-Retry-Until: Thu, 26 Nov 2026 10:00:00 +0000`,
-    ]),
-  );
+  ]);
+  const reply = await sendRaw(env.smtpPort, '', [to], await signedBy(env, 'example.net', report));
   t.is(reply.code, 250);
   await env.settled();
 
@@ -214,57 +139,24 @@ Diagnostic-Code: smtp; 550 5.1.1 User unknown`,
   t.is((await env.ph.request('GET', '/v1/suppressions')).body.data.length, 0);
 });
 
-const arf = (options: {
-  originalMailFrom?: string;
-  rcptTo?: string;
-  headers: string;
-  headersType?: string;
-}) => `From: Feedback Loop <feedback@isp.example>
-To: ${FBL}
-Subject: Complaint about message from 192.0.2.10
-Date: Mon, 23 Nov 2026 11:00:00 +0000
-Message-ID: <arf-1@isp.example>
-MIME-Version: 1.0
-Content-Type: multipart/report; report-type=feedback-report;
-    boundary="part1_13d.2e68ed54_boundary"
-
---part1_13d.2e68ed54_boundary
-Content-Type: text/plain; charset="US-ASCII"
-Content-Transfer-Encoding: 7bit
-
-This is an email abuse report for an email message received from IP
-192.0.2.10 on Mon, 23 Nov 2026 10:00:00 +0000.
-
---part1_13d.2e68ed54_boundary
-Content-Type: message/feedback-report
-
-Feedback-Type: abuse
-User-Agent: ISP-FBL/1.0
-Version: 1
-${options.originalMailFrom ? `Original-Mail-From: <${options.originalMailFrom}>\n` : ''}${options.rcptTo ? `Original-Rcpt-To: <${options.rcptTo}>\n` : ''}Arrival-Date: Mon, 23 Nov 2026 10:00:00 +0000
-Source-IP: 192.0.2.10
-Reported-Domain: ${DOMAIN}
-
---part1_13d.2e68ed54_boundary
-Content-Type: ${options.headersType ?? 'message/rfc822'}
-Content-Disposition: inline
-
-${options.headers}
---part1_13d.2e68ed54_boundary--
-`;
-
 test('an ARF complaint to the complaint address marks the recipient complained and suppresses it', async (t) => {
-  const env = await startInboundEnv(t, { smtp_in: { complaint_address: FBL } });
+  const env = await startInboundEnv(t, {
+    smtp_in: { complaint_address: FBL, feedback_loop_domains: ['isp.example'] },
+  });
   const sent = await sendAndDeliver(env, ['bob@example.net', 'carol@example.net']);
   const returnPath = verp(env, { kind: 'job', id: sent.jobId });
+  // A configured feedback loop signs its reports, so it may name either recipient.
   const reply = await sendRaw(
     env.smtpPort,
     'feedback@isp.example',
     [FBL],
-    arf({
-      originalMailFrom: returnPath,
-      rcptTo: 'carol@example.net',
-      headers: `Return-Path: <${returnPath}>
+    await signedBy(
+      env,
+      'isp.example',
+      arf({
+        originalMailFrom: returnPath,
+        rcptTo: 'carol@example.net',
+        headers: `Return-Path: <${returnPath}>
 Message-ID: <${sent.id}@${DOMAIN}>
 From: Acme <hello@${DOMAIN}>
 To: bob@example.net, carol@example.net
@@ -272,7 +164,8 @@ Subject: Your receipt
 
 Thanks for your order.
 `,
-    }),
+      }),
+    ),
   );
   t.is(reply.code, 250);
   await env.settled();
@@ -343,4 +236,47 @@ I am away until Monday.
     kind: string;
   };
   t.is(receipt.kind, 'ignored');
+});
+
+test('a repeated complaint changes nothing more, and a bounced recipient cannot complain', async (t) => {
+  const env = await startInboundEnv(t, { smtp_in: { complaint_address: FBL } });
+  const complainAbout = (sent: Sent, to: string) =>
+    sendRaw(
+      env.smtpPort,
+      'feedback@isp.example',
+      [FBL],
+      arf({
+        headersType: 'text/rfc822-headers',
+        headers: `Message-ID: <${sent.id}@${DOMAIN}>\nFrom: Acme <hello@${DOMAIN}>\nTo: ${to}\nSubject: Your receipt\n`,
+      }),
+    );
+  const gina = await sendAndDeliver(env, ['gina@example.net']);
+  t.is((await complainAbout(gina, 'gina@example.net')).code, 250);
+  t.is((await complainAbout(gina, 'gina@example.net')).code, 250);
+  await env.settled();
+  t.is(recipientRow(env, gina.recipients['gina@example.net'] as string).status, 'complained');
+  t.is(eventRows(env.ph, 'email.complained').length, 1, 'one event for one complaint');
+
+  // A recipient whose delivery bounced never received the mail: a complaint about it is not believed.
+  const hank = await sendAndDeliver(env, ['hank@example.net']);
+  const hankId = hank.recipients['hank@example.net'] as string;
+  env.ph.server.kernel.store.sqlite
+    .prepare("update message_recipients set status = 'bounced' where id = ?")
+    .run(hankId);
+  t.is((await complainAbout(hank, 'hank@example.net')).code, 250);
+  await env.settled();
+  t.is(recipientRow(env, hankId).status, 'bounced');
+  t.is(eventRows(env.ph, 'email.complained').length, 1);
+  t.is((await env.ph.request('GET', '/v1/suppressions/hank@example.net')).status, 404);
+  const outcomes = (
+    env.ph.server.kernel.store.sqlite
+      .prepare('select outcome from inbound_receipts order by id')
+      .all() as Array<{
+      outcome: string;
+    }>
+  ).map((row) => JSON.parse(row.outcome) as { complaints?: Array<{ skipped?: string }> });
+  t.deepEqual(
+    outcomes.map((o) => o.complaints?.[0]?.skipped ?? null),
+    [null, 'recipient already complained', 'recipient already bounced'],
+  );
 });

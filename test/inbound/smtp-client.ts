@@ -80,10 +80,11 @@ export async function sendRaw(
   from: string,
   to: readonly string[],
   message: string,
+  options: { readonly helo?: string } = {},
 ): Promise<Reply> {
   const smtp = await openSmtp(port);
   try {
-    await smtp.command('EHLO mx.reporter.example');
+    await smtp.command(`EHLO ${options.helo ?? 'mx.reporter.example'}`);
     const mail = await smtp.command(`MAIL FROM:<${from}>`);
     if (mail.code !== 250) return mail;
     for (const rcpt of to) {

@@ -109,7 +109,7 @@ test("0009 keys idempotency records by mode, each existing record taking its mes
   t.regex(plan('delete from idempotency_keys where created_at < 10'), /USING INDEX idempotency_keys_created/);
 });
 
-test('migrating to the latest applies what is left in order: 0010 adds the webhook failure streak, 0011 keys replies by mode', async (t) => {
+test('migrating to the latest applies what is left in order: 0010 adds the webhook failure streak, 0011 keys replies by mode, 0012 keys analytics by mode, 0013 adds parse_error', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const store = openStore(dir);
@@ -135,6 +135,7 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
     '0010-webhook-failure-streak',
     '0011-inbound-reply-mode',
     '0012-analytics-mode',
+    '0013-inbound-parse-error',
   ]);
   const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
     name: string;
@@ -152,6 +153,10 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
     )
     .run();
   t.is((store.sqlite.prepare('select count(*) as n from inbound_replies').get() as { n: number }).n, 2);
+  const inbound = store.sqlite.prepare('select name from pragma_table_info(?)').all('inbound_messages') as {
+    name: string;
+  }[];
+  t.true(inbound.some((c) => c.name === 'parse_error'));
 });
 
 test('0012 keys analytics by mode (test records move to test rows, cancelled sends and latencies of later bounces leave) and indexes settled records', async (t) => {
@@ -195,7 +200,7 @@ test('0012 keys analytics by mode (test records move to test rows, cancelled sen
   // A day whose records retention already removed keeps what it had.
   daily.run(50, 'gmail', 7, 0, 7, 0, '[1,500,7]');
 
-  t.deepEqual(await migrateToLatest(store.db), ['0012-analytics-mode']);
+  t.deepEqual(await migrateToLatest(store.db), ['0012-analytics-mode', '0013-inbound-parse-error']);
   t.deepEqual(
     sqlite
       .prepare(

@@ -15,7 +15,16 @@ export const smtpInSection = z
       .default(26_214_400)
       .describe('Largest message accepted (advertised with SIZE).'),
     max_recipients: z.int().positive().default(100).describe('Recipients accepted per message.'),
-    max_connections_per_ip: z.int().positive().default(10).describe('Concurrent connections per client IP.'),
+    max_connections_per_ip: z
+      .int()
+      .positive()
+      .default(10)
+      .describe('Concurrent connections per client IPv4 address, or per IPv6 /64 network.'),
+    max_clients: z
+      .int()
+      .positive()
+      .default(100)
+      .describe('Concurrent connections in all; more are answered 421 and closed.'),
     tls_cert_file: z
       .string()
       .default('')
@@ -25,6 +34,19 @@ export const smtpInSection = z
       .string()
       .default('fbl@localhost')
       .describe('Address that receives feedback-loop (ARF) complaint reports.'),
+    feedback_loop_domains: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/,
+            'must be a domain name, e.g. "fbl.example.net"',
+          ),
+      )
+      .default([])
+      .describe(
+        'Domains of trusted feedback loops: a complaint or DSN whose DKIM signature of one of them (or a subdomain) passes may name any recipient of a message. Other reports act only on a recipient they prove.',
+      ),
     idle_timeout: duration
       .default('2m')
       .describe(
@@ -39,6 +61,13 @@ export const smtpInSection = z
       .default(200)
       .describe(
         'Commands a client may send before DATA (per transaction); more gets 421 and the connection is closed.',
+      ),
+    max_processing_bytes: z
+      .int()
+      .positive()
+      .default(134_217_728)
+      .describe(
+        'Bytes of received messages parsed, authenticated and stored at once (memory use is a small multiple of it); more wait in the spool. One message is always processed, whatever its size.',
       ),
     workers: z
       .int()

@@ -17,6 +17,7 @@ import * as idempotencyMode from './0009-idempotency-mode.js';
 import * as webhookFailureStreak from './0010-webhook-failure-streak.js';
 import * as inboundReplyMode from './0011-inbound-reply-mode.js';
 import * as analyticsMode from './0012-analytics-mode.js';
+import * as inboundParseError from './0013-inbound-parse-error.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0010-webhook-failure-streak': webhookFailureStreak,
   '0011-inbound-reply-mode': inboundReplyMode,
   '0012-analytics-mode': analyticsMode,
+  '0013-inbound-parse-error': inboundParseError,
 };

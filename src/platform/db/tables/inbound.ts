@@ -79,6 +79,8 @@ export interface InboundMessagesTable {
   tls: number;
   size_bytes: number;
   created_at: number;
+  /** Why the message could not be parsed; it was stored whole as an attachment (migration 0013). */
+  parse_error: string | null;
 }
 
 export type ScanState = 'pending' | 'clean' | 'infected' | 'error';

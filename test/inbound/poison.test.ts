@@ -1,0 +1,130 @@
+/**
+ * A poison message never crash-loops the server: a file left in the spool that earlier runs of
+ * the real `posthorn serve` process started and never finished (here they are SIGKILLed while
+ * processing it, as an out-of-memory crash would end them) is given up on at the next start: a
+ * `failed` receipt with the reason, and the file moved to `inbound/failed/`. Other left-over mail
+ * is processed as usual.
+ */
+import { createSocket } from 'node:dgram';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import { createLogger } from '../../src/platform/log.js';
+import { newId } from '../../src/platform/ids.js';
+import type { InboundRecipient } from '../../src/inbound/recipients.js';
+import { openSpool, type Spool } from '../../src/inbound/spool.js';
+import { startServer } from '../../src/server.js';
+import { publish, SENDING_IP } from '../domains/env.js';
+import { requireClamd } from '../helpers/clamd.js';
+import { startDnsServer } from '../helpers/dns-server.js';
+import { type ConfigOverrides, testConfig } from '../helpers/server.js';
+import { eventually } from './env.js';
+import { freePort, spawnServe } from './serve-process.js';
+
+const DOMAIN = 'acme.example';
+
+async function spoolMessage(spool: Spool, recipient: InboundRecipient, subject: string): Promise<string> {
+  const id = newId('rcv');
+  const envelope = {
+    id,
+    receivedAt: Date.now(),
+    mailFrom: 'ann@sender.example',
+    recipients: [recipient],
+    remoteIp: '127.0.0.1',
+    helo: 'client.example',
+    clientHostname: 'client.example',
+    tls: false,
+  };
+  const raw = `From: ann@sender.example\r\nTo: ${recipient.address}\r\nSubject: ${subject}\r\n\r\nHello.\r\n`;
+  await spool.write(envelope, [Buffer.from(raw)]);
+  return id;
+}
+
+test('a left-over message that two runs started and never finished is recorded as failed and kept aside', async (t) => {
+  t.timeout(120_000);
+  const clamd = await requireClamd();
+  const dataDir = mkdtempSync(join(tmpdir(), 'posthorn-poison-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dns = await startDnsServer();
+  t.teardown(() => dns.stop());
+  const log = createLogger('silent');
+  const overrides: ConfigOverrides = {
+    dns: { servers: [dns.address] },
+    delivery: { sending_ips: [SENDING_IP] },
+    clamav: { host: clamd.host, port: clamd.port },
+    smtp_in: { enabled: true, listen: '127.0.0.1:0' },
+  };
+
+  const setup = await startServer(testConfig(dataDir, overrides), log);
+  const { projectId } = await setup.services.projects.bootstrap(
+    { email: 'owner@example.test', organization: 'Org', project: 'P' },
+    'test',
+  );
+  const domain = await setup.services.domains.create(projectId, { name: DOMAIN, region: 'eu' });
+  publish(dns, domain as never);
+  t.is((await setup.services.domains.verify(projectId, domain.id)).status, 'verified');
+  const route = await setup.services.inbound.createRoute(projectId, {
+    domain_id: domain.id,
+    local_part: 'support',
+  });
+  await setup.stop();
+
+  const spoolDir = join(dataDir, 'inbound', 'spool');
+  const spool = await openSpool(spoolDir);
+  const recipient: InboundRecipient = {
+    kind: 'route',
+    address: `support@${DOMAIN}`,
+    projectId,
+    routeId: route.id,
+  };
+  const poison = await spoolMessage(spool, recipient, 'Poison');
+
+  // Two runs of the real process start processing it (stalled on a resolver that never answers)
+  // and die before they finish.
+  const blackhole = createSocket('udp4');
+  await new Promise<void>((resolve) => blackhole.bind(0, '127.0.0.1', () => resolve()));
+  t.teardown(() => blackhole.close());
+  const runsFile = join(spoolDir, `${poison}.runs`);
+  for (const run of [1, 2]) {
+    const serve = await spawnServe({
+      dataDir,
+      smtpPort: await freePort(),
+      dns: `127.0.0.1:${blackhole.address().port}`,
+      clamdPort: clamd.port,
+    });
+    t.teardown(() => serve.child.kill('SIGKILL'));
+    await eventually(
+      () => (existsSync(runsFile) && readFileSync(runsFile, 'utf8') === String(run) ? true : undefined),
+      20_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; posthorn said: ${serve.stderr()}`);
+    });
+    serve.child.kill('SIGKILL');
+    t.is(await serve.exited, 'SIGKILL');
+  }
+
+  // The next start gives it up without processing it, and processes other left-over mail.
+  await spoolMessage(spool, recipient, 'Fine');
+  const restarted = await startServer(testConfig(dataDir, overrides), log);
+  t.teardown(() => restarted.stop());
+  await restarted.services.inbound.ready();
+  await restarted.services.inbound.settled();
+
+  const listed = await restarted.services.inbound.listEmails(projectId, { limit: 10 });
+  t.deepEqual(
+    listed.data.map((m) => m.subject),
+    ['Fine'],
+  );
+  const receipt = restarted.kernel.store.sqlite
+    .prepare('select kind, mail_from, outcome from inbound_receipts where id = ?')
+    .get(poison) as { kind: string; mail_from: string; outcome: string };
+  t.is(receipt.kind, 'failed');
+  t.is(receipt.mail_from, 'ann@sender.example');
+  t.regex(JSON.parse(receipt.outcome).failed, /started by 2 earlier runs/);
+  t.deepEqual(readdirSync(spoolDir), []);
+  t.deepEqual(readdirSync(join(dataDir, 'inbound', 'failed')), [`${poison}.eml`]);
+  t.true(
+    readFileSync(join(dataDir, 'inbound', 'failed', `${poison}.eml`), 'latin1').includes('Subject: Poison'),
+  );
+});

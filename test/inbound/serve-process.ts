@@ -1,0 +1,80 @@
+/**
+ * The real `posthorn serve` process for inbound tests that kill it (SIGKILL) to prove what
+ * survives a crash: a free port, a config file, and waiting for a port to open.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { join } from 'node:path';
+import { BIN } from '../helpers/cli.js';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export async function waitForPort(port: number, deadline = Date.now() + 20_000): Promise<void> {
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Writes `config.toml` in `dataDir` for a serve process with inbound SMTP on `smtpPort`, no
+ * delivery, `dns` as its resolver (a black hole stalls the processing of received mail) and clamd
+ * on `clamdPort`, and starts it. `exited` resolves with the signal that ended it.
+ */
+export async function spawnServe(options: {
+  readonly dataDir: string;
+  readonly smtpPort: number;
+  readonly dns: string;
+  readonly clamdPort: number;
+}): Promise<{ child: ChildProcess; exited: Promise<NodeJS.Signals | null>; stderr: () => string }> {
+  const configFile = join(options.dataDir, 'config.toml');
+  writeFileSync(
+    configFile,
+    [
+      '[server]',
+      `listen = "127.0.0.1:${await freePort()}"`,
+      '[storage]',
+      `data_dir = "${options.dataDir}"`,
+      'synchronous = "full"',
+      '[smtp_in]',
+      'enabled = true',
+      `listen = "127.0.0.1:${options.smtpPort}"`,
+      '[delivery]',
+      'enabled = false',
+      '[dns]',
+      `servers = ["${options.dns}"]`,
+      'timeout_ms = 5000',
+      '[clamav]',
+      `port = ${options.clamdPort}`,
+      '[log]',
+      'level = "silent"',
+    ].join('\n'),
+  );
+  const child = spawn(BIN, ['serve', '--config', configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (_code, signal) => resolve(signal)),
+  );
+  return { child, exited, stderr: () => stderr };
+}
