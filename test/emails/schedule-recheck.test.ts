@@ -12,7 +12,8 @@ const FINAL = new Set(['delivered', 'partially_delivered', 'bounced', 'failed', 
 
 async function scheduledSoon(ph: Posthorn, overrides: Record<string, unknown>) {
   const key = await ph.createKey(ph.owner.projectId, ['full_access'], 'test');
-  const sendAt = Date.now() + 4000;
+  // Far enough ahead that a loaded host still accepts it and applies the change before the release.
+  const sendAt = Date.now() + 8000;
   const res = await ph.request('POST', '/v1/emails', {
     key,
     body: email({ ...overrides, send_at: new Date(sendAt).toISOString() }),
