@@ -12,7 +12,9 @@
  *   Message-ID) the report must be authenticated for the recipient it names: a DSN must come with
  *   the null reverse-path (RFC 5321 §4.5.5) and either one passes DKIM, or SPF, for a domain of the
  *   recipient's organizational domain (relaxed alignment, as DMARC's, RFC 7489 §3.1), or a DKIM
- *   signature of a configured feedback-loop domain (`smtp_in.feedback_loop_domains`) passes.
+ *   signature of a configured feedback-loop domain (`smtp_in.feedback_loop_domains`) passes. A
+ *   complaint is proven only by the feedback loop's signature: it is ordinary mail, which a
+ *   co-recipient at the same mailbox provider can send signed by that provider.
  *
  * It only decides; it never looks anything up (the authentication results come with the message).
  */
@@ -60,6 +62,10 @@ export function createRecipientProof(feedbackLoopDomains: readonly string[]): Re
       row.result === 'pass' && row.domain ? [row.domain.toLowerCase()] : [],
     );
     if (signers.some((signer) => loops.some((loop) => within(signer, loop)))) return true;
+    // A complaint is ordinary mail (no null reverse-path), so a co-recipient at a mailbox provider
+    // can send one from their own account there, signed by the provider's domain: alignment with
+    // the recipient's domain proves nothing for it. Only a feedback loop's signature does.
+    if (kind === 'arf') return false;
     const organization = organizationalDomain(domainOf(email));
     const aligned = (domain: string | null | undefined) =>
       domain ? organizationalDomain(domain) === organization : false;

@@ -81,13 +81,19 @@ const cases: Array<[string, Parameters<typeof proves>, boolean]> = [
     false,
   ],
   [
+    // A co-recipient at the same provider, writing from their own account there.
+    'one of two, complaint signed by the recipient domain but no feedback loop',
+    ['arf', 'bob@example.net', 2, { mailFrom: 'eve@example.net', auth: auth([['pass', 'example.net']]) }],
+    false,
+  ],
+  [
+    'one of two, complaint with aligned SPF but no feedback loop',
+    ['arf', 'bob@example.net', 2, { mailFrom: 'eve@example.net', auth: auth([], ['pass', 'example.net']) }],
+    false,
+  ],
+  [
     'one of two, private-suffix neighbours are not one organization',
-    [
-      'arf',
-      'v@victim.blogspot.com',
-      2,
-      { mailFrom: 'a@attacker.blogspot.com', auth: auth([['pass', 'attacker.blogspot.com']]) },
-    ],
+    ['dsn', 'v@victim.blogspot.com', 2, { mailFrom: '', auth: auth([['pass', 'attacker.blogspot.com']]) }],
     false,
   ],
 ];
