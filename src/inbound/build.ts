@@ -227,7 +227,7 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
       log,
       checkRecipient,
       spool,
-      onSpooled: (message) => work.enqueue(message.envelope.id, message),
+      onSpooled: ({ id, bytes, message }) => work.enqueue(id, bytes, message),
     });
   }
 }
