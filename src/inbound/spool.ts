@@ -4,9 +4,10 @@
  * not lose it). One file per transaction, `<rcv_id>.eml`: a line of JSON (the envelope and what
  * RCPT TO decided for each recipient), then the message exactly as received.
  *
- * A file is written under a temporary name, fsynced, renamed into place and the directory fsynced,
- * so after a crash a spool file is either whole or absent; a leftover temporary file belongs to a
- * transaction that was never acknowledged and is removed. Directory syncs of concurrent writers are
+ * A file is written under a temporary name (`<id>.eml.tmp`, as the message arrives: `create` and
+ * `spool-file.ts`), fsynced, renamed into place and the directory fsynced, so after a crash a spool
+ * file is either whole or absent; a leftover temporary file belongs to a transaction that was never
+ * acknowledged and is removed by `pending`, which therefore runs only before the listener starts. Directory syncs of concurrent writers are
  * shared (group commit), so many sessions cost one directory fsync, not one each.
  *
  * It never parses mail and never touches the database: the processor reads files back, commits
@@ -58,7 +59,10 @@ export interface Spool {
   /** The envelope alone (the first line), without reading the message. */
   readEnvelope(id: string): Promise<SpoolEnvelope>;
   remove(id: string): Promise<void>;
-  /** IDs and sizes of complete spool files, oldest first; removes temporary leftovers of a crash. */
+  /**
+   * IDs and sizes of complete spool files, oldest first; removes temporary leftovers of a crash,
+   * so it must not run while the listener writes (at start only).
+   */
   pending(): Promise<Array<{ id: string; bytes: number }>>;
   /**
    * Counts one more run of the process that started processing this file; returns how many
