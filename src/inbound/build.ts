@@ -155,6 +155,10 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
     processing(): { messages: number; bytes: number } {
       return processor?.load() ?? { messages: 0, bytes: 0 };
     },
+    /** Messages in DATA now, and the bytes of them the listener holds in memory (tests, operators). */
+    receiving(): { messages: number; bytes: number } {
+      return listener?.receiving() ?? { messages: 0, bytes: 0 };
+    },
     /** Runs the attachment scanner now and waits for it (tests). */
     async scanNow(): Promise<void> {
       await scanEngine?.runNow();
@@ -227,7 +231,7 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
       log,
       checkRecipient,
       spool,
-      onSpooled: (message) => work.enqueue(message.envelope.id, message),
+      onSpooled: ({ id, bytes, message }) => work.enqueue(id, bytes, message),
     });
   }
 }

@@ -2,7 +2,9 @@
  * The inbound SMTP listener (smtp-server): greets with the configured hostname, offers STARTTLS
  * (RFC 3207), SIZE (RFC 1870), PIPELINING and enhanced status codes (RFC 2034), and accepts a
  * recipient only when `recipients.ts` says Posthorn will keep the message. The end of DATA is
- * answered 250 only after the message is durable in the spool; the processor does the rest.
+ * answered 250 only after the message is durable in the spool; the processor does the rest. DATA
+ * goes to the spool file as it arrives (`spool-data.ts`), so a connection holds a few chunks of its
+ * message in memory, not the message.
  *
  * Limits (config `[smtp_in]`): message size, recipients per transaction, connections in all and
  * per client (an IPv4 address or an IPv6 /64, `client-key.ts`), commands before DATA, refused
@@ -22,6 +24,7 @@ import type { Logger } from '../platform/log.js';
 import { clientKey } from './client-key.js';
 import type { InboundRecipient, RecipientCheck } from './recipients.js';
 import type { Spool, SpoolEnvelope, SpooledMessage } from './spool.js';
+import { type DataMeter, type DataOutcome, spoolData } from './spool-data.js';
 
 export interface ListenerDeps {
   readonly config: Config['smtp_in'];
@@ -31,12 +34,22 @@ export interface ListenerDeps {
   readonly log: Logger;
   readonly checkRecipient: RecipientCheck;
   readonly spool: Spool;
-  /** Called after a transaction is durable and acknowledged, with what was written. */
-  readonly onSpooled: (message: SpooledMessage) => void;
+  /** Called after a transaction is durable and acknowledged. */
+  readonly onSpooled: (accepted: Accepted) => void;
+}
+
+/** A transaction durable in the spool; a small message comes along in memory (`HAND_OFF_BYTES`). */
+export interface Accepted {
+  readonly id: string;
+  /** Bytes of the message with Posthorn's `Received:` field. */
+  readonly bytes: number;
+  readonly message: SpooledMessage | undefined;
 }
 
 export interface InboundListener {
   address(): AddressInfo;
+  /** Transactions in DATA now and the bytes of their messages held in memory (a few chunks each). */
+  receiving(): { readonly messages: number; readonly bytes: number };
   close(): Promise<void>;
 }
 
@@ -61,6 +74,8 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
   const { config, log } = deps;
   const sessions = new Map<string, SessionState>();
   const perIp = new Map<string, number>();
+  // Transactions in DATA, for `receiving()`.
+  const receiving = new Set<DataMeter>();
   const maxSessionMs = parseDuration(config.max_session);
 
   const stateOf = (session: SMTPServerSession): SessionState => {
@@ -174,53 +189,67 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
     onData(stream, session, callback) {
       const state = stateOf(session);
       state.commands = 0;
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => {
-        // Past the limit the bytes are only counted; smtp-server answers 552 (rejectOversized).
-        if (!stream.sizeExceeded) chunks.push(chunk);
-      });
-      stream.on('end', () => {
-        if (stream.sizeExceeded) return callback(smtpError(552, 'Message exceeds the maximum size'));
-        accept(session, state, chunks).then(
-          (message) => {
-            callback(null, `Queued as ${message.envelope.id}`);
-            deps.onSpooled(message);
-          },
-          (error: unknown) => {
-            log.error({ err: error }, 'could not spool an inbound message');
-            callback(smtpError(451, 'Local error storing the message, try again later'));
-          },
-        );
-      });
+      const envelope = envelopeOf(session, state);
+      const head = Buffer.from(receivedHeader(envelope, config.hostname));
+      // A client may go before the file is open: with a listener its stream errors, not the process.
+      stream.on('error', () => undefined);
+      deps.spool.create(envelope, head).then(
+        (file) => {
+          const { outcome, meter } = spoolData(stream, file, head);
+          receiving.add(meter);
+          outcome.then((result) => {
+            receiving.delete(meter);
+            reply(envelope, result, callback);
+          });
+        },
+        (error: unknown) => reply(envelope, { kind: 'failed', error }, callback),
+      );
     },
   };
 
-  async function accept(
-    session: SMTPServerSession,
-    state: SessionState,
-    chunks: Buffer[],
-  ): Promise<SpooledMessage> {
+  function reply(
+    envelope: SpoolEnvelope,
+    result: DataOutcome,
+    callback: (error?: Error | null, message?: string) => void,
+  ): void {
+    switch (result.kind) {
+      case 'spooled': {
+        callback(null, `Queued as ${envelope.id}`);
+        const message = result.raw ? { envelope, raw: result.raw } : undefined;
+        deps.onSpooled({ id: envelope.id, bytes: result.bytes, message });
+        return;
+      }
+      case 'oversized':
+        callback(smtpError(552, 'Message exceeds the maximum size'));
+        return;
+      case 'gone':
+        log.debug({ receipt: envelope.id }, 'client went away during DATA; nothing spooled');
+        return;
+      case 'failed':
+        log.error({ err: result.error }, 'could not spool an inbound message');
+        callback(smtpError(451, 'Local error storing the message, try again later'));
+        return;
+    }
+  }
+
+  /** The envelope is fixed once DATA starts; the message is spooled after it as it arrives. */
+  function envelopeOf(session: SMTPServerSession, state: SessionState): SpoolEnvelope {
     const receivedAt = Date.now();
-    const id = newId('rcv', receivedAt);
     const recipients: InboundRecipient[] = [];
     for (const rcpt of session.envelope.rcptTo) {
       const recipient = state.accepted.get(rcpt.address);
       if (recipient) recipients.push(recipient);
     }
-    const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-    const envelope: SpoolEnvelope = {
-      id,
+    return {
+      id: newId('rcv', receivedAt),
       receivedAt,
-      mailFrom,
+      mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
       recipients,
       remoteIp: session.remoteAddress,
       helo: session.hostNameAppearsAs || '',
       clientHostname: session.clientHostname,
       tls: session.secure,
     };
-    const raw = Buffer.concat([Buffer.from(receivedHeader(envelope, config.hostname)), ...chunks]);
-    await deps.spool.write(envelope, [raw]);
-    return { envelope, raw };
   }
 
   const server = new SMTPServer(options);
@@ -247,6 +276,11 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
 
   return {
     address: () => address,
+    receiving: () => {
+      let bytes = 0;
+      for (const meter of receiving) bytes += meter.held();
+      return { messages: receiving.size, bytes };
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

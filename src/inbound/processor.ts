@@ -50,8 +50,11 @@ export interface ProcessorDeps {
 }
 
 export interface Processor {
-  /** Queues a spooled transaction; `message` spares reading back a file just written. */
-  enqueue(id: string, message?: SpooledMessage): void;
+  /**
+   * Queues a spooled transaction of `bytes` (they count against `maxBytes`); `message`, the
+   * listener's copy of a small one, spares reading back a file just written.
+   */
+  enqueue(id: string, bytes: number, message?: SpooledMessage): void;
   /** Queues whatever a previous run left in the spool. */
   recover(): Promise<number>;
   /** Resolves when nothing is queued or running (tests, benchmarks). */
@@ -71,7 +74,8 @@ interface Entry {
 const MAX_FAILURES = 10;
 /** Earlier runs that may start a left-over file without finishing it before it is given up on. */
 const MAX_UNFINISHED_RUNS = 2;
-/** Bytes of fresh messages kept in memory for the processor; beyond it they are read back from the spool. */
+/** Bytes of fresh messages handed over in memory (small ones only, `HAND_OFF_BYTES`) kept for the
+ * processor while they wait; beyond it they are read back from the spool. */
 const MAX_IN_MEMORY_BYTES = 64 * 1024 * 1024;
 /** A processed message waits this long for others to share its commit. */
 const COMMIT_LINGER_MS = 100;
@@ -129,7 +133,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     }
   };
 
-  const enqueue = (id: string, message?: SpooledMessage, bytes = message?.raw.length ?? 0) => {
+  const enqueue = (id: string, bytes: number, message?: SpooledMessage) => {
     if (stopped || queued.has(id)) return;
     if (message && inMemoryBytes + message.raw.length <= maxInMemory) {
       inMemory.set(id, message);
@@ -175,7 +179,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     const timer = setTimeout(() => {
       timers.delete(timer);
       queued.delete(entry.id);
-      enqueue(entry.id, undefined, entry.bytes);
+      enqueue(entry.id, entry.bytes);
       settle();
     }, delay);
     timer.unref();
@@ -239,7 +243,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     async recover() {
       const files = await deps.spool.pending();
       for (const { id } of files) recovered.add(id);
-      for (const { id, bytes } of files) enqueue(id, undefined, bytes);
+      for (const { id, bytes } of files) enqueue(id, bytes);
       if (files.length > 0)
         log.info({ count: files.length }, 'processing inbound messages left in the spool');
       return files.length;

@@ -4,9 +4,10 @@
  * not lose it). One file per transaction, `<rcv_id>.eml`: a line of JSON (the envelope and what
  * RCPT TO decided for each recipient), then the message exactly as received.
  *
- * A file is written under a temporary name, fsynced, renamed into place and the directory fsynced,
- * so after a crash a spool file is either whole or absent; a leftover temporary file belongs to a
- * transaction that was never acknowledged and is removed. Directory syncs of concurrent writers are
+ * A file is written under a temporary name (`<id>.eml.tmp`, as the message arrives: `create` and
+ * `spool-file.ts`), fsynced, renamed into place and the directory fsynced, so after a crash a spool
+ * file is either whole or absent; a leftover temporary file belongs to a transaction that was never
+ * acknowledged and is removed by `pending`, which therefore runs only before the listener starts. Directory syncs of concurrent writers are
  * shared (group commit), so many sessions cost one directory fsync, not one each.
  *
  * It never parses mail and never touches the database: the processor reads files back, commits
@@ -21,7 +22,10 @@ import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { shareSync } from '../platform/shared-sync.js';
+import { createSpoolFile, type SpoolFile } from './spool-file.js';
 import type { InboundRecipient } from './recipients.js';
+
+export type { SpoolFile } from './spool-file.js';
 
 /** The SMTP envelope and connection facts of one accepted transaction. */
 export interface SpoolEnvelope {
@@ -46,11 +50,19 @@ export interface Spool {
   readonly dir: string;
   /** Writes one transaction durably; resolves only once it survives a power cut. */
   write(envelope: SpoolEnvelope, raw: readonly Buffer[]): Promise<void>;
+  /**
+   * Starts the file of a transaction whose message is still arriving: the envelope line and
+   * `head` are written first, the message is appended as it comes (`spool-file.ts`).
+   */
+  create(envelope: SpoolEnvelope, head: Buffer): Promise<SpoolFile>;
   read(id: string): Promise<SpooledMessage>;
   /** The envelope alone (the first line), without reading the message. */
   readEnvelope(id: string): Promise<SpoolEnvelope>;
   remove(id: string): Promise<void>;
-  /** IDs and sizes of complete spool files, oldest first; removes temporary leftovers of a crash. */
+  /**
+   * IDs and sizes of complete spool files, oldest first; removes temporary leftovers of a crash,
+   * so it must not run while the listener writes (at start only).
+   */
   pending(): Promise<Array<{ id: string; bytes: number }>>;
   /**
    * Counts one more run of the process that started processing this file; returns how many
@@ -79,20 +91,25 @@ export async function openSpool(dir: string): Promise<Spool> {
     }
   };
 
+  const create = (envelope: SpoolEnvelope, head: Buffer): Promise<SpoolFile> => {
+    const final = join(dir, `${envelope.id}${SUFFIX}`);
+    const first = [Buffer.from(`${JSON.stringify(envelope)}\n`), head];
+    return createSpoolFile(`${final}${TEMP_SUFFIX}`, final, first, syncDir);
+  };
+
   return {
     dir,
+    create,
     async write(envelope, raw) {
-      const final = join(dir, `${envelope.id}${SUFFIX}`);
-      const temp = `${final}${TEMP_SUFFIX}`;
-      const file = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      const [head = Buffer.alloc(0), ...rest] = raw;
+      const file = await create(envelope, head);
       try {
-        await file.writev([Buffer.from(`${JSON.stringify(envelope)}\n`), ...raw]);
-        await file.sync();
-      } finally {
-        await file.close();
+        for (const part of rest) await file.append(part);
+        await file.commit();
+      } catch (error) {
+        await file.discard();
+        throw error;
       }
-      await rename(temp, final);
-      await syncDir();
     },
     async read(id) {
       const bytes = await readFile(join(dir, `${id}${SUFFIX}`));

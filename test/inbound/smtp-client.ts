@@ -15,6 +15,8 @@ export interface RawSmtp {
   command(line: string): Promise<Reply>;
   /** Sends raw bytes (a message body ending in CRLF.CRLF) and reads the reply. */
   data(bytes: string): Promise<Reply>;
+  /** Sends raw bytes without waiting for a reply (part of a message); resolves once they are flushed. */
+  write(bytes: string): Promise<void>;
   /** Resolves when the server has closed the connection. */
   closed(): Promise<void>;
   isClosed(): boolean;
@@ -68,6 +70,10 @@ export async function openSmtp(port: number): Promise<RawSmtp> {
       socket.write(bytes);
       return readReply();
     },
+    write: (bytes) =>
+      new Promise<void>((resolve, reject) =>
+        socket.write(bytes, (error) => (error ? reject(error) : resolve())),
+      ),
     closed: () => (closed ? Promise.resolve() : new Promise<void>((resolve) => closeWaiters.push(resolve))),
     isClosed: () => closed,
     end: () => socket.destroy(),
