@@ -5,43 +5,20 @@
  * without storing the message twice.
  */
 import { createSocket } from 'node:dgram';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
-import { publish, SENDING_IP } from '../domains/env.js';
-import { requireClamd } from '../helpers/clamd.js';
-import { startDnsServer } from '../helpers/dns-server.js';
-import { type ConfigOverrides, testConfig } from '../helpers/server.js';
+import { stoppedSetup } from './stopped-setup.js';
+import { testConfig } from '../helpers/server.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
 import { DOMAIN, sendSmtp } from './env.js';
 import { freePort, spawnServe, waitForPort } from './serve-process.js';
 
 test('a message acknowledged with 250 survives a SIGKILL and is processed on the next start', async (t) => {
-  const clamd = await requireClamd();
-  const dataDir = mkdtempSync(join(tmpdir(), 'posthorn-durable-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const dns = await startDnsServer();
-  t.teardown(() => dns.stop());
-  const log = createLogger('silent');
-  const base: ConfigOverrides = {
-    dns: { servers: [dns.address] },
-    delivery: { sending_ips: [SENDING_IP] },
-    clamav: { host: clamd.host, port: clamd.port },
-  };
-
   // 1. An operator's setup: a project, a verified domain, a route.
-  const setup = await startServer(testConfig(dataDir, base), log);
-  const { projectId } = await setup.services.projects.bootstrap(
-    { email: 'owner@example.test', organization: 'Org', project: 'P' },
-    'test',
-  );
-  const domain = await setup.services.domains.create(projectId, { name: DOMAIN, region: 'eu' });
-  publish(dns, domain as never);
-  t.is((await setup.services.domains.verify(projectId, domain.id)).status, 'verified');
-  await setup.services.inbound.createRoute(projectId, { domain_id: domain.id, local_part: 'support' });
-  await setup.stop();
+  const { dataDir, clamd, overrides, projectId } = await stoppedSetup(t, 'durable');
+  const log = createLogger('silent');
 
   // 2. The real process, with a resolver that never answers, so processing stalls after the 250.
   const blackhole = createSocket('udp4');
@@ -77,7 +54,6 @@ test('a message acknowledged with 250 survives a SIGKILL and is processed on the
   copyFileSync(spoolFile, saved);
 
   // 3. The next start finds it and processes it.
-  const overrides: ConfigOverrides = { ...base, smtp_in: { enabled: true, listen: '127.0.0.1:0' } };
   const restarted = await startServer(testConfig(dataDir, overrides), log);
   await restarted.services.inbound.ready();
   await restarted.services.inbound.settled();

@@ -6,19 +6,16 @@
  * is processed as usual.
  */
 import { createSocket } from 'node:dgram';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
+import { stoppedSetup } from './stopped-setup.js';
 import { createLogger } from '../../src/platform/log.js';
 import { newId } from '../../src/platform/ids.js';
 import type { InboundRecipient } from '../../src/inbound/recipients.js';
 import { openSpool, type Spool } from '../../src/inbound/spool.js';
 import { startServer } from '../../src/server.js';
-import { publish, SENDING_IP } from '../domains/env.js';
-import { requireClamd } from '../helpers/clamd.js';
-import { startDnsServer } from '../helpers/dns-server.js';
-import { type ConfigOverrides, testConfig } from '../helpers/server.js';
+import { testConfig } from '../helpers/server.js';
 import { eventually } from './env.js';
 import { freePort, spawnServe } from './serve-process.js';
 
@@ -43,32 +40,8 @@ async function spoolMessage(spool: Spool, recipient: InboundRecipient, subject: 
 
 test('a left-over message that two runs started and never finished is recorded as failed and kept aside', async (t) => {
   t.timeout(120_000);
-  const clamd = await requireClamd();
-  const dataDir = mkdtempSync(join(tmpdir(), 'posthorn-poison-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const dns = await startDnsServer();
-  t.teardown(() => dns.stop());
+  const { dataDir, clamd, overrides, projectId, routeId } = await stoppedSetup(t, 'poison');
   const log = createLogger('silent');
-  const overrides: ConfigOverrides = {
-    dns: { servers: [dns.address] },
-    delivery: { sending_ips: [SENDING_IP] },
-    clamav: { host: clamd.host, port: clamd.port },
-    smtp_in: { enabled: true, listen: '127.0.0.1:0' },
-  };
-
-  const setup = await startServer(testConfig(dataDir, overrides), log);
-  const { projectId } = await setup.services.projects.bootstrap(
-    { email: 'owner@example.test', organization: 'Org', project: 'P' },
-    'test',
-  );
-  const domain = await setup.services.domains.create(projectId, { name: DOMAIN, region: 'eu' });
-  publish(dns, domain as never);
-  t.is((await setup.services.domains.verify(projectId, domain.id)).status, 'verified');
-  const route = await setup.services.inbound.createRoute(projectId, {
-    domain_id: domain.id,
-    local_part: 'support',
-  });
-  await setup.stop();
 
   const spoolDir = join(dataDir, 'inbound', 'spool');
   const spool = await openSpool(spoolDir);
@@ -76,7 +49,7 @@ test('a left-over message that two runs started and never finished is recorded a
     kind: 'route',
     address: `support@${DOMAIN}`,
     projectId,
-    routeId: route.id,
+    routeId,
   };
   const poison = await spoolMessage(spool, recipient, 'Poison');
 

@@ -5,19 +5,16 @@
  * never processed.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
+import { stoppedSetup } from './stopped-setup.js';
 import type { InboundRecipient } from '../../src/inbound/recipients.js';
 import { openSpool } from '../../src/inbound/spool.js';
 import { newId } from '../../src/platform/ids.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
-import { publish, SENDING_IP } from '../domains/env.js';
-import { requireClamd } from '../helpers/clamd.js';
-import { startDnsServer } from '../helpers/dns-server.js';
-import { type ConfigOverrides, testConfig } from '../helpers/server.js';
+import { testConfig } from '../helpers/server.js';
 import { createRoute, DOMAIN, eventually, startInboundEnv } from './env.js';
 import { openSmtp, sendRaw } from './smtp-client.js';
 
@@ -130,31 +127,8 @@ test('a message over max_message_bytes is refused with 552 after DATA and leaves
 });
 
 test('a temporary spool file left by a crash is removed at start and never processed', async (t) => {
-  const clamd = await requireClamd();
-  const dataDir = mkdtempSync(join(tmpdir(), 'posthorn-stream-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const dns = await startDnsServer();
-  t.teardown(() => dns.stop());
+  const { dataDir, overrides, projectId, routeId } = await stoppedSetup(t, 'stream');
   const log = createLogger('silent');
-  const overrides: ConfigOverrides = {
-    dns: { servers: [dns.address] },
-    delivery: { sending_ips: [SENDING_IP] },
-    clamav: { host: clamd.host, port: clamd.port },
-    smtp_in: { enabled: true, listen: '127.0.0.1:0' },
-  };
-  const setup = await startServer(testConfig(dataDir, overrides), log);
-  const { projectId } = await setup.services.projects.bootstrap(
-    { email: 'owner@example.test', organization: 'Org', project: 'P' },
-    'test',
-  );
-  const domain = await setup.services.domains.create(projectId, { name: DOMAIN, region: 'eu' });
-  publish(dns, domain as never);
-  t.is((await setup.services.domains.verify(projectId, domain.id)).status, 'verified');
-  const route = await setup.services.inbound.createRoute(projectId, {
-    domain_id: domain.id,
-    local_part: 'support',
-  });
-  await setup.stop();
 
   // What a crash before the rename leaves: a whole-looking message under the temporary name, never
   // acknowledged; beside it, one that was committed.
@@ -164,7 +138,7 @@ test('a temporary spool file left by a crash is removed at start and never proce
     kind: 'route',
     address: `support@${DOMAIN}`,
     projectId,
-    routeId: route.id,
+    routeId,
   };
   const envelopeFor = () => ({
     id: newId('rcv'),
