@@ -194,7 +194,7 @@ async function evaluate(
 /**
  * @example
  * const verdict = await checkSpf(resolver, 'example.com', { ips: ['192.0.2.10'], include: '' });
- * if (verdict.status === 'failed') console.log(verdict.reason);
+ * if (verdict.status === 'failed') log.warn(verdict.reason);
  */
 export async function checkSpf(
   resolver: DnsResolver,
