@@ -19,8 +19,6 @@ import { testConfig } from '../helpers/server.js';
 import { eventually } from './env.js';
 import { freePort, spawnServe } from './serve-process.js';
 
-const DOMAIN = 'acme.example';
-
 async function spoolMessage(spool: Spool, recipient: InboundRecipient, subject: string): Promise<string> {
   const id = newId('rcv');
   const envelope = {
@@ -40,17 +38,11 @@ async function spoolMessage(spool: Spool, recipient: InboundRecipient, subject: 
 
 test('a left-over message that two runs started and never finished is recorded as failed and kept aside', async (t) => {
   t.timeout(120_000);
-  const { dataDir, clamd, overrides, projectId, routeId } = await stoppedSetup(t, 'poison');
+  const { dataDir, clamd, overrides, projectId, recipient } = await stoppedSetup(t, 'poison');
   const log = createLogger('silent');
 
   const spoolDir = join(dataDir, 'inbound', 'spool');
   const spool = await openSpool(spoolDir);
-  const recipient: InboundRecipient = {
-    kind: 'route',
-    address: `support@${DOMAIN}`,
-    projectId,
-    routeId,
-  };
   const poison = await spoolMessage(spool, recipient, 'Poison');
 
   // Two runs of the real process start processing it (stalled on a resolver that never answers)

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
+import type { InboundRecipient } from '../../src/inbound/recipients.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
 import { publish, SENDING_IP } from '../domains/env.js';
@@ -23,6 +24,8 @@ export interface StoppedSetup {
   readonly overrides: ConfigOverrides;
   readonly projectId: string;
   readonly routeId: string;
+  /** The route's address as the listener resolves it, for writing into the spool directly. */
+  readonly recipient: InboundRecipient;
 }
 
 export async function stoppedSetup(
@@ -54,5 +57,11 @@ export async function stoppedSetup(
     local_part: 'support',
   });
   await setup.stop();
-  return { dataDir, dns, clamd, overrides, projectId, routeId: route.id };
+  const recipient: InboundRecipient = {
+    kind: 'route',
+    address: `support@${DOMAIN}`,
+    projectId,
+    routeId: route.id,
+  };
+  return { dataDir, dns, clamd, overrides, projectId, routeId: route.id, recipient };
 }

@@ -9,7 +9,6 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
 import { stoppedSetup } from './stopped-setup.js';
-import type { InboundRecipient } from '../../src/inbound/recipients.js';
 import { openSpool } from '../../src/inbound/spool.js';
 import { newId } from '../../src/platform/ids.js';
 import { createLogger } from '../../src/platform/log.js';
@@ -127,19 +126,13 @@ test('a message over max_message_bytes is refused with 552 after DATA and leaves
 });
 
 test('a temporary spool file left by a crash is removed at start and never processed', async (t) => {
-  const { dataDir, overrides, projectId, routeId } = await stoppedSetup(t, 'stream');
+  const { dataDir, overrides, projectId, recipient } = await stoppedSetup(t, 'stream');
   const log = createLogger('silent');
 
   // What a crash before the rename leaves: a whole-looking message under the temporary name, never
   // acknowledged; beside it, one that was committed.
   const spoolDir = join(dataDir, 'inbound', 'spool');
   const spool = await openSpool(spoolDir);
-  const recipient: InboundRecipient = {
-    kind: 'route',
-    address: `support@${DOMAIN}`,
-    projectId,
-    routeId,
-  };
   const envelopeFor = () => ({
     id: newId('rcv'),
     receivedAt: Date.now(),
