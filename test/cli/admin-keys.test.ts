@@ -1,19 +1,11 @@
 import path from 'node:path';
 import test from 'ava';
 import Database from 'better-sqlite3';
-import { workdir } from '../helpers/cli.js';
+import { bootstrapProject, workdir } from '../helpers/cli.js';
 
 test('admin keys create refuses a zero or over-ten-year lifetime before issuing anything', (t) => {
   const w = workdir(t, { config: true });
-  const { project_id: project } = w.json([
-    'admin',
-    'bootstrap',
-    '--email',
-    'a@example.test',
-    '--org',
-    'Acme',
-    '--json',
-  ]);
+  const project = bootstrapProject(w);
   for (const [lifetime, reason] of [
     ['0d', /--expires-in 0d: A key lifetime must be a whole number of milliseconds above zero/],
     ['200000000d', /--expires-in 200000000d: A key lifetime may be at most 3650 days/],

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { workdir } from '../helpers/cli.js';
+import { bootstrapProject, workdir } from '../helpers/cli.js';
 
 test('admin bootstrap creates an organization, a sandbox project, an owner and a full-access key', (t) => {
   const w = workdir(t, { config: true });
@@ -28,15 +28,7 @@ test('admin bootstrap creates an organization, a sandbox project, an owner and a
 
 test('admin keys create, list and revoke manage a project key', (t) => {
   const w = workdir(t, { config: true });
-  const { project_id: project } = w.json([
-    'admin',
-    'bootstrap',
-    '--email',
-    'a@example.test',
-    '--org',
-    'Acme',
-    '--json',
-  ]);
+  const project = bootstrapProject(w);
   const created = w.json([
     'admin',
     'keys',
@@ -67,15 +59,7 @@ test('admin keys create, list and revoke manage a project key', (t) => {
 
 test('admin keys create refuses an unknown scope, a bad lifetime and an unknown project', (t) => {
   const w = workdir(t, { config: true });
-  const { project_id: project } = w.json([
-    'admin',
-    'bootstrap',
-    '--email',
-    'a@example.test',
-    '--org',
-    'Acme',
-    '--json',
-  ]);
+  const project = bootstrapProject(w);
   const scope = w.run(['admin', 'keys', 'create', '--project', project, '--scopes', 'emails:fly']);
   t.is(scope.code, 1);
   t.regex(scope.stderr, /Unknown scope "emails:fly"/);
@@ -92,15 +76,7 @@ test('admin keys create refuses an unknown scope, a bad lifetime and an unknown 
 
 test('admin projects activate and suspend change the status', (t) => {
   const w = workdir(t, { config: true });
-  const { project_id: project } = w.json([
-    'admin',
-    'bootstrap',
-    '--email',
-    'a@example.test',
-    '--org',
-    'Acme',
-    '--json',
-  ]);
+  const project = bootstrapProject(w);
   t.is(w.json(['admin', 'projects', 'activate', project, '--json']).status, 'active');
   t.is(w.json(['admin', 'projects', 'suspend', project, '--json']).status, 'suspended');
   const listed = w.json(['admin', 'projects', 'list', '--json']);

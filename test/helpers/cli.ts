@@ -51,3 +51,9 @@ export function workdir(t: ExecutionContext, options: { config?: boolean } = {})
       spawn(BIN, args, { cwd: dir, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }),
   };
 }
+
+/** `admin bootstrap` of an organization with its first project, as the CLI tests start; its project ID. */
+export function bootstrapProject(w: Workdir): string {
+  return w.json(['admin', 'bootstrap', '--email', 'a@example.test', '--org', 'Acme', '--json'])
+    .project_id as string;
+}
