@@ -70,6 +70,26 @@ export function record(domain: DomainView, purpose: string, type?: string): Reco
   return found;
 }
 
+/**
+ * Verifies the domain and checks its SPF record: `expected` is the status, or a pattern its reason
+ * must match when it failed. `name` labels the case in a table of them.
+ */
+export async function expectSpf(
+  t: ExecutionContext,
+  ph: Posthorn,
+  domainId: string,
+  expected: string | RegExp,
+  name: string,
+): Promise<void> {
+  const res = await ph.request('POST', `/v1/domains/${domainId}/verify`);
+  const check = record(res.body, 'spf');
+  if (typeof expected === 'string') t.is(check.status, expected, `${name}: ${check.reason}`);
+  else {
+    t.is(check.status, 'failed', name);
+    t.regex(check.reason ?? '', expected, name);
+  }
+}
+
 export async function createDomain(ph: Posthorn, name: string, key?: string): Promise<DomainView> {
   const res = await ph.request<DomainView>('POST', '/v1/domains', {
     body: { name },
