@@ -22,6 +22,10 @@ export type BatchResult =
       readonly details?: readonly ErrorDetail[];
     };
 
+/** Seconds a rate-limit refusal asks the caller to wait; Infinity for none. */
+const retryAfter = (error: AppError | undefined) =>
+  Number(error?.headers['Retry-After'] ?? Number.POSITIVE_INFINITY);
+
 /** Spec §4.1: two items of one batch must not share a key, or the second would replay the first. */
 function duplicateKey(key: string, firstIndex: number): AppError {
   const message = `is already the key of item ${firstIndex} in this batch; give each item its own key`;
@@ -41,6 +45,9 @@ export function createBatchSend(admission: Admission, maxBodyBytes: number) {
     const results: BatchResult[] = [];
     const admitted: Array<Admitted & { index: number }> = [];
     const keyIndex = new Map<string, number>(); // effective key → the first item that has it
+    // Of the items a quota or rate limit refused (429), the one whose wait ends first: a 207 has no
+    // Retry-After of its own, and without this a batch refused whole said nothing of when to retry.
+    let limited: AppError | undefined;
     const budget = createBatchBudget(maxBodyBytes);
     for (const [index, item] of items.entries()) {
       // Admitting an item awaits nothing but microtasks (its reads are synchronous): without a
@@ -68,6 +75,7 @@ export function createBatchSend(admission: Admission, maxBodyBytes: number) {
           for (const entry of admitted) entry.reservation.release();
           throw error;
         }
+        if (error.status === 429 && retryAfter(error) < retryAfter(limited)) limited = error;
         results.push({
           index,
           status_code: error.status,
@@ -82,7 +90,8 @@ export function createBatchSend(admission: Admission, maxBodyBytes: number) {
       results.push({ index, id: result.ref.id, status: result.ref.status });
     });
     results.sort((a, b) => a.index - b.index);
-    return { results, headers: admitted.at(-1)?.reservation.headers ?? {} };
+    const headers = { ...admitted.at(-1)?.reservation.headers, ...limited?.headers };
+    return { results, headers };
   };
 }
 
