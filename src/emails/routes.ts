@@ -69,7 +69,8 @@ export function emailRoutes(emails: EmailService): RouteSpec[] {
       responses: {
         202: { description: 'Every item accepted.', schema: batchResponse },
         207: {
-          description: 'Some items failed; each failed item has `status_code` and `error`.',
+          description:
+            'Some items failed; each failed item has `status_code` and `error`. When items hit a quota or rate limit (429), Retry-After and RateLimit headers give the soonest retry.',
           schema: batchResponse,
         },
         403: { description: 'Missing `emails:send`, or project suspended.' },

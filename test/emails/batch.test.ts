@@ -161,3 +161,39 @@ test('an item whose own idempotency key equals another item’s derived key is r
   t.deepEqual(again.body, res.body);
   t.is(count(ph, 'message_recipients', 'email = ?', 'zed@example.com'), 0);
 });
+
+test('items refused by a rate limit put Retry-After and that limit’s RateLimit headers on the batch reply', async (t) => {
+  const ph = await startPosthorn(t, {
+    limits: { sends_per_minute_per_key: 2, sends_per_hour_per_recipient: 1 },
+  });
+  verifiedDomain(ph);
+  const mixed = await ph.request('POST', '/v1/emails/batch', {
+    body: {
+      emails: [
+        email({ to: ['a@example.com'] }),
+        email({ to: ['a@example.com'] }), // refused for the hour: a already had its one
+        email({ to: ['b@example.com'] }),
+        email({ to: ['c@example.com'] }), // refused for the minute: the key sent 2
+      ],
+    },
+  });
+  if (mixed.body.data[3]?.status === 'queued') return t.pass('the minute rolled over within the batch'); // rare
+  t.is(mixed.status, 207, mixed.text);
+  t.like(mixed.body.data[1], { index: 1, status_code: 429 });
+  t.like(mixed.body.data[3], { index: 3, status_code: 429 });
+  // The soonest retry that can succeed: the minute's window, not the hour's.
+  const retry = Number(mixed.headers.get('retry-after'));
+  t.true(retry >= 1 && retry <= 60, `Retry-After: ${mixed.headers.get('retry-after')}`);
+  t.is(mixed.headers.get('ratelimit-remaining'), '0');
+  t.regex(mixed.headers.get('ratelimit') ?? '', /^"sends-(per-key|per-recipient)";r=0;t=\d+$/);
+  // Every item refused: still a 207 (DESIGN §4), and the reply still says when to come back.
+  const refused = await ph.request('POST', '/v1/emails/batch', {
+    body: { emails: [email({ to: ['d@example.com'] })] },
+  });
+  if (refused.status === 202) return t.pass('the minute rolled over between requests'); // rare
+  t.is(refused.status, 207, refused.text);
+  t.like(refused.body.data[0], { index: 0, status_code: 429 });
+  t.truthy(refused.headers.get('retry-after'));
+  t.regex(refused.headers.get('ratelimit-policy') ?? '', /^"sends-per-key";q=2;w=60$/);
+  t.is(count(ph, 'messages'), 2);
+});

@@ -1,0 +1,186 @@
+/**
+ * Admission of a send, the steps `send` and `sendBatch` share: a validated request becomes a Draft
+ * (a named template rendered here), passes the checks (checks.ts), reserves its quota and
+ * rate-limit slots, and is written in ONE transaction with its recipients, its delivery jobs, its
+ * idempotency record and its `email.sent` / `email.scheduled` event; listeners are told after the
+ * commit. It never talks SMTP and never resolves DNS: the delivery engine consumes the jobs.
+ */
+import type SQLite from 'better-sqlite3';
+import type { EventService } from '../events/service.js';
+import type { Config } from '../platform/config/schema.js';
+import type { Db } from '../platform/db/database.js';
+import { createGroupCommit, throttled } from '../platform/db/group-commit.js';
+import type { KeyPrincipal } from '../platform/http/principal.js';
+import type { Mailbox } from './address.js';
+import type { BatchBudget } from './batch-budget.js';
+import { checkSuppression, createSenderCheck, type SendPorts } from './checks.js';
+import { canonicalHeaders } from './headers.js';
+import type { Reservation, SendLimits } from './limits.js';
+import type { Draft, DraftRecipient, MessageRef } from './model.js';
+import type { SendRequest } from './schemas.js';
+import type { EmailStore } from './store.js';
+
+export interface AdmissionDeps {
+  readonly db: Db;
+  readonly sqlite: SQLite.Database;
+  readonly config: Config;
+  readonly store: EmailStore;
+  readonly events: EventService;
+  readonly limits: SendLimits;
+  readonly ports: SendPorts;
+}
+
+/** A send that passed every check and holds its quota slots, waiting for its commit. */
+export interface Admitted {
+  readonly draft: Draft;
+  readonly reservation: Reservation;
+}
+
+export interface Committed {
+  readonly ref: MessageRef;
+  /** False when an earlier send with the same idempotency key was returned. */
+  readonly created: boolean;
+}
+
+function recipientsOf(request: SendRequest): DraftRecipient[] {
+  const seen = new Set<string>();
+  const out: DraftRecipient[] = [];
+  const add = (kind: DraftRecipient['kind'], list: readonly Mailbox[] | undefined) => {
+    for (const mailbox of list ?? []) {
+      const email = mailbox.normalized;
+      if (seen.has(email)) continue; // one delivery per address, even if listed twice
+      seen.add(email);
+      out.push({ kind, mailbox, email });
+    }
+  };
+  add('to', request.to);
+  add('cc', request.cc);
+  add('bcc', request.bcc);
+  return out;
+}
+
+export function createAdmission(deps: AdmissionDeps) {
+  const { db, store, events, limits, ports } = deps;
+  const checkSender = createSenderCheck(deps.config.sandbox, ports);
+  // Acceptance commits durably, up to 256 sends (or batches) a transaction; listeners hear of
+  // commits at most every 25 ms.
+  const commitUnit = createGroupCommit(deps, (_trx, unit: () => Promise<unknown>) => unit(), {
+    maxBatch: 256,
+    afterCommit: throttled(() => events.notify()),
+  });
+
+  /**
+   * Validated request → Draft; a named template is rendered from its published version here
+   * (and, in a batch, counted against what the batch's templates may render in all).
+   */
+  async function toDraft(
+    principal: KeyPrincipal,
+    request: SendRequest,
+    key: string | null,
+    budget?: BatchBudget,
+  ): Promise<Draft> {
+    let content = { subject: request.subject ?? '', html: request.html ?? null, text: request.text ?? null };
+    let template: Draft['template'] = null;
+    if (request.template !== undefined) {
+      const variables = request.variables ?? {};
+      const rendered = await ports.renderTemplate(principal.projectId, request.template, variables);
+      content = { subject: rendered.subject, html: rendered.html, text: rendered.text };
+      budget?.charge(content);
+      template = { id: rendered.templateId, version: rendered.version, variables };
+    }
+    return {
+      projectId: principal.projectId,
+      keyId: principal.keyId,
+      mode: principal.mode,
+      from: request.from,
+      replyTo: request.reply_to ?? [],
+      recipients: recipientsOf(request),
+      ...content,
+      headers: canonicalHeaders(request.headers),
+      tags: request.tags ?? {},
+      template,
+      sendAt: request.send_at ?? null,
+      trackOpens: request.track_opens ?? null,
+      trackClicks: request.track_clicks ?? null,
+      idempotencyKey: key,
+    };
+  }
+
+  function appendAccepted(draft: Draft, ref: MessageRef) {
+    // The group commit's transaction holds the connection (platform/db/group-commit.ts).
+    return events.appendInTransaction({
+      projectId: draft.projectId,
+      type: draft.sendAt === null ? 'email.sent' : 'email.scheduled',
+      messageId: ref.id,
+      at: ref.createdAt,
+      data: {
+        email_id: ref.id,
+        from: draft.from.display,
+        // cc and bcc too: the event goes only to the project's own webhooks, and analytics counts
+        // every recipient from it.
+        to: draft.recipients.filter((r) => r.kind === 'to').map((r) => r.email),
+        cc: draft.recipients.filter((r) => r.kind === 'cc').map((r) => r.email),
+        bcc: draft.recipients.filter((r) => r.kind === 'bcc').map((r) => r.email),
+        subject: draft.subject,
+        tags: draft.tags,
+        created_at: new Date(ref.createdAt).toISOString(),
+        ...(draft.sendAt === null ? {} : { scheduled_at: new Date(draft.sendAt).toISOString() }),
+      },
+    });
+  }
+
+  return {
+    /** Every check of one item, then its quota reservation (the last, synchronous step). */
+    async admit(
+      principal: KeyPrincipal,
+      request: SendRequest,
+      key: string | null,
+      budget?: BatchBudget,
+    ): Promise<Admitted> {
+      const draft = await toDraft(principal, request, key, budget);
+      await checkSender(principal, draft);
+      await checkSuppression(ports, draft);
+      await limits.prepare(principal.projectId);
+      const reservation = limits.reserve({
+        projectId: principal.projectId,
+        keyId: principal.keyId,
+        recipients: draft.recipients.map((r) => r.email),
+      });
+      return { draft, reservation };
+    },
+
+    /** ONE transaction for all drafts: messages, recipients, jobs, idempotency records, events. */
+    async commit(admitted: readonly Admitted[]): Promise<Committed[]> {
+      let results: Committed[];
+      try {
+        // Shares a transaction (and its fsync) with concurrent sends, in a savepoint of its own.
+        results = (await commitUnit(async () => {
+          const now = Date.now();
+          const out: Committed[] = [];
+          for (const { draft } of admitted) {
+            const result = store.insertAccepted(draft, now);
+            if (result.created) appendAccepted(draft, result.ref);
+            out.push(result);
+          }
+          return out;
+        })) as Committed[];
+      } catch (error) {
+        for (const { reservation } of admitted) reservation.release();
+        throw error;
+      }
+      results.forEach((result, i) => {
+        if (!result.created) admitted[i]?.reservation.release();
+      });
+      return results;
+    },
+
+    /** A replay of an earlier send with the same key, read under the connection lock. */
+    replayOf(principal: KeyPrincipal, key: string | null): Promise<MessageRef | undefined> {
+      if (key === null) return Promise.resolve(undefined);
+      const { projectId, mode } = principal;
+      return db.connection().execute(async () => store.findIdempotent(projectId, mode, key, Date.now()));
+    },
+  };
+}
+
+export type Admission = ReturnType<typeof createAdmission>;
