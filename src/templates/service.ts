@@ -98,7 +98,6 @@ export function createTemplateService(
   return {
     /** The parsed versions this service keeps (read by tests and `scripts/bench templates`). */
     parsedVersions: parsed as Pick<ParsedCache, 'clear' | 'size' | 'bytes'>,
-
     async create(projectId: string, body: TemplateRequest) {
       assertPlaceholdersMatch(body);
       const at = Date.now();
