@@ -6,18 +6,19 @@
  *
  * A template send must never accept what a direct send with the same content would refuse, so
  * the rendered subject follows the send API's subject rules and each rendered body its size
- * limit. Sizes are added up from the pieces before anything is joined: a short template whose
- * placeholders repeat a long value must not build a string of gigabytes to find out.
+ * limit. Sizes are added up before anything is joined, from the literal text's sizes and each
+ * distinct value's times its uses: a short template whose placeholders repeat a long value must
+ * not build a string of gigabytes to find out. What depends only on the template's text is parsed
+ * once per version (parsed.ts, parsed-cache.ts); a render works only on the values.
  */
 import { badRequest } from '../platform/http/errors.js';
-import { type HtmlContext, placeholderContexts } from './html-context.js';
-import { type Segment, segments } from './placeholders.js';
-
-export interface TemplateContent {
-  readonly subject: string;
-  readonly html_body: string | null;
-  readonly text_body: string | null;
-}
+import {
+  type ParsedContent,
+  type ParsedField,
+  parseContent,
+  type TemplateContent,
+  type Use,
+} from './parsed.js';
 
 export interface RenderedContent {
   readonly subject: string;
@@ -62,54 +63,32 @@ export function escapeInTag(value: string): string {
   return value.replace(/[&<>"'`=\t\n\f\r ]/g, (ch) => HTML_ESCAPES[ch] ?? ch);
 }
 
-/** A field's pieces, each placeholder replaced by its (escaped) value, and their sizes. */
+/** A field's values as written (one per use) and its size once rendered. */
 interface Filled {
-  readonly pieces: readonly string[];
+  readonly field: ParsedField;
+  readonly values: readonly string[];
   /** UTF-16 code units, what a JSON string's length (and the send API's limits) count. */
   readonly chars: number;
   readonly bytes: number;
 }
 
-/** Fills `parts`; `value` is called once per placeholder and should return the same string for a name. */
-function fill(parts: readonly Segment[], value: (name: string, index: number) => string): Filled {
-  const byteLengths = new Map<string, number>();
-  const pieces: string[] = [];
-  let chars = 0;
-  let bytes = 0;
-  let index = 0;
-  for (const part of parts) {
-    const piece = typeof part === 'string' ? part : value(part.name, index++);
-    let pieceBytes = byteLengths.get(piece);
-    if (pieceBytes === undefined) {
-      pieceBytes = Buffer.byteLength(piece, 'utf8');
-      if (typeof part !== 'string') byteLengths.set(piece, pieceBytes);
-    }
-    pieces.push(piece);
-    chars += piece.length;
-    bytes += pieceBytes;
-  }
-  return { pieces, chars, bytes };
-}
-
-/** Calls `make` once per distinct key. */
-function memo(make: (key: string) => string): (key: string) => string {
-  const made = new Map<string, string>();
-  return (key) => {
-    let value = made.get(key);
-    if (value === undefined) {
-      value = make(key);
-      made.set(key, value);
-    }
+/** Sizes a field from its literal text and each distinct value once, without joining anything. */
+function fill(field: ParsedField, write: (use: Use) => string): Filled {
+  let chars = field.literalChars;
+  let bytes = field.literalBytes;
+  const values = field.uses.map((use) => {
+    const value = write(use);
+    chars += use.count * value.length;
+    bytes += use.count * Buffer.byteLength(value, 'utf8');
     return value;
-  };
+  });
+  return { field, values, chars, bytes };
 }
 
-function fillHtml(html: string, raw: (name: string) => string): Filled {
-  const parts = segments(html);
-  const contexts: HtmlContext[] = placeholderContexts(parts);
-  const inText = memo((name) => escapeHtml(raw(name)));
-  const inTag = memo((name) => escapeInTag(raw(name)));
-  return fill(parts, (name, index) => (contexts[index] === 'tag' ? inTag(name) : inText(name)));
+function joined(filled: Filled): string {
+  const out = filled.field.pieces.slice();
+  for (const [piece, use] of filled.field.slots) out[piece] = filled.values[use] as string;
+  return out.join('');
 }
 
 function checkSubject(subject: Filled): void {
@@ -126,7 +105,7 @@ function checkSubject(subject: Filled): void {
     ]);
   }
   // Values' line breaks became spaces; a version saved before subjects were checked may hold one.
-  if (subject.pieces.some((piece) => /[\r\n]/.test(piece))) {
+  if (subject.field.literalLineBreak) {
     throw badRequest(
       "subject: the template's subject contains a line break, which a subject must not; save a new version without it.",
       [{ path: 'subject', message: 'must not contain line breaks' }],
@@ -148,25 +127,45 @@ function checkBodies(html: Filled | null, text: Filled | null, limits: RenderLim
 }
 
 /**
- * Renders the content; the caller has checked that `variables` match the declared set. A 400
- * names the field when the rendered subject breaks the send API's subject rules or a rendered
- * body is larger than `limits.maxBodyBytes`.
+ * Renders parsed content (parsed.ts); the caller has checked that `variables` match the declared
+ * set. A 400 names the field when the rendered subject breaks the send API's subject rules or a
+ * rendered body is larger than `limits.maxBodyBytes`.
  */
-export function renderContent(
-  content: TemplateContent,
+export function renderParsed(
+  parsed: ParsedContent,
   variables: Readonly<Record<string, string>>,
   limits: RenderLimits = { maxBodyBytes: Number.POSITIVE_INFINITY },
 ): RenderedContent {
   const raw = (name: string) => (Object.hasOwn(variables, name) ? (variables[name] as string) : '');
-  const oneLine = memo((name) => raw(name).replace(/\r\n|[\r\n]/g, ' '));
-  const subject = fill(segments(content.subject), oneLine);
+  const write = (use: Use): string => {
+    switch (use.writing) {
+      case 'plain':
+        return raw(use.name);
+      case 'one-line':
+        return raw(use.name).replace(/\r\n|[\r\n]/g, ' ');
+      case 'html-text':
+        return escapeHtml(raw(use.name));
+      case 'html-tag':
+        return escapeInTag(raw(use.name));
+    }
+  };
+  const subject = fill(parsed.subject, write);
   checkSubject(subject);
-  const html = content.html_body === null ? null : fillHtml(content.html_body, raw);
-  const text = content.text_body === null ? null : fill(segments(content.text_body), raw);
+  const html = parsed.html === null ? null : fill(parsed.html, write);
+  const text = parsed.text === null ? null : fill(parsed.text, write);
   checkBodies(html, text, limits);
   return {
-    subject: subject.pieces.join(''),
-    html: html === null ? null : html.pieces.join(''),
-    text: text === null ? null : text.pieces.join(''),
+    subject: joined(subject),
+    html: html === null ? null : joined(html),
+    text: text === null ? null : joined(text),
   };
+}
+
+/** Parses and renders `content` (what `renderParsed` does with a version's cached parse). */
+export function renderContent(
+  content: TemplateContent,
+  variables: Readonly<Record<string, string>>,
+  limits?: RenderLimits,
+): RenderedContent {
+  return renderParsed(parseContent(content), variables, limits);
 }

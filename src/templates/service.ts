@@ -9,7 +9,8 @@ import { newId } from '../platform/ids.js';
 import { assertPlaceholdersMatch } from './content-rules.js';
 import { checkContent } from './check/check-content.js';
 import { type Issue, issue } from './check/issues.js';
-import { renderContent } from './render.js';
+import { createParsedCache, type ParsedCache, type ParsedCacheLimits } from './parsed-cache.js';
+import { renderParsed } from './render.js';
 import type { CheckResult, TemplateRequest } from './schemas.js';
 import type { TemplateStore, TemplateWithDraft, VersionRow } from './store.js';
 import { assertExactVariables } from './variables.js';
@@ -48,6 +49,8 @@ function templateNotFound(ref: string): AppError {
 export interface TemplateOptions {
   /** `limits.max_body_bytes`: no rendered body may be larger than a direct send's could be. */
   readonly maxBodyBytes: number;
+  /** Bounds of the cache of parsed versions (parsed-cache.ts); its defaults when absent. */
+  readonly parsedCache?: ParsedCacheLimits;
 }
 
 export function createTemplateService(
@@ -55,6 +58,7 @@ export function createTemplateService(
   deps: CheckDependencies,
   options: TemplateOptions,
 ) {
+  const parsed = createParsedCache(options.parsedCache);
   const load = async (projectId: string, ref: string, executor?: Db): Promise<TemplateWithDraft> => {
     const row = await store.find(projectId, ref, executor);
     if (!row) throw templateNotFound(ref);
@@ -92,6 +96,8 @@ export function createTemplateService(
   };
 
   return {
+    /** The parsed versions this service keeps (read by tests and `scripts/bench templates`). */
+    parsedVersions: parsed as Pick<ParsedCache, 'clear' | 'size' | 'bytes'>,
     async create(projectId: string, body: TemplateRequest) {
       assertPlaceholdersMatch(body);
       const at = Date.now();
@@ -255,12 +261,14 @@ export function createTemplateService(
           { path: 'template', message: 'has no published version' },
         ]);
       }
-      const { version, subject, variables: declared } = row;
-      if (version === null || subject === null || declared === null)
+      const { version_id: versionId, version, subject, variables: declared } = row;
+      if (versionId === null || version === null || subject === null || declared === null)
         throw new AppError('internal', `published version ${row.published_version} of ${row.id} is missing`);
       assertExactVariables(JSON.parse(declared) as string[], variables);
-      const content = { subject, html_body: row.html_body, text_body: row.text_body };
-      const rendered = renderContent(content, variables, { maxBodyBytes: options.maxBodyBytes });
+      // Only now, with the template and its version read in one query: a deleted template is
+      // refused above whatever the cache holds.
+      const content = parsed.get(versionId, { subject, html_body: row.html_body, text_body: row.text_body });
+      const rendered = renderParsed(content, variables, { maxBodyBytes: options.maxBodyBytes });
       return { templateId: row.id, version, ...rendered };
     },
   };

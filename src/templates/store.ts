@@ -55,7 +55,7 @@ export function createTemplateStore(db: Db) {
             .onRef('v.version', '=', 'templates.published_version'),
         )
         .select(['templates.id', 'templates.published_version'])
-        .select(['v.version', 'v.subject', 'v.html_body', 'v.text_body', 'v.variables'])
+        .select(['v.id as version_id', 'v.version', 'v.subject', 'v.html_body', 'v.text_body', 'v.variables'])
         .where('templates.project_id', '=', projectId)
         .where(column, '=', ref)
         .executeTakeFirst();
