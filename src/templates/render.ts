@@ -120,6 +120,14 @@ function checkBodies(html: Filled | null, text: Filled | null, limits: RenderLim
       `${path}: the template's ${what} would be ${bytes} bytes once rendered; a direct send's body may be at most ${max} bytes (limits.max_body_bytes); shorten the variables it uses.`,
       [{ path, message: `would be ${bytes} bytes; at most ${max}` }],
     );
+  // A direct send refuses an empty body (emails/schemas.ts); a template send is held to the same.
+  const empty = (path: string, what: string) =>
+    badRequest(
+      `${path}: the template's ${what} would be empty once rendered, and a direct send's ${path} must not be empty; fill in the variables it uses.`,
+      [{ path, message: 'would be empty' }],
+    );
+  if (html && html.bytes === 0) throw empty('html', 'html_body');
+  if (text && text.bytes === 0) throw empty('text', 'text_body');
   if (html && html.bytes > max) throw tooLarge('html', 'html_body', html.bytes);
   if (text && text.bytes > max) throw tooLarge('text', 'text_body', text.bytes);
   const both = (html?.bytes ?? 0) + (text?.bytes ?? 0);

@@ -58,6 +58,25 @@ test('a subject that renders empty is a 400; a subject with a line break cannot 
   }
 });
 
+test('a body that renders empty is a 400 naming it, as a direct send with an empty body is (old: accepted and sent empty)', async (t) => {
+  const ph = await setup(t);
+  const id = await published(ph, {
+    subject: 's',
+    html_body: '{{h}}',
+    text_body: '{{x}}',
+    variables: ['h', 'x'],
+  });
+  const noHtml = await send(ph, id, { h: '', x: 'text' });
+  t.is(noHtml.status, 400);
+  t.regex(noHtml.body.error, /html: the template's html_body would be empty once rendered/);
+  t.deepEqual(noHtml.body.details, [{ path: 'html', message: 'would be empty' }]);
+  const noText = await send(ph, id, { h: '<p>hi</p>', x: '' });
+  t.is(noText.status, 400);
+  t.deepEqual(noText.body.details, [{ path: 'text', message: 'would be empty' }]);
+  t.is(count(ph, 'messages'), 0);
+  t.is((await send(ph, id, { h: ' ', x: ' ' })).status, 202, 'a direct send accepts a body of one space too');
+});
+
 test('a subject saved with a line break before the rule is refused at send, not sent', async (t) => {
   const ph = await setup(t);
   const id = await published(ph, { subject: 'Hello', text_body: 'x', variables: [] });
