@@ -100,3 +100,38 @@ test('an include: of delivery.spf_include written with a trailing dot counts', a
   t.is(record(res.body, 'spf').status, 'verified', record(res.body, 'spf').reason);
   t.is(res.body.status, 'verified');
 });
+
+test('each sending address is checked on its own: lookups made for one do not count for another', async (t) => {
+  const { ph, dns } = await startDomainEnv(t, { delivery: { sending_ips: [SENDING_IP, '192.0.2.11'] } });
+  // For 192.0.2.11 a receiver stops at the include's first term: 2 lookups, not 11.
+  dns.set('_spf.two.example', 'TXT', [`v=spf1 ip4:192.0.2.11 ${'a:out.two.example '.repeat(10)}-all`]);
+  dns.set('out.two.example', 'A', ['198.51.100.1']);
+  const domain = await createDomain(ph, 'two.example');
+  publish(dns, domain, ['spf']);
+  dns.set('two.example', 'TXT', [`v=spf1 ip4:${SENDING_IP} include:_spf.two.example -all`]);
+  await expectSpf(t, ph, domain.id, 'verified', 'two addresses');
+});
+
+test('with delivery.spf_include, reaching its include ends the check, as a match ends a receiver’s', async (t) => {
+  const { ph, dns } = await startDomainEnv(t, {
+    delivery: { sending_ips: [], spf_include: 'spf.posthorn.example' },
+  });
+  dns.set('spf.posthorn.example', 'TXT', ['v=spf1 ip4:192.0.2.0/24 -all']);
+  const cases: Array<[string, string, string | RegExp]> = [
+    ['after.example', 'v=spf1 include:spf.posthorn.example include:nospf.example -all', 'verified'],
+    ['before.example', 'v=spf1 include:nospf.example include:spf.posthorn.example -all', /No SPF record/],
+    ['macro.example', 'v=spf1 include:spf.posthorn.%{d1} ~all', 'verified'],
+    // Which include a receiver follows depends on the address here: none of them is known to be it.
+    [
+      'by-address.example',
+      'v=spf1 include:%{i}._spf.posthorn.example ~all',
+      /does not include include:spf\.posthorn\.example\.$/,
+    ],
+  ];
+  for (const [name, spf, expected] of cases) {
+    const domain = await createDomain(ph, name);
+    publish(dns, domain, ['spf']);
+    dns.set(name, 'TXT', [spf]);
+    await expectSpf(t, ph, domain.id, expected, name);
+  }
+});
