@@ -84,22 +84,25 @@ async function matches(
       countLookup(walk);
       const host = target(walk, domain, mechanism.domain);
       if (host === undefined) return false;
-      const found = await addressesOf(walk.dns, host, familiesFor(ip));
+      const found = await addressesOf(walk.dns, walk, host, familiesFor(ip));
       return ip !== undefined && inAny(ip, found, mechanism.cidr4, mechanism.cidr6);
     }
     case 'mx': {
       countLookup(walk);
       const name = target(walk, domain, mechanism.domain);
       if (name === undefined) return false;
-      const hosts = await mxHosts(walk.dns, name);
+      const hosts = await mxHosts(walk.dns, walk, name);
       if (ip === undefined) return false;
-      const lists = await Promise.all(hosts.map((host) => addressesOf(walk.dns, host, familiesFor(ip))));
+      // The MX hosts' addresses are part of the term: they never count as void lookups.
+      const lists = await Promise.all(
+        hosts.map((host) => addressesOf(walk.dns, undefined, host, familiesFor(ip))),
+      );
       return inAny(ip, lists.flat(), mechanism.cidr4, mechanism.cidr6);
     }
     case 'exists': {
       countLookup(walk);
       const name = target(walk, domain, mechanism.domain);
-      return name !== undefined && (await exists(walk.dns, name));
+      return name !== undefined && (await exists(walk.dns, walk, name));
     }
     case 'ptr':
       countLookup(walk);

@@ -1,8 +1,8 @@
 /**
  * The DNS side of one SPF check (RFC 7208 §4.6.4): answers fetched once per check (every address
  * is evaluated against the same answers), and the limits receivers enforce per evaluation: at most
- * 10 terms that cause lookups, at most 10 MX hosts. Exceeding one is `permerror`; a temporary DNS
- * failure is `temperror`.
+ * 10 terms that cause lookups, at most 2 void lookups (an answer of NXDOMAIN or no records), at
+ * most 10 MX hosts. Exceeding one is `permerror`; a temporary DNS failure is `temperror`.
  */
 import { isIP } from 'node:net';
 import type { DnsLookup, DnsResolver, MxLookup } from '../platform/dns/resolver.js';
@@ -12,6 +12,7 @@ export class TemporaryDns extends Error {}
 export class PermError extends Error {}
 
 const MAX_LOOKUPS = 10;
+const MAX_VOID_LOOKUPS = 2;
 const MAX_MX_HOSTS = 10;
 
 /** Fresh answers (verification wants what the world sees now), each asked once per check. */
@@ -56,6 +57,7 @@ export class SpfDns {
 /** The limits of one evaluation: a receiver's check of one address. */
 export interface Limits {
   lookups: number;
+  readonly voids: string[];
 }
 
 /** §4.6.4: counted before the lookup, so the 11th term fails without being looked up. */
@@ -63,6 +65,15 @@ export function countLookup(limits: Limits): void {
   limits.lookups++;
   if (limits.lookups > MAX_LOOKUPS)
     throw new PermError(`the SPF record needs more than ${MAX_LOOKUPS} DNS lookups (RFC 7208 §4.6.4)`);
+}
+
+function countVoid(limits: Limits, name: string): void {
+  limits.voids.push(name);
+  if (limits.voids.length > MAX_VOID_LOOKUPS) {
+    throw new PermError(
+      `the SPF record has more than ${MAX_VOID_LOOKUPS} lookups that find nothing (${limits.voids.join(', ')}); receivers return permerror after ${MAX_VOID_LOOKUPS} (RFC 7208 §4.6.4)`,
+    );
+  }
 }
 
 function temporary(name: string, code: string): TemporaryDns {
@@ -94,9 +105,10 @@ export function familiesFor(ip: string | undefined): ReadonlyArray<4 | 6> {
   return ip === undefined ? [4, 6] : [isIP(ip) === 6 ? 6 : 4];
 }
 
-/** The addresses of `host` in `families`. */
+/** The addresses of `host` in `families`; finding none is a void lookup when `limits` are given. */
 export async function addressesOf(
   dns: SpfDns,
+  limits: Limits | undefined,
   host: string,
   families: ReadonlyArray<4 | 6>,
 ): Promise<string[]> {
@@ -106,14 +118,19 @@ export async function addressesOf(
     if (answer.status === 'temporary') throw temporary(host, answer.code);
     if (answer.status === 'found') found.push(...answer.records);
   }
+  if (found.length === 0 && limits !== undefined) countVoid(limits, host);
   return found;
 }
 
-/** §5.4: the MX hosts of `domain`; none when it has no MX (not even an implicit one). */
-export async function mxHosts(dns: SpfDns, domain: string): Promise<string[]> {
+/** §5.4: the MX hosts of `domain`; none (not even an implicit MX) is a void lookup. */
+export async function mxHosts(dns: SpfDns, limits: Limits, domain: string): Promise<string[]> {
   const answer = await dns.mx(domain);
   if (answer.status === 'temporary') throw temporary(domain, answer.code);
-  if (answer.status !== 'found' || answer.implicit) return [];
+  if (answer.status === 'null_mx') return [];
+  if (answer.status !== 'found' || answer.implicit) {
+    countVoid(limits, domain);
+    return [];
+  }
   if (answer.hosts.length > MAX_MX_HOSTS) {
     throw new PermError(
       `the MX of ${domain} has ${answer.hosts.length} hosts; an SPF mx mechanism may look up at most ${MAX_MX_HOSTS} (RFC 7208 §4.6.4)`,
@@ -123,6 +140,6 @@ export async function mxHosts(dns: SpfDns, domain: string): Promise<string[]> {
 }
 
 /** §5.7: `exists` asks for A records whatever the client's family; whether there are any. */
-export async function exists(dns: SpfDns, name: string): Promise<boolean> {
-  return (await addressesOf(dns, name, [4])).length > 0;
+export async function exists(dns: SpfDns, limits: Limits, name: string): Promise<boolean> {
+  return (await addressesOf(dns, limits, name, [4])).length > 0;
 }

@@ -3,7 +3,7 @@
  * receiver would check mail from it (RFC 7208 check_host(), spf-eval.ts), with the sender, HELO
  * name and address the caller gives (checks.ts: `postmaster@<domain>`, `delivery.hostname`). Where
  * receivers return `permerror` (a syntax error, an unknown mechanism or a bad macro anywhere in
- * the record, too many lookups or MX hosts), the check fails. The appliance is
+ * the record, too many lookups, void lookups or MX hosts), the check fails. The appliance is
  * authorized when the record reaches a `+include:` of `delivery.spf_include`, or when every
  * sending IP gets `pass`. A `fail` shows the record's explanation (`exp=`, §6.2) when it has one.
  */
@@ -67,6 +67,7 @@ async function examine(dns: SpfDns, domain: string, record: ParsedSpf, target: S
     include,
     includesTarget: false,
     lookups: 0,
+    voids: [],
   });
   if (target.ips.length === 0) {
     // No address to check: does the record reach the include (and is it valid at all)?

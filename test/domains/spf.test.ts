@@ -66,8 +66,30 @@ const cases: Array<[string, string, Zone, string | RegExp]> = [
   [
     'lookups.example',
     `v=spf1 ptr exists:%{i}.x.lookups.example ${'mx '.repeat(9)}ip4:${SENDING_IP} -all`,
-    () => {},
+    // An MX, so that the mx terms are not void lookups (a limit of its own, below).
+    (dns) => dns.set('lookups.example', 'MX', [{ preference: 10, exchange: 'mail.lookups.example' }]),
     /more than 10 DNS lookups/,
+  ],
+  [
+    // RFC 7208 §4.6.4: two lookups that find nothing (NXDOMAIN, or no records) are allowed...
+    'void-2.example',
+    `v=spf1 a:nx.void-2.example mx:txt-only.void-2.example ip4:${SENDING_IP} -all`,
+    (dns) => dns.set('txt-only.void-2.example', 'TXT', ['unrelated']),
+    'verified',
+  ],
+  [
+    // ...a third is permerror, even before the mechanism that would match.
+    'void-3.example',
+    `v=spf1 a:nx.void-3.example mx:txt-only.void-3.example exists:nx2.void-3.example ip4:${SENDING_IP} -all`,
+    (dns) => dns.set('txt-only.void-3.example', 'TXT', ['unrelated']),
+    /more than 2 lookups that find nothing \(nx\.void-3\.example, txt-only\.void-3\.example, nx2\.void-3\.example\)/,
+  ],
+  [
+    // For an IPv4 address receivers ask for A records: a name with only AAAA finds nothing.
+    'void-family.example',
+    `v=spf1 a:v6.void-family.example a:nx.void-family.example a:v6.void-family.example ip4:${SENDING_IP} -all`,
+    (dns) => dns.set('v6.void-family.example', 'AAAA', ['2001:db8::1']),
+    /more than 2 lookups that find nothing/,
   ],
   [
     'first-match.example',
@@ -77,7 +99,7 @@ const cases: Array<[string, string, Zone, string | RegExp]> = [
   ],
 ];
 
-test('SPF mx, dual CIDR lengths, lookup limits and invalid records are judged as receivers judge them', async (t) => {
+test('SPF mx, dual CIDR lengths, lookup and void-lookup limits, and invalid records are judged as receivers judge them', async (t) => {
   const { ph, dns } = await startDomainEnv(t);
   for (const [name, spf, zone, expected] of cases) {
     const domain = await createDomain(ph, name);
