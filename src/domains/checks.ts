@@ -169,18 +169,30 @@ async function checkTracking(resolver: DnsResolver, record: ExpectedRecord): Pro
 }
 
 /**
- * Addresses SPF must authorize: the configured sending IPs, else those of `delivery.hostname`. A
- * temporary failure looking those up is carried along, so that SPF cannot fail for it.
+ * The local-part of the sender SPF is checked for. Posthorn's MAIL FROM is a VERP address whose
+ * local-part differs per message (`b+r<id>-<tag>`, delivery/verp.ts), and none is sent from the
+ * domain itself, so no one local-part stands for them: the check uses RFC 7208 §4.3's stand-in for
+ * a sender without one.
+ */
+const SPF_LOCAL_PART = 'postmaster';
+
+/**
+ * What SPF is checked for, as receivers of Posthorn's mail would check it: the configured sending
+ * IPs (else those of `delivery.hostname`), one check each, with `delivery.hostname` (the EHLO name)
+ * as HELO and `postmaster@<the domain checked>` as sender. A temporary failure looking up the
+ * addresses is carried along, so that SPF cannot fail for it.
  */
 export async function spfTarget(resolver: DnsResolver, config: Pick<Config, 'delivery'>): Promise<SpfTarget> {
   const { sending_ips: ips, spf_include: include, hostname } = config.delivery;
-  if (ips.length > 0 || include !== '') return { ips, include };
+  const identity = { helo: hostname, localPart: SPF_LOCAL_PART };
+  if (ips.length > 0 || include !== '') return { ips, include, ...identity };
   const [v4, v6] = await Promise.all([resolver.a(hostname, FRESH), resolver.aaaa(hostname, FRESH)]);
   const found = [...(v4.status === 'found' ? v4.records : []), ...(v6.status === 'found' ? v6.records : [])];
   const failure = v4.status === 'temporary' ? v4 : v6.status === 'temporary' ? v6 : undefined;
   return {
     ips: found,
     include: '',
+    ...identity,
     hostname,
     ...(failure
       ? {

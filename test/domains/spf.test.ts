@@ -66,8 +66,30 @@ const cases: Array<[string, string, Zone, string | RegExp]> = [
   [
     'lookups.example',
     `v=spf1 ptr exists:%{i}.x.lookups.example ${'mx '.repeat(9)}ip4:${SENDING_IP} -all`,
-    () => {},
+    // An MX, so that the mx terms are not void lookups (a limit of its own, below).
+    (dns) => dns.set('lookups.example', 'MX', [{ preference: 10, exchange: 'mail.lookups.example' }]),
     /more than 10 DNS lookups/,
+  ],
+  [
+    // RFC 7208 §4.6.4: two lookups that find nothing (NXDOMAIN, or no records) are allowed...
+    'void-2.example',
+    `v=spf1 a:nx.void-2.example mx:txt-only.void-2.example ip4:${SENDING_IP} -all`,
+    (dns) => dns.set('txt-only.void-2.example', 'TXT', ['unrelated']),
+    'verified',
+  ],
+  [
+    // ...a third is permerror, even before the mechanism that would match.
+    'void-3.example',
+    `v=spf1 a:nx.void-3.example mx:txt-only.void-3.example exists:nx2.void-3.example ip4:${SENDING_IP} -all`,
+    (dns) => dns.set('txt-only.void-3.example', 'TXT', ['unrelated']),
+    /more than 2 lookups that find nothing \(nx\.void-3\.example, txt-only\.void-3\.example, nx2\.void-3\.example\)/,
+  ],
+  [
+    // For an IPv4 address receivers ask for A records: a name with only AAAA finds nothing.
+    'void-family.example',
+    `v=spf1 a:v6.void-family.example a:nx.void-family.example a:v6.void-family.example ip4:${SENDING_IP} -all`,
+    (dns) => dns.set('v6.void-family.example', 'AAAA', ['2001:db8::1']),
+    /more than 2 lookups that find nothing/,
   ],
   [
     'first-match.example',
@@ -77,7 +99,7 @@ const cases: Array<[string, string, Zone, string | RegExp]> = [
   ],
 ];
 
-test('SPF mx, dual CIDR lengths, lookup limits and invalid records are judged as receivers judge them', async (t) => {
+test('SPF mx, dual CIDR lengths, lookup and void-lookup limits, and invalid records are judged as receivers judge them', async (t) => {
   const { ph, dns } = await startDomainEnv(t);
   for (const [name, spf, zone, expected] of cases) {
     const domain = await createDomain(ph, name);
@@ -99,4 +121,39 @@ test('an include: of delivery.spf_include written with a trailing dot counts', a
   const res = await ph.request('POST', `/v1/domains/${domain.id}/verify`);
   t.is(record(res.body, 'spf').status, 'verified', record(res.body, 'spf').reason);
   t.is(res.body.status, 'verified');
+});
+
+test('each sending address is checked on its own: lookups made for one do not count for another', async (t) => {
+  const { ph, dns } = await startDomainEnv(t, { delivery: { sending_ips: [SENDING_IP, '192.0.2.11'] } });
+  // For 192.0.2.11 a receiver stops at the include's first term: 2 lookups, not 11.
+  dns.set('_spf.two.example', 'TXT', [`v=spf1 ip4:192.0.2.11 ${'a:out.two.example '.repeat(10)}-all`]);
+  dns.set('out.two.example', 'A', ['198.51.100.1']);
+  const domain = await createDomain(ph, 'two.example');
+  publish(dns, domain, ['spf']);
+  dns.set('two.example', 'TXT', [`v=spf1 ip4:${SENDING_IP} include:_spf.two.example -all`]);
+  await expectSpf(t, ph, domain.id, 'verified', 'two addresses');
+});
+
+test('with delivery.spf_include, reaching its include ends the check, as a match ends a receiver’s', async (t) => {
+  const { ph, dns } = await startDomainEnv(t, {
+    delivery: { sending_ips: [], spf_include: 'spf.posthorn.example' },
+  });
+  dns.set('spf.posthorn.example', 'TXT', ['v=spf1 ip4:192.0.2.0/24 -all']);
+  const cases: Array<[string, string, string | RegExp]> = [
+    ['after.example', 'v=spf1 include:spf.posthorn.example include:nospf.example -all', 'verified'],
+    ['before.example', 'v=spf1 include:nospf.example include:spf.posthorn.example -all', /No SPF record/],
+    ['macro.example', 'v=spf1 include:spf.posthorn.%{d1} ~all', 'verified'],
+    // Which include a receiver follows depends on the address here: none of them is known to be it.
+    [
+      'by-address.example',
+      'v=spf1 include:%{i}._spf.posthorn.example ~all',
+      /does not include include:spf\.posthorn\.example\.$/,
+    ],
+  ];
+  for (const [name, spf, expected] of cases) {
+    const domain = await createDomain(ph, name);
+    publish(dns, domain, ['spf']);
+    dns.set(name, 'TXT', [spf]);
+    await expectSpf(t, ph, domain.id, expected, name);
+  }
 });
