@@ -19,6 +19,7 @@ import { validateConfig } from '../src/platform/config/load.js';
 import { createLogger } from '../src/platform/log.js';
 import { startServer } from '../src/server.js';
 import { freePort, median, spawnQuiet, stopChild, waitReady } from './lib.js';
+import { benchProject } from './project.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
@@ -91,21 +92,11 @@ async function preparePosthorn(dataDir: string, port: number): Promise<{ key: st
     { ...config, server: { ...config.server, listen: '127.0.0.1:0' } },
     createLogger('silent'),
   );
-  const ids = await server.services.projects.bootstrap(
-    { email: 'ops@acme.test', organization: 'Acme', project: 'Bench' },
-    'bench',
-  );
-  const { key } = await server.services.keys.create(
-    { projectId: ids.projectId, scopes: ['emails:send'], mode: 'live' },
-    'bench',
-  );
-  const now = Date.now();
-  server.kernel.store.sqlite
-    .prepare(
-      `insert into domains (id, project_id, name, region, status, checks, created_at, updated_at, verified_at)
-       values ('dom_bench', ?, 'acme.test', 'eu', 'verified', '{}', ?, ?, ?)`,
-    )
-    .run(ids.projectId, now, now, now);
+  const { key } = await benchProject(server, {
+    email: 'ops@acme.test',
+    scopes: ['emails:send'],
+    domain: 'acme.test',
+  });
   await server.stop();
   const toml = path.join(dataDir, 'bench.toml');
   writeFileSync(

@@ -24,6 +24,7 @@ import { startServer } from '../src/server.js';
 import { requireClamd } from '../test/helpers/clamd.js';
 import { startDnsServer } from '../test/helpers/dns-server.js';
 import { freePort, median, stopChild } from './lib.js';
+import { benchProject } from './project.js';
 
 const { values } = parseArgs({
   options: {
@@ -177,18 +178,8 @@ async function runPosthorn(raw: Buffer, dnsAddress: string, clamdPort: number): 
     validateConfig({ ...base, server: { listen: '127.0.0.1:0' }, smtp_in: { enabled: false } }, 'bench'),
     createLogger('silent'),
   );
-  const ids = await setup.services.projects.bootstrap(
-    { email: 'ops@bench.example', organization: 'B', project: 'B' },
-    'bench',
-  );
-  const now = Date.now();
-  setup.kernel.store.sqlite
-    .prepare(
-      `insert into domains (id, project_id, name, region, status, checks, created_at, updated_at, verified_at)
-       values ('dom_bench', ?, ?, 'eu', 'verified', '{}', ?, ?, ?)`,
-    )
-    .run(ids.projectId, DOMAIN, now, now, now);
-  await setup.services.inbound.createRoute(ids.projectId, { domain_id: 'dom_bench' });
+  const { projectId } = await benchProject(setup, { email: 'ops@bench.example', domain: DOMAIN });
+  await setup.services.inbound.createRoute(projectId, { domain_id: 'dom_bench' });
   await setup.stop();
 
   const config = path.join(dataDir, 'bench.toml');

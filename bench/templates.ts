@@ -22,6 +22,7 @@ import { startServer } from '../src/server.js';
 import { createParsedCache } from '../src/templates/parsed-cache.js';
 import { renderParsed } from '../src/templates/render.js';
 import { median, parseSizes } from './lib.js';
+import { benchProject } from './project.js';
 
 const { values } = parseArgs({
   options: {
@@ -110,21 +111,11 @@ async function startBenchServer() {
     'bench',
   );
   const server = await startServer(config, createLogger('silent'));
-  const ids = await server.services.projects.bootstrap(
-    { email: 'ops@acme.test', organization: 'Acme', project: 'Bench' },
-    'bench',
-  );
-  const { key } = await server.services.keys.create(
-    { projectId: ids.projectId, scopes: ['full_access'], mode: 'live' },
-    'bench',
-  );
-  const now = Date.now();
-  server.kernel.store.sqlite
-    .prepare(
-      `insert into domains (id, project_id, name, region, status, checks, created_at, updated_at, verified_at)
-       values ('dom_bench', ?, 'acme.test', 'eu', 'verified', '{}', ?, ?, ?)`,
-    )
-    .run(ids.projectId, now, now, now);
+  const { key } = await benchProject(server, {
+    email: 'ops@acme.test',
+    scopes: ['full_access'],
+    domain: 'acme.test',
+  });
   const call = async (method: string, pathname: string, body?: unknown) => {
     const res = await fetch(`${server.url}${pathname}`, {
       method,

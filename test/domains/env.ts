@@ -90,6 +90,29 @@ export async function expectSpf(
   }
 }
 
+/** One row of an SPF table: the domain, its SPF record, what else its zone holds, and `expected` (expectSpf). */
+export type SpfCase = readonly [
+  name: string,
+  spf: string,
+  zone: (dns: DnsTestServer) => void,
+  expected: string | RegExp,
+];
+
+/** Creates and publishes each case's domain with its SPF record and zone, then checks it (expectSpf). */
+export async function expectSpfCases(
+  t: ExecutionContext,
+  env: DomainEnv,
+  cases: readonly SpfCase[],
+): Promise<void> {
+  for (const [name, spf, zone, expected] of cases) {
+    const domain = await createDomain(env.ph, name);
+    publish(env.dns, domain, ['spf']);
+    env.dns.set(name, 'TXT', [spf]);
+    zone(env.dns);
+    await expectSpf(t, env.ph, domain.id, expected, name);
+  }
+}
+
 export async function createDomain(ph: Posthorn, name: string, key?: string): Promise<DomainView> {
   const res = await ph.request<DomainView>('POST', '/v1/domains', {
     body: { name },

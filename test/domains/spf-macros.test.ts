@@ -5,10 +5,15 @@
  */
 import test, { type ExecutionContext } from 'ava';
 import { expand, parseDomainSpec } from '../../src/domains/spf-macros.js';
-import type { DnsTestServer } from '../helpers/dns-server.js';
-import { createDomain, expectSpf, publish, SENDING_IP, startDomainEnv } from './env.js';
-
-type Zone = (dns: DnsTestServer) => void;
+import {
+  createDomain,
+  expectSpf,
+  expectSpfCases,
+  publish,
+  SENDING_IP,
+  type SpfCase,
+  startDomainEnv,
+} from './env.js';
 
 const HELO = 'mta-out.posthorn.example';
 
@@ -106,7 +111,7 @@ test('for an IPv6 sending address, %{i} is its nibbles and %{v} is ip6', async (
   ]);
 });
 
-const cases: Array<[string, string, Zone, string | RegExp]> = [
+const cases: readonly SpfCase[] = [
   [
     'exists.example',
     'v=spf1 exists:%{i}.%{l}._spf.%{d} -all',
@@ -202,14 +207,8 @@ const cases: Array<[string, string, Zone, string | RegExp]> = [
 ];
 
 test('macros in exists, include, redirect and exp expand for the check; a bad macro is permerror', async (t) => {
-  const { ph, dns } = await startDomainEnv(t, { delivery: { hostname: HELO } });
-  for (const [name, spf, zone, expected] of cases) {
-    const domain = await createDomain(ph, name);
-    publish(dns, domain, ['spf']);
-    dns.set(name, 'TXT', [spf]);
-    zone(dns);
-    await expectSpf(t, ph, domain.id, expected, name);
-  }
+  const env = await startDomainEnv(t, { delivery: { hostname: HELO } });
+  await expectSpfCases(t, env, cases);
 });
 
 test('an IPv6 sending address is shown in an explanation as written by RFC 5952', async (t) => {
