@@ -6,7 +6,7 @@
  * start and never processed.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
 import { stoppedSetup } from './stopped-setup.js';
@@ -99,6 +99,35 @@ test('a client gone in the middle of DATA leaves no file in the spool and nothin
   await eventually(() => (env.ph.server.services.inbound.receiving().messages === 0 ? true : undefined));
   await env.settled();
   t.is((await env.ph.request('GET', '/v1/inbound/emails')).body.data.length, 0);
+});
+
+test('a server stopping while a message arrives leaves no temporary file and no open file in the spool', async (t) => {
+  const env = await startInboundEnv(t, { server: { shutdown_timeout: '300ms' } });
+  await createRoute(env.ph, env.domainId, 'support');
+  // A client still sending when the grace period ends, that keeps its side open after the 421.
+  const smtp = await openSmtp(env.smtpPort, { halfOpen: true });
+  t.teardown(() => smtp.end());
+  await smtp.command('EHLO client.example');
+  t.is((await smtp.command('MAIL FROM:<ann@sender.example>')).code, 250);
+  t.is((await smtp.command(`RCPT TO:<support@${DOMAIN}>`)).code, 250);
+  t.is((await smtp.command('DATA')).code, 354);
+  await smtp.write(`Subject: Never finished\r\n\r\n${body(256 * 1024).replace(/\n/g, '\r\n')}\r\n`);
+  await eventually(() =>
+    spoolFiles(env.ph.dataDir).some((name) => name.endsWith('.tmp')) ? true : undefined,
+  );
+
+  await env.ph.server.stop();
+  t.deepEqual(spoolFiles(env.ph.dataDir), []);
+  const spoolDir = join(env.ph.dataDir, 'inbound', 'spool');
+  const open = readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(join('/proc/self/fd', fd)).startsWith(spoolDir);
+    } catch {
+      return false; // closed while listed
+    }
+  });
+  t.deepEqual(open, [], 'no file in the spool is open');
+  t.is(env.ph.server.services.inbound.receiving().messages, 0);
 });
 
 test('a message over max_message_bytes is refused with 552 after DATA and leaves no file; the next one is taken', async (t) => {
