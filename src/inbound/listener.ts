@@ -24,7 +24,7 @@ import type { Logger } from '../platform/log.js';
 import { clientKey } from './client-key.js';
 import type { InboundRecipient, RecipientCheck } from './recipients.js';
 import type { Spool, SpoolEnvelope, SpooledMessage } from './spool.js';
-import { type DataMeter, type DataOutcome, spoolData } from './spool-data.js';
+import { type DataMeter, type DataOutcome, type DataStream, spoolData } from './spool-data.js';
 
 export interface ListenerDeps {
   readonly config: Config['smtp_in'];
@@ -50,6 +50,7 @@ export interface InboundListener {
   address(): AddressInfo;
   /** Transactions in DATA now and the bytes of their messages held in memory (a few chunks each). */
   receiving(): { readonly messages: number; readonly bytes: number };
+  /** Stops after a grace period (`shutdownTimeoutMs`); resolves once no transaction holds a spool file. */
   close(): Promise<void>;
 }
 
@@ -76,6 +77,8 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
   const perIp = new Map<string, number>();
   // Transactions in DATA, for `receiving()`.
   const receiving = new Set<DataMeter>();
+  // Transactions from DATA until their reply, for `close()`.
+  const transactions = new Set<{ readonly stream: DataStream; readonly replied: Promise<void> }>();
   const maxSessionMs = parseDuration(config.max_session);
 
   const stateOf = (session: SMTPServerSession): SessionState => {
@@ -193,17 +196,17 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
       const head = Buffer.from(receivedHeader(envelope, config.hostname));
       // A client may go before the file is open: with a listener its stream errors, not the process.
       stream.on('error', () => undefined);
-      deps.spool.create(envelope, head).then(
+      const outcome = deps.spool.create(envelope, head).then(
         (file) => {
-          const { outcome, meter } = spoolData(stream, file, head);
-          receiving.add(meter);
-          outcome.then((result) => {
-            receiving.delete(meter);
-            reply(envelope, result, callback);
-          });
+          const spooling = spoolData(stream, file, head);
+          receiving.add(spooling.meter);
+          return spooling.outcome.finally(() => receiving.delete(spooling.meter));
         },
-        (error: unknown) => reply(envelope, { kind: 'failed', error }, callback),
+        (error: unknown): DataOutcome => ({ kind: 'failed', error }),
       );
+      const transaction = { stream, replied: outcome.then((result) => reply(envelope, result, callback)) };
+      transactions.add(transaction);
+      transaction.replied.finally(() => transactions.delete(transaction));
     },
   };
 
@@ -281,11 +284,17 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
       for (const meter of receiving) bytes += meter.held();
       return { messages: receiving.size, bytes };
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    async close() {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         for (const state of sessions.values()) clearTimeout(state.timer);
-      }),
+      });
+      // Every client now got 421 or is gone; smtp-server only half-closes, so a message still
+      // arriving held its spool file open until the client went (or 5 s more). Never to be
+      // acknowledged, it is discarded now; one being committed is waited for and handed over.
+      for (const { stream } of transactions) if (!stream.readableEnded) stream.destroy();
+      await Promise.all([...transactions].map((transaction) => transaction.replied));
+    },
   };
 }
 

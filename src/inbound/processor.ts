@@ -163,7 +163,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       await giveUp(entry, reason).catch((failure: unknown) =>
         log.error(
           { err: failure, receipt: id, spool: deps.spool.dir, reason },
-          'inbound message keeps failing and could not be recorded as failed; left in the spool',
+          'inbound message keeps failing and could not be given up on (recorded as failed and moved aside); left in the spool until the next start',
         ),
       );
       queued.delete(id);
@@ -204,10 +204,14 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     }
     if (!spooled) {
       // A file from an earlier run (or an attempt whose barrier failed) may have been committed
-      // already; its commit is made durable before the file goes.
-      if (await deps.store.receiptExists(id)) {
+      // already; its commit is made durable before the file goes. One given up on goes to
+      // `failed/`, never away: its move may be what did not happen (the move failed, or the
+      // process died after the commit).
+      const receipt = await deps.store.receiptKind(id);
+      if (receipt !== undefined) {
         await durable();
-        await deps.spool.remove(id);
+        if (receipt === 'failed') await deps.spool.moveToFailed(id);
+        else await deps.spool.remove(id);
         return;
       }
       if (recovered.delete(id)) {

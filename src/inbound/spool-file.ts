@@ -83,7 +83,14 @@ export async function createSpoolFile(
         await close();
       }
       await rename(temp, final);
-      await syncDir();
+      try {
+        await syncDir();
+      } catch (error) {
+        // The name is not durable, so the message is not acknowledged (451) and the client sends
+        // it again; left here, it would also be processed at the next start.
+        await unlink(final).catch(() => undefined);
+        throw error;
+      }
       return bytes;
     },
     async discard() {

@@ -96,7 +96,7 @@ function prepare(sqlite: SQLite.Database) {
       // The exact local part sorts before the catch-all ('').
       `select * from inbound_routes where domain = ? and local_part in (?, '') order by local_part desc limit 1`,
     ),
-    receiptExists: sqlite.prepare<[string], { id: string }>('select id from inbound_receipts where id = ?'),
+    receiptKind: sqlite.prepare<[string], { kind: string }>('select kind from inbound_receipts where id = ?'),
     insertReceipt: sqlite.prepare(insertSql('inbound_receipts', RECEIPT_COLUMNS)),
     insertMessage: sqlite.prepare(insertSql('inbound_messages', MESSAGE_COLUMNS)),
     insertAttachment: sqlite.prepare(insertSql('inbound_attachments', ATTACHMENT_COLUMNS)),
@@ -138,7 +138,7 @@ export function createHotStatements(sqlite: SQLite.Database) {
   };
   return {
     routeByAddress: (domain: string, local: string) => stmt().routeByAddress.get(domain, local),
-    receiptExists: (id: string) => stmt().receiptExists.get(id) !== undefined,
+    receiptKind: (id: string) => stmt().receiptKind.get(id)?.kind,
     insertReceipt: (row: Insertable<InboundReceiptsTable>) => {
       stmt().insertReceipt.run({ outcome: '{}', ...row });
     },

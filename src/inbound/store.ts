@@ -75,8 +75,9 @@ export function createInboundStore(db: Db, sqlite: SQLite.Database) {
     },
 
     // Receipts
-    async receiptExists(id: string): Promise<boolean> {
-      return hot.receiptExists(id);
+    /** The kind of a transaction's receipt (`routed`, ..., `failed`), undefined while it has none. */
+    async receiptKind(id: string): Promise<string | undefined> {
+      return hot.receiptKind(id);
     },
     /** Like every write below: call inside the caller's transaction `_trx` (store-hot.ts). */
     async insertReceipt(_trx: Db, row: Insertable<InboundReceiptsTable>): Promise<void> {

@@ -3,10 +3,11 @@
  * the real `posthorn serve` process started and never finished (here they are SIGKILLed while
  * processing it, as an out-of-memory crash would end them) is given up on at the next start: a
  * `failed` receipt with the reason, and the file moved to `inbound/failed/`. Other left-over mail
- * is processed as usual.
+ * is processed as usual. A message given up on is never deleted, even when its move to `failed/`
+ * did not happen in the run that gave up on it.
  */
 import { createSocket } from 'node:dgram';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
 import { stoppedSetup } from './stopped-setup.js';
@@ -14,7 +15,7 @@ import { createLogger } from '../../src/platform/log.js';
 import { newId } from '../../src/platform/ids.js';
 import type { InboundRecipient } from '../../src/inbound/recipients.js';
 import { openSpool, type Spool } from '../../src/inbound/spool.js';
-import { startServer } from '../../src/server.js';
+import { type RunningServer, startServer } from '../../src/server.js';
 import { testConfig } from '../helpers/server.js';
 import { eventually } from './env.js';
 import { freePort, spawnServe } from './serve-process.js';
@@ -92,4 +93,36 @@ test('a left-over message that two runs started and never finished is recorded a
   t.true(
     readFileSync(join(dataDir, 'inbound', 'failed', `${poison}.eml`), 'latin1').includes('Subject: Poison'),
   );
+});
+
+test('a message given up on whose move to failed/ did not happen is moved there at the next start, never deleted', async (t) => {
+  const { dataDir, overrides, recipient } = await stoppedSetup(t, 'poison-move');
+  const log = createLogger('silent');
+  const spoolDir = join(dataDir, 'inbound', 'spool');
+  const failedDir = join(dataDir, 'inbound', 'failed');
+  const poison = await spoolMessage(await openSpool(spoolDir), recipient, 'Poison');
+  // What two runs that died processing it leave beside it (the test above has real ones die).
+  writeFileSync(join(spoolDir, `${poison}.runs`), '2');
+  // A file where the failed directory goes: the move fails once the failed receipt is committed,
+  // as if the process had died between the two.
+  writeFileSync(failedDir, 'in the way');
+
+  const receipts = (server: RunningServer) =>
+    server.kernel.store.sqlite.prepare('select kind from inbound_receipts where id = ?').all(poison);
+  const first = await startServer(testConfig(dataDir, overrides), log);
+  await first.services.inbound.ready();
+  await eventually(() => (receipts(first).length > 0 ? true : undefined));
+  await first.stop();
+  t.true(existsSync(join(spoolDir, `${poison}.eml`)), 'the message is still in the spool');
+
+  // The operator clears the way; the next start finishes what the last one began.
+  rmSync(failedDir);
+  const restarted = await startServer(testConfig(dataDir, overrides), log);
+  t.teardown(() => restarted.stop());
+  await restarted.services.inbound.ready();
+  await restarted.services.inbound.settled();
+  t.deepEqual(receipts(restarted), [{ kind: 'failed' }]);
+  t.deepEqual(readdirSync(spoolDir), []);
+  t.deepEqual(existsSync(failedDir) ? readdirSync(failedDir) : [], [`${poison}.eml`]);
+  t.true(readFileSync(join(failedDir, `${poison}.eml`), 'latin1').includes('Subject: Poison'));
 });

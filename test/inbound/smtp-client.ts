@@ -23,8 +23,12 @@ export interface RawSmtp {
   end(): void;
 }
 
-export async function openSmtp(port: number): Promise<RawSmtp> {
-  const socket: Socket = connect({ host: '127.0.0.1', port });
+/** `halfOpen`: the client keeps its side open after the server closes its own (a stubborn client). */
+export async function openSmtp(
+  port: number,
+  options: { readonly halfOpen?: boolean } = {},
+): Promise<RawSmtp> {
+  const socket: Socket = connect({ host: '127.0.0.1', port, allowHalfOpen: options.halfOpen ?? false });
   let buffer = '';
   let closed = false;
   const waiters: Array<() => void> = [];

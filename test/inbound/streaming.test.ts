@@ -1,11 +1,12 @@
 /**
  * DATA goes to the spool file as it arrives: concurrent messages of several MB arrive whole while
  * the listener holds a few chunks of each in memory; a client gone mid-DATA or a message over the
- * limit leaves nothing in the spool; a temporary file a crash left behind is removed at start and
- * never processed.
+ * limit leaves nothing in the spool, and one of exactly the limit is taken; dot-stuffing is undone
+ * wherever the client's writes split the lines; a temporary file a crash left behind is removed at
+ * start and never processed.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
 import { stoppedSetup } from './stopped-setup.js';
@@ -100,6 +101,35 @@ test('a client gone in the middle of DATA leaves no file in the spool and nothin
   t.is((await env.ph.request('GET', '/v1/inbound/emails')).body.data.length, 0);
 });
 
+test('a server stopping while a message arrives leaves no temporary file and no open file in the spool', async (t) => {
+  const env = await startInboundEnv(t, { server: { shutdown_timeout: '300ms' } });
+  await createRoute(env.ph, env.domainId, 'support');
+  // A client still sending when the grace period ends, that keeps its side open after the 421.
+  const smtp = await openSmtp(env.smtpPort, { halfOpen: true });
+  t.teardown(() => smtp.end());
+  await smtp.command('EHLO client.example');
+  t.is((await smtp.command('MAIL FROM:<ann@sender.example>')).code, 250);
+  t.is((await smtp.command(`RCPT TO:<support@${DOMAIN}>`)).code, 250);
+  t.is((await smtp.command('DATA')).code, 354);
+  await smtp.write(`Subject: Never finished\r\n\r\n${body(256 * 1024).replace(/\n/g, '\r\n')}\r\n`);
+  await eventually(() =>
+    spoolFiles(env.ph.dataDir).some((name) => name.endsWith('.tmp')) ? true : undefined,
+  );
+
+  await env.ph.server.stop();
+  t.deepEqual(spoolFiles(env.ph.dataDir), []);
+  const spoolDir = join(env.ph.dataDir, 'inbound', 'spool');
+  const open = readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(join('/proc/self/fd', fd)).startsWith(spoolDir);
+    } catch {
+      return false; // closed while listed
+    }
+  });
+  t.deepEqual(open, [], 'no file in the spool is open');
+  t.is(env.ph.server.services.inbound.receiving().messages, 0);
+});
+
 test('a message over max_message_bytes is refused with 552 after DATA and leaves no file; the next one is taken', async (t) => {
   const env = await startInboundEnv(t, { smtp_in: { max_message_bytes: 1_000_000 } });
   await createRoute(env.ph, env.domainId, 'support');
@@ -123,6 +153,69 @@ test('a message over max_message_bytes is refused with 552 after DATA and leaves
     list.body.data.map((email: { subject: string }) => email.subject),
     ['Small'],
   );
+});
+
+test('a message of exactly max_message_bytes is taken whole; one byte more is refused with 552', async (t) => {
+  const limit = 200_000;
+  const env = await startInboundEnv(t, { smtp_in: { max_message_bytes: limit } });
+  await createRoute(env.ph, env.domainId, 'support');
+  const smtp = await openSmtp(env.smtpPort);
+  t.teardown(() => smtp.end());
+  await smtp.command('EHLO client.example');
+  // A message of `size` bytes as SIZE counts them (RFC 1870): CRLFs included, the final dot not.
+  const messageOf = (subject: string, size: number) => {
+    const head = `Subject: ${subject}\r\n\r\n`;
+    const lines = body(size).replace(/\n/g, '\r\n');
+    return `${head}${lines.slice(0, size - head.length - 2)}\r\n`;
+  };
+  const transaction = async (message: string) => {
+    t.is((await smtp.command('MAIL FROM:<ann@sender.example>')).code, 250);
+    t.is((await smtp.command(`RCPT TO:<support@${DOMAIN}>`)).code, 250);
+    t.is((await smtp.command('DATA')).code, 354);
+    return smtp.data(`${message}.\r\n`);
+  };
+  const over = messageOf('One byte over', limit + 1);
+  t.is(Buffer.byteLength(over), limit + 1);
+  t.regex((await transaction(over)).text, /^552 5\.3\.4/);
+  const exact = messageOf('Exactly', limit);
+  t.is(Buffer.byteLength(exact), limit);
+  t.is((await transaction(exact)).code, 250);
+  await env.settled();
+  const list = await env.ph.request('GET', '/v1/inbound/emails');
+  t.deepEqual(
+    list.body.data.map((email: { subject: string }) => email.subject),
+    ['Exactly'],
+  );
+  const email = await env.ph.request('GET', `/v1/inbound/emails/${list.body.data[0].id}`);
+  // The stored text has LF line ends (mailparser); nothing else differs.
+  t.is(email.body.text, exact.slice(exact.indexOf('\r\n\r\n') + 4).replace(/\r\n/g, '\n'));
+  t.deepEqual(spoolFiles(env.ph.dataDir), []);
+});
+
+test('dot-stuffed lines arrive unstuffed however the client splits its writes', async (t) => {
+  const env = await startInboundEnv(t);
+  await createRoute(env.ph, env.domainId, 'support');
+  const lines = ['.', '..', '.leading dot', '...', 'a line', '.', ''];
+  const text = Array.from({ length: 400 }, (_, n) => lines[n % lines.length]).join('\r\n');
+  const message = `Subject: Dots\r\n\r\n${text}\r\n`;
+  const wire = `${message.replace(/^\./gm, '..')}.\r\n`;
+  const smtp = await openSmtp(env.smtpPort);
+  t.teardown(() => smtp.end());
+  await smtp.command('EHLO client.example');
+  t.is((await smtp.command('MAIL FROM:<ann@sender.example>')).code, 250);
+  t.is((await smtp.command(`RCPT TO:<support@${DOMAIN}>`)).code, 250);
+  t.is((await smtp.command('DATA')).code, 354);
+  // Pieces of 1 to 7 bytes, each flushed before the next: the dots and CRLFs fall on every boundary.
+  let at = 0;
+  for (let size = 1; at < wire.length - 7; size = (size % 7) + 1) {
+    await smtp.write(wire.slice(at, at + size));
+    at += size;
+  }
+  t.is((await smtp.data(wire.slice(at))).code, 250);
+  await env.settled();
+  const list = await env.ph.request('GET', '/v1/inbound/emails');
+  const email = await env.ph.request('GET', `/v1/inbound/emails/${list.body.data[0].id}`);
+  t.is(email.body.text, `${text}\n`.replace(/\r\n/g, '\n'));
 });
 
 test('a temporary spool file left by a crash is removed at start and never processed', async (t) => {
