@@ -3,6 +3,7 @@
  */
 import { z } from 'zod';
 import { duration, ipAddress } from './fields.js';
+import { subdomain } from './names.js';
 
 /**
  * What a lane takes for a key its `[[delivery.lanes]]` block leaves out, when no built-in lane of
@@ -79,9 +80,11 @@ export const deliverySection = z
       .default('opportunistic')
       .describe('STARTTLS policy: use when offered, or refuse to deliver without it.'),
     source_ips: z
-      .array(z.string())
+      .array(ipAddress)
       .default([])
-      .describe('Local addresses to send from; empty uses the default.'),
+      .describe(
+        "Local IP addresses of this host to send from, taken in turn per connection; empty uses the system's choice.",
+      ),
     sending_ips: z
       .array(ipAddress)
       .default([])
@@ -90,10 +93,11 @@ export const deliverySection = z
       .string()
       .default('')
       .describe('An SPF include: domain that authorizes this appliance, as an alternative to sending_ips.'),
-    bounce_subdomain: z
-      .string()
+    bounce_subdomain: subdomain('bounces')
       .default('bounces')
-      .describe('Subdomain of each sending domain used for VERP.'),
+      .describe(
+        'Subdomain of each sending domain used for VERP return paths (<bounce_subdomain>.<domain>): lower-case DNS labels.',
+      ),
     soft_bounce_limit: z
       .int()
       .positive()

@@ -3,12 +3,17 @@
  */
 import { z } from 'zod';
 import { duration, hostPort, secret } from './fields.js';
+import { bareAddress, hostName } from './names.js';
 
 export const smtpInSection = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Run the inbound SMTP listener.'),
     listen: hostPort.default('127.0.0.1:2525').describe('Address and port of the inbound SMTP listener.'),
-    hostname: z.string().min(1).default('localhost').describe('Name announced in the SMTP greeting.'),
+    hostname: hostName
+      .default('localhost')
+      .describe(
+        'Host name announced in the SMTP greeting and Received headers, and the MX host the bounce records point to.',
+      ),
     max_message_bytes: z
       .int()
       .positive()
@@ -30,10 +35,11 @@ export const smtpInSection = z
       .default('')
       .describe('PEM certificate for STARTTLS; empty generates a self-signed one.'),
     tls_key_file: z.string().default('').meta(secret).describe('PEM private key for STARTTLS.'),
-    complaint_address: z
-      .string()
+    complaint_address: bareAddress
       .default('fbl@localhost')
-      .describe('Address that receives feedback-loop (ARF) complaint reports.'),
+      .describe(
+        'Address that receives feedback-loop (ARF) complaint reports (compared with recipients case-insensitively); empty for none.',
+      ),
     feedback_loop_domains: z
       .array(
         z
