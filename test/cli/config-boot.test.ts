@@ -80,7 +80,35 @@ test('bad bounce_subdomain, source_ips, complaint_address and smtp_in.hostname s
   ]);
 });
 
-test('good bounce_subdomain, source_ips, complaint_address and smtp_in.hostname pass config check, and serve runs with them', async (t) => {
+test('durations that are zero or longer than a Node timer can wait stop config check and serve with exit 2, naming each key', (t) => {
+  const w = workdir(t);
+  const file = configFile(w, 'bad.toml', [
+    '[server]',
+    'shutdown_timeout = "30d"',
+    '[storage]',
+    '[delivery]',
+    'lease = "0s"',
+    'poll_interval = "0s"',
+    'retry_schedule = ["1m", "0s"]',
+    '[smtp_in]',
+    'max_session = "0s"',
+    '[dns]',
+    'timeout_ms = 3000000000',
+    '[webhooks]',
+    'timeout = "25d"',
+  ]);
+  expectRefused(t, w, file, [
+    /server\.shutdown_timeout: must be at most 2147483647ms/,
+    /delivery\.lease: must be at least 2s/,
+    /delivery\.poll_interval: must be longer than 0/,
+    /delivery\.retry_schedule\.1: must be longer than 0/,
+    /smtp_in\.max_session: must be longer than 0/,
+    /dns\.timeout_ms/,
+    /webhooks\.timeout: must be at most 2147483647ms/,
+  ]);
+});
+
+test('good values of the checked keys pass config check, and serve runs with them', async (t) => {
   const w = workdir(t);
   const file = configFile(w, 'good.toml', [
     '[server]',
@@ -89,10 +117,16 @@ test('good bounce_subdomain, source_ips, complaint_address and smtp_in.hostname 
     '[delivery]',
     'bounce_subdomain = "rp.mail"',
     'source_ips = ["127.0.0.1"]',
+    'lease = "2s"',
+    'drain_timeout = "0s"',
     '[smtp_in]',
     'listen = "127.0.0.1:0"',
     'hostname = "mx1.example.com"',
     'complaint_address = "fbl@mx1.example.com"',
+    'max_session = "24d"',
+    '[webhooks]',
+    'timeout = "1ms"',
+    'retry_schedule = ["0s", "60d"]',
   ]);
   const check = w.run(['config', 'check', '--config', file]);
   t.is(check.code, 0, check.stderr);

@@ -93,3 +93,42 @@ test('smtp_in.hostname is a host name', (t) => {
     [{ smtp_in: { hostname: `${'x'.repeat(64)}.example.com` } }, bad],
   ]);
 });
+
+test('durations a timer waits for fit a Node timer, and those that must not be zero are not', (t) => {
+  const timer = /must be at most 2147483647ms \(about 24\.8 days\)/;
+  checkCases(t, [
+    [{ server: { shutdown_timeout: '0s' } }, null],
+    [{ server: { shutdown_timeout: '24d' } }, null],
+    [{ server: { shutdown_timeout: '25d' } }, /server\.shutdown_timeout: .*24\.8 days/],
+    [{ server: { shutdown_timeout: '2147483648ms' } }, /server\.shutdown_timeout: .*24\.8 days/],
+    [{ server: { shutdown_timeout: '10 s' } }, /server\.shutdown_timeout: must be a duration/],
+    [{ delivery: { poll_interval: '0s' } }, /delivery\.poll_interval: must be longer than 0/],
+    [{ delivery: { poll_interval: '30d' } }, timer],
+    [{ delivery: { poll_interval: '100ms' } }, null],
+    [{ delivery: { lease: '2s' } }, null],
+    [{ delivery: { lease: '1999ms' } }, /delivery\.lease: must be at least 2s/],
+    [{ delivery: { lease: '0s' } }, /delivery\.lease: must be at least 2s/],
+    [{ delivery: { connect_timeout: '0s' } }, /delivery\.connect_timeout: must be longer than 0/],
+    [{ delivery: { smtp_timeout: '0ms' } }, /delivery\.smtp_timeout: must be longer than 0/],
+    [{ delivery: { smtp_timeout: '999d' } }, /delivery\.smtp_timeout: .*24\.8 days/],
+    [{ delivery: { idle_timeout: '0s', drain_timeout: '0s' } }, null],
+    [{ delivery: { drain_timeout: '25d' } }, /delivery\.drain_timeout: .*24\.8 days/],
+    [{ delivery: { retry_schedule: ['1m', '0s'] } }, /delivery\.retry_schedule\.1: must be longer than 0/],
+    [{ delivery: { retry_schedule: ['200ms', '30d'] } }, null],
+    [{ delivery: { max_age: '0d' } }, /delivery\.max_age: must be longer than 0/],
+    [{ delivery: { max_age: '30d' } }, null],
+    [{ delivery: { max_age: '3651d' } }, /delivery\.max_age: must be at most 3650d/],
+    [{ delivery: { max_age: `${'9'.repeat(400)}d` } }, /delivery\.max_age: must be at most 3650d/],
+    [{ smtp_in: { idle_timeout: '0s' } }, /smtp_in\.idle_timeout: must be longer than 0/],
+    [{ smtp_in: { max_session: '0s' } }, /smtp_in\.max_session: must be longer than 0/],
+    [{ smtp_in: { max_session: '30d' } }, /smtp_in\.max_session: .*24\.8 days/],
+    [{ clamav: { rescan_interval: '0ms' } }, /clamav\.rescan_interval: must be longer than 0/],
+    [{ clamav: { timeout_ms: 2 ** 31 } }, /clamav\.timeout_ms/],
+    [{ dns: { timeout_ms: 2 ** 31 } }, /dns\.timeout_ms/],
+    [{ dns: { timeout_ms: 2 ** 31 - 1 } }, null],
+    [{ webhooks: { timeout: '0s' } }, /webhooks\.timeout: must be longer than 0/],
+    [{ webhooks: { timeout: '25d' } }, /webhooks\.timeout: .*24\.8 days/],
+    [{ webhooks: { retry_schedule: ['0s', '60d'], disable_after: '0s', rotation_overlap: '30d' } }, null],
+    [{ webhooks: { disable_after: '9999d' } }, /webhooks\.disable_after: must be at most 3650d/],
+  ]);
+});

@@ -66,11 +66,11 @@ export const deliverySection = z
     hostname: z.string().min(1).default('localhost').describe('EHLO name of outgoing connections.'),
     port: z.int().min(1).max(65535).default(25).describe('TCP port used to reach MX hosts.'),
     retry_schedule: z
-      .array(duration)
+      .array(duration({ min: '1ms' }))
       .min(1)
       .default(['1m', '5m', '15m', '30m', '1h', '2h', '4h'])
       .describe('Delays between delivery attempts after a temporary failure; the last one repeats.'),
-    max_age: duration
+    max_age: duration({ min: '1ms' })
       .default('4d')
       .describe(
         'Give up and bounce a message this long after acceptance (after send_at for a scheduled send).',
@@ -103,21 +103,25 @@ export const deliverySection = z
       .positive()
       .default(5)
       .describe('Soft bounces in a row that put an address on the suppression list.'),
-    lease: duration.default('5m').describe('How long a claimed job stays locked before it is due again.'),
-    poll_interval: duration
+    lease: duration({ min: '2s', timer: true })
+      .default('5m')
+      .describe(
+        'How long a claimed job stays locked before it is due again (at least 2s: leases of jobs in progress are renewed every second or more).',
+      ),
+    poll_interval: duration({ min: '1ms', timer: true })
       .default('1s')
       .describe('How often the engine looks for due jobs when nothing wakes it (a send wakes it at once).'),
     claim_batch: z.int().positive().max(5000).default(200).describe('Most jobs claimed by one query.'),
-    connect_timeout: duration
+    connect_timeout: duration({ min: '1ms', timer: true })
       .default('30s')
       .describe('Time allowed to open a connection to an MX host and read its greeting.'),
-    smtp_timeout: duration
+    smtp_timeout: duration({ min: '1ms', timer: true })
       .default('5m')
       .describe('Time allowed for one SMTP reply (RFC 5321 §4.5.3.2 asks for minutes, not seconds).'),
-    idle_timeout: duration
+    idle_timeout: duration({ timer: true })
       .default('5s')
       .describe('An unused connection to an MX host is closed after this long.'),
-    drain_timeout: duration
+    drain_timeout: duration({ timer: true })
       .default('10s')
       .describe('On shutdown, how long transactions in flight may take before their jobs are released.'),
     mta_sts: z

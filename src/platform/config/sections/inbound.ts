@@ -2,7 +2,7 @@
  * Config sections of received mail: the inbound SMTP listener and ClamAV scanning of attachments.
  */
 import { z } from 'zod';
-import { duration, hostPort, secret } from './fields.js';
+import { duration, hostPort, MAX_TIMER_MS, secret } from './fields.js';
 import { bareAddress, hostName } from './names.js';
 
 export const smtpInSection = z
@@ -53,12 +53,12 @@ export const smtpInSection = z
       .describe(
         'Domains of trusted feedback loops: a complaint or DSN whose DKIM signature of one of them (or a subdomain) passes may name any recipient of a message. Other reports act only on a recipient they prove.',
       ),
-    idle_timeout: duration
+    idle_timeout: duration({ min: '1ms', timer: true })
       .default('2m')
       .describe(
         'Close a connection that sends nothing for this long (RFC 5321 §4.5.3.2 allows 5m; slow clients are cut off).',
       ),
-    max_session: duration
+    max_session: duration({ min: '1ms', timer: true })
       .default('10m')
       .describe('Longest time one connection may stay open, whatever it does; then 421 and close.'),
     max_commands: z
@@ -94,7 +94,7 @@ export const clamavSection = z
     host: z.string().default('127.0.0.1').describe('clamd TCP host.'),
     port: z.int().min(0).max(65535).default(3310).describe('clamd TCP port.'),
     socket: z.string().default('').describe('clamd Unix socket; used instead of host/port when set.'),
-    timeout_ms: z.int().positive().default(30_000).describe('Timeout of one scan.'),
+    timeout_ms: z.int().positive().max(MAX_TIMER_MS).default(30_000).describe('Timeout of one scan.'),
     max_attempts: z
       .int()
       .positive()
@@ -102,7 +102,7 @@ export const clamavSection = z
       .describe(
         'Scans of one attachment that may fail while clamd is up (e.g. over its StreamMaxLength) before it is marked error.',
       ),
-    rescan_interval: duration
+    rescan_interval: duration({ min: '1ms', timer: true })
       .default('15s')
       .describe('How often attachments still pending (clamd was down) are scanned again.'),
   })
