@@ -108,6 +108,37 @@ test('durations that are zero or longer than a Node timer can wait stop config c
   ]);
 });
 
+test('bad host names, lanes, a cron expression and half a certificate pair stop config check and serve with exit 2, naming each key', (t) => {
+  const w = workdir(t);
+  const file = configFile(w, 'bad.toml', [
+    '[storage]',
+    '[smtp_in]',
+    'tls_cert_file = "/etc/ssl/mx.pem"',
+    '[delivery]',
+    'hostname = "mta example"',
+    'spf_include = "include:spf.example.net"',
+    '[domains]',
+    'recheck_cron = "99 99 * * *"',
+    '[tracking]',
+    'domain = "https://links.example.com"',
+    '[sandbox]',
+    'test_domain = "localhost"',
+    '[[delivery.lanes]]',
+    'name = "proton"',
+    '[[delivery.lanes]]',
+    'name = "proton"',
+  ]);
+  expectRefused(t, w, file, [
+    /smtp_in\.tls_key_file: must be set when smtp_in\.tls_cert_file is/,
+    /delivery\.hostname: must be a host name/,
+    /delivery\.spf_include: must be a domain name/,
+    /delivery\.lanes\.1\.name: lane "proton" appears twice/,
+    /domains\.recheck_cron: must be a valid cron expression/,
+    /tracking\.domain: must be a host name/,
+    /sandbox\.test_domain: must be a lower-case domain name/,
+  ]);
+});
+
 test('good values of the checked keys pass config check, and serve runs with them', async (t) => {
   const w = workdir(t);
   const file = configFile(w, 'good.toml', [
@@ -119,6 +150,8 @@ test('good values of the checked keys pass config check, and serve runs with the
     'source_ips = ["127.0.0.1"]',
     'lease = "2s"',
     'drain_timeout = "0s"',
+    'hostname = "mta.example.com"',
+    'spf_include = "_spf.example.net"',
     '[smtp_in]',
     'listen = "127.0.0.1:0"',
     'hostname = "mx1.example.com"',
@@ -127,6 +160,19 @@ test('good values of the checked keys pass config check, and serve runs with the
     '[webhooks]',
     'timeout = "1ms"',
     'retry_schedule = ["0s", "60d"]',
+    '[domains]',
+    'recheck_cron = "0 */6 * * 1-5"',
+    '[tracking]',
+    'domain = "links.example.com"',
+    '[sandbox]',
+    'test_domain = "test.example.com"',
+    '[[delivery.lanes]]',
+    'name = "proton"',
+    'mx_suffixes = ["protonmail.ch"]',
+    'rate_per_second = 0.5',
+    '[[delivery.lanes]]',
+    'name = "proton"',
+    'traffic = "marketing"',
   ]);
   const check = w.run(['config', 'check', '--config', file]);
   t.is(check.code, 0, check.stderr);

@@ -132,3 +132,76 @@ test('durations a timer waits for fit a Node timer, and those that must not be z
     [{ webhooks: { disable_after: '9999d' } }, /webhooks\.disable_after: must be at most 3650d/],
   ]);
 });
+
+test('delivery.hostname, spf_include, tracking.domain, sandbox.test_domain and clamav.host are names the code can use', (t) => {
+  checkCases(t, [
+    [{ delivery: { hostname: 'mta.example.com' } }, null],
+    [{ delivery: { hostname: 'mta example' } }, /delivery\.hostname: must be a host name/],
+    [{ delivery: { hostname: '203.0.113.5' } }, /delivery\.hostname: must be a host name/],
+    [{ delivery: { spf_include: '_spf.example.net' } }, null],
+    [{ delivery: { spf_include: 'spf.example.net.' } }, null],
+    [
+      { delivery: { spf_include: 'include:spf.example.net' } },
+      /delivery\.spf_include: must be a domain name/,
+    ],
+    [{ delivery: { spf_include: 'spf.example.net ~all' } }, /delivery\.spf_include: must be a domain name/],
+    [{ delivery: { spf_include: 'example' } }, /delivery\.spf_include: must be a domain name/],
+    [{ tracking: { domain: 'links.example.com' } }, null],
+    [{ tracking: { domain: '192.0.2.7' } }, null],
+    [{ tracking: { domain: 'https://links.example.com' } }, /tracking\.domain: must be a host name/],
+    [{ tracking: { domain: 'links.example.com:8443' } }, /tracking\.domain: must be a host name/],
+    [{ sandbox: { test_domain: 'test.example.com' } }, null],
+    [{ sandbox: { test_domain: 'Posthorn.test' } }, /sandbox\.test_domain: must be a lower-case domain name/],
+    [{ sandbox: { test_domain: 'localhost' } }, /sandbox\.test_domain: must be a lower-case domain name/],
+    [
+      { sandbox: { test_domain: '@posthorn.test' } },
+      /sandbox\.test_domain: must be a lower-case domain name/,
+    ],
+    [{ clamav: { host: 'clamd.internal' } }, null],
+    [{ clamav: { host: '::1' } }, null],
+    [{ clamav: { host: 'clamd:3310' } }, /clamav\.host: must be a host name/],
+    [{ clamav: { port: 0 } }, /clamav\.port/],
+  ]);
+});
+
+test('domains.recheck_cron must be a cron expression node-cron runs', (t) => {
+  checkCases(t, [
+    [{ domains: { recheck_cron: '17 4 * * *' } }, null],
+    [{ domains: { recheck_cron: '0 */6 * * 1-5' } }, null],
+    [{ domains: { recheck_cron: '99 99 * * *' } }, /domains\.recheck_cron: must be a valid cron expression/],
+    [{ domains: { recheck_cron: '17 4 * * monday-ish' } }, /domains\.recheck_cron/],
+  ]);
+});
+
+test('delivery lanes: a name and traffic class once, and a rate a timer can wait for', (t) => {
+  checkCases(t, [
+    [{ delivery: { lanes: [{ name: 'proton' }, { name: 'proton', traffic: 'marketing' }] } }, null],
+    [
+      {
+        delivery: {
+          lanes: [{ name: 'proton' }, { name: 'gmail' }, { name: 'proton', traffic: 'transactional' }],
+        },
+      },
+      /delivery\.lanes\.2\.name: lane "proton" appears twice for transactional traffic/,
+    ],
+    [{ delivery: { lanes: [{ name: 'slow', rate_per_second: 0.001 }] } }, null],
+    [
+      { delivery: { lanes: [{ name: 'slow', rate_per_second: 0.0000001 }] } },
+      /delivery\.lanes\.0\.rate_per_second/,
+    ],
+  ]);
+});
+
+test('smtp_in.tls_cert_file and tls_key_file are set together or not at all', (t) => {
+  checkCases(t, [
+    [{ smtp_in: { tls_cert_file: '/etc/ssl/mx.pem', tls_key_file: '/etc/ssl/mx.key' } }, null],
+    [
+      { smtp_in: { tls_cert_file: '/etc/ssl/mx.pem' } },
+      /smtp_in\.tls_key_file: must be set when smtp_in\.tls_cert_file is/,
+    ],
+    [
+      { smtp_in: { tls_key_file: '/etc/ssl/mx.key' } },
+      /smtp_in\.tls_cert_file: must be set when smtp_in\.tls_key_file is/,
+    ],
+  ]);
+});

@@ -3,7 +3,7 @@
  */
 import { z } from 'zod';
 import { duration, ipAddress } from './fields.js';
-import { subdomain } from './names.js';
+import { hostName, spfIncludeDomain, subdomain } from './names.js';
 
 /**
  * What a lane takes for a key its `[[delivery.lanes]]` block leaves out, when no built-in lane of
@@ -45,8 +45,9 @@ export const laneSchema = z.strictObject({
     .optional()
     .describe(`Messages sent over one connection${unsetKeeps(newLaneDefaults.messages_per_connection)}.`),
   rate_per_second: z
+    // The lane waits 1/rate seconds for a token: below 0.001 the wait can overflow a Node timer.
     .number()
-    .positive()
+    .min(0.001)
     .optional()
     .describe(`Messages per second this lane may start${unsetKeeps(newLaneDefaults.rate_per_second)}.`),
   connections_per_mx: z
@@ -63,7 +64,11 @@ export const laneSchema = z.strictObject({
 export const deliverySection = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Run the delivery engine.'),
-    hostname: z.string().min(1).default('localhost').describe('EHLO name of outgoing connections.'),
+    hostname: hostName
+      .default('localhost')
+      .describe(
+        'EHLO name of outgoing connections, and the host SPF authorizes (a:) when neither sending_ips nor spf_include is set.',
+      ),
     port: z.int().min(1).max(65535).default(25).describe('TCP port used to reach MX hosts.'),
     retry_schedule: z
       .array(duration({ min: '1ms' }))
@@ -89,8 +94,7 @@ export const deliverySection = z
       .array(ipAddress)
       .default([])
       .describe('Public addresses SPF must authorize (used by domain verification).'),
-    spf_include: z
-      .string()
+    spf_include: spfIncludeDomain
       .default('')
       .describe('An SPF include: domain that authorizes this appliance, as an alternative to sending_ips.'),
     bounce_subdomain: subdomain('bounces')
@@ -142,6 +146,19 @@ export const deliverySection = z
       ),
     lanes: z
       .array(laneSchema)
+      .superRefine((lanes, ctx) => {
+        const seen = new Set<string>();
+        lanes.forEach((lane, index) => {
+          const key = `${lane.traffic}/${lane.name}`;
+          if (seen.has(key))
+            ctx.addIssue({
+              code: 'custom',
+              path: [index, 'name'],
+              message: `lane "${lane.name}" appears twice for ${lane.traffic} traffic`,
+            });
+          seen.add(key);
+        });
+      })
       .default([])
       .describe(
         'Provider lanes, merged with the built-in ones (gmail, outlook, yahoo, icloud, default); a lane with the name and traffic of a built-in one changes the keys it sets.',

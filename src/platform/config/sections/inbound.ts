@@ -3,7 +3,7 @@
  */
 import { z } from 'zod';
 import { duration, hostPort, MAX_TIMER_MS, secret } from './fields.js';
-import { bareAddress, hostName } from './names.js';
+import { bareAddress, hostName, hostOrAddress } from './names.js';
 
 export const smtpInSection = z
   .strictObject({
@@ -33,8 +33,14 @@ export const smtpInSection = z
     tls_cert_file: z
       .string()
       .default('')
-      .describe('PEM certificate for STARTTLS; empty generates a self-signed one.'),
-    tls_key_file: z.string().default('').meta(secret).describe('PEM private key for STARTTLS.'),
+      .describe(
+        'PEM certificate (chain) for STARTTLS, set together with tls_key_file; both empty use a self-signed one.',
+      ),
+    tls_key_file: z
+      .string()
+      .default('')
+      .meta(secret)
+      .describe('PEM private key of tls_cert_file, set together with it.'),
     complaint_address: bareAddress
       .default('fbl@localhost')
       .describe(
@@ -87,12 +93,23 @@ export const smtpInSection = z
       .default(20)
       .describe('Refused RCPT TO commands per connection before it is cut off (address harvesting).'),
   })
+  .superRefine((section, ctx) => {
+    // With only one of the two set, the listener used to fall back to a self-signed certificate.
+    if ((section.tls_cert_file === '') === (section.tls_key_file === '')) return;
+    const [missing, other] =
+      section.tls_cert_file === '' ? ['tls_cert_file', 'tls_key_file'] : ['tls_key_file', 'tls_cert_file'];
+    ctx.addIssue({
+      code: 'custom',
+      path: [missing],
+      message: `must be set when smtp_in.${other} is (both, or neither for a self-signed certificate)`,
+    });
+  })
   .describe('The inbound SMTP listener.');
 
 export const clamavSection = z
   .strictObject({
-    host: z.string().default('127.0.0.1').describe('clamd TCP host.'),
-    port: z.int().min(0).max(65535).default(3310).describe('clamd TCP port.'),
+    host: hostOrAddress.default('127.0.0.1').describe('clamd TCP host.'),
+    port: z.int().min(1).max(65535).default(3310).describe('clamd TCP port.'),
     socket: z.string().default('').describe('clamd Unix socket; used instead of host/port when set.'),
     timeout_ms: z.int().positive().max(MAX_TIMER_MS).default(30_000).describe('Timeout of one scan.'),
     max_attempts: z

@@ -36,12 +36,13 @@ export const hostName = z
   );
 
 /** A host name, or an IP address where a name is not required (a CNAME target may be an A record). */
+export function isHostOrAddress(value: string): boolean {
+  return isIP(value) !== 0 || isHostName(value);
+}
+
 export const hostOrAddress = z
   .string()
-  .refine(
-    (value) => isIP(value) !== 0 || isHostName(value),
-    'must be a host name such as "links.example.com" or an IP address',
-  );
+  .refine(isHostOrAddress, 'must be a host name such as "clamd.internal" or an IP address');
 
 /** A domain name of two labels or more, in the lower-case ASCII form received addresses take. */
 export const mailDomain = z
