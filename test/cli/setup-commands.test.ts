@@ -84,7 +84,7 @@ test('environment variables override single keys, and config print shows the res
   const file = path.join(w.dir, 'c.toml');
   writeFileSync(
     file,
-    '[smtp_in]\ntls_key_file = "/etc/secret/key.pem"\n[dns]\nservers = ["127.0.0.1:5353"]\n',
+    '[smtp_in]\ntls_cert_file = "/etc/ssl/mx.pem"\ntls_key_file = "/etc/secret/key.pem"\n[dns]\nservers = ["127.0.0.1:5353"]\n',
   );
   const printed = w.run(['config', 'print', '--config', file], {
     POSTHORN_SERVER_LISTEN: '127.0.0.1:9999',
