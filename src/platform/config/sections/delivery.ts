@@ -88,7 +88,7 @@ export const deliverySection = z
       .array(ipAddress)
       .default([])
       .describe(
-        "Local IP addresses of this host to send from, taken in turn per connection; empty uses the system's choice.",
+        "Local IP addresses of this host to send from, taken in turn per connection (each must be bindable here when serve starts); empty uses the system's choice.",
       ),
     sending_ips: z
       .array(ipAddress)
