@@ -13,7 +13,7 @@ import { bootMasterKey } from '../master-key-boot.js';
 import { masterKeyPath, openMasterKey } from '../platform/master-key.js';
 import { certFileName, ensureSelfSignedCert } from '../platform/tls/self-signed.js';
 import { type Command, type Group, stringOption } from './command.js';
-import { loadFor } from './context.js';
+import { loadExistingConfig, loadFor } from './context.js';
 
 export const initCommand: Command = {
   kind: 'command',
@@ -72,9 +72,9 @@ async function initMasterKey(config: Config): Promise<{ created: boolean; file: 
 export const migrateCommand: Command = {
   kind: 'command',
   name: 'migrate',
-  summary: 'Apply pending database migrations and exit.',
+  summary: 'Apply pending database migrations and exit (needs a config file, like admin).',
   async run(values, _positionals, io) {
-    const { config } = loadFor(values);
+    const { config } = loadExistingConfig(values);
     const store = openStore(config.storage.data_dir, { busyTimeoutMs: config.storage.busy_timeout_ms });
     try {
       const applied = await migrateToLatest(store.db, {

@@ -23,7 +23,7 @@ test('init writes the config, the master key and a self-signed STARTTLS certific
 });
 
 test('migrate applies the migrations once', (t) => {
-  const w = workdir(t);
+  const w = workdir(t, { config: true });
   const first = w.run(['migrate']);
   t.is(first.code, 0, first.stderr);
   t.regex(first.stdout, /Applied: 0001-foundation/);
