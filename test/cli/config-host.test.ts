@@ -36,7 +36,12 @@ test('a missing CA file, a source address not on this host, a certificate with t
     /delivery\.tls_ca_file: .*missing-ca\.pem cannot be read \(ENOENT\)/,
     /smtp_in\.tls_cert_file, smtp_in\.tls_key_file: not a PEM certificate and its private key \(.*key values mismatch/,
   ]);
+  const started = Date.now();
   const result = w.run(['config', 'check', '--config', file]);
+  t.true(
+    Date.now() - started >= 2900,
+    'a missing source address is waited for (IPv6 DAD after boot) before it is refused',
+  );
   t.notRegex(result.stderr, /source_ips\.0/);
   t.false(result.stderr.includes(b.keyFile), 'the key file path is not shown (config print redacts it)');
 });

@@ -109,7 +109,26 @@ async function sourceIpProblems(addresses: readonly string[]): Promise<string[]>
   );
 }
 
-function bindFailure(address: string): Promise<string | undefined> {
+/**
+ * How long an address that is not (yet) on this host is waited for. An IPv6 address stays
+ * "tentative", and cannot be bound, for a second or two after boot while duplicate address
+ * detection runs, even after network-online.target; refusing it then would exit 2, which the unit
+ * never restarts.
+ */
+const ADDRESS_GRACE_MS = 3000;
+const ADDRESS_RETRY_MS = 250;
+
+/** The reason `address` cannot be bound, after waiting out a missing one (ADDRESS_GRACE_MS). */
+async function bindFailure(address: string): Promise<string | undefined> {
+  const deadline = Date.now() + ADDRESS_GRACE_MS;
+  for (;;) {
+    const reason = await bindOnce(address);
+    if (reason !== 'EADDRNOTAVAIL' || Date.now() >= deadline) return reason;
+    await new Promise((resolve) => setTimeout(resolve, ADDRESS_RETRY_MS));
+  }
+}
+
+function bindOnce(address: string): Promise<string | undefined> {
   return new Promise((resolve) => {
     const socket = createSocket(isIP(address) === 6 ? 'udp6' : 'udp4');
     socket.once('error', (error: NodeJS.ErrnoException) => {
