@@ -1,6 +1,7 @@
 /**
  * Background engines of `posthorn serve` (timers, the delivery engine, the dispatcher, the
- * scheduler). Each starts after HTTP is listening and is stopped, in reverse order, on shutdown.
+ * scheduler). Each starts after HTTP is listening and is stopped, in reverse order, on shutdown
+ * or when a later one fails to start.
  */
 import { startAnalyticsProjection } from './analytics/engine.js';
 import { startScheduler } from './emails/scheduler.js';
@@ -31,54 +32,61 @@ export async function startBackground(
   kernel: Kernel,
   services: Services,
 ): Promise<{ stop(): Promise<void> }> {
-  const engines: Engine[] = [lastUsedFlusher(kernel, services)];
-  engines.push(
-    startScheduler(
-      kernel.db,
-      services.emails.store,
-      services.events,
-      services.emails.checkRelease,
-      kernel.log.child({ capability: 'emails' }),
-    ),
-  );
-  engines.push(startWebhooks(kernel, services.webhooks, services.events));
-  engines.push(
-    startAnalyticsProjection(
-      services.analytics,
-      services.events,
-      kernel.log.child({ capability: 'analytics' }),
-    ),
-  );
-  engines.push(
-    startRetention(
-      kernel.config.retention.events_days,
-      {
-        events: (cutoff) => services.events.purgeBefore(cutoff),
-        webhook_messages: (cutoff) => services.webhooks.store.purgeBefore(cutoff),
-        analytics_recipients: (cutoff) => services.analytics.purgeBefore(cutoff),
-        delivery_attempts: (cutoff) => services.delivery.purgeAttemptsBefore(cutoff),
-      },
-      kernel.log.child({ capability: 'retention' }),
-    ),
-  );
-  engines.push(
-    startRetention(
-      kernel.config.retention.messages_days,
-      {
-        message_bodies: (cutoff) => services.emails.store.purgeBodiesBefore(cutoff),
-        inbound_bodies: (cutoff) => services.inbound.store.purgeBodiesBefore(cutoff),
-        inbound_attachments: (cutoff) => services.inbound.store.purgeAttachmentsBefore(cutoff),
-      },
-      kernel.log.child({ capability: 'retention' }),
-      'message-retention',
-    ),
-  );
-  if (kernel.config.delivery.enabled) engines.push(services.delivery.start());
-  engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
-  if (kernel.config.smtp_in.enabled) engines.push(services.inbound.start());
-  return {
-    async stop() {
-      for (const engine of engines.reverse()) await engine.stop();
-    },
+  const engines: Engine[] = [];
+  const stop = async () => {
+    for (const engine of engines.splice(0).reverse()) await engine.stop();
   };
+  try {
+    engines.push(lastUsedFlusher(kernel, services));
+    engines.push(
+      startScheduler(
+        kernel.db,
+        services.emails.store,
+        services.events,
+        services.emails.checkRelease,
+        kernel.log.child({ capability: 'emails' }),
+      ),
+    );
+    engines.push(startWebhooks(kernel, services.webhooks, services.events));
+    engines.push(
+      startAnalyticsProjection(
+        services.analytics,
+        services.events,
+        kernel.log.child({ capability: 'analytics' }),
+      ),
+    );
+    engines.push(
+      startRetention(
+        kernel.config.retention.events_days,
+        {
+          events: (cutoff) => services.events.purgeBefore(cutoff),
+          webhook_messages: (cutoff) => services.webhooks.store.purgeBefore(cutoff),
+          analytics_recipients: (cutoff) => services.analytics.purgeBefore(cutoff),
+          delivery_attempts: (cutoff) => services.delivery.purgeAttemptsBefore(cutoff),
+        },
+        kernel.log.child({ capability: 'retention' }),
+      ),
+    );
+    engines.push(
+      startRetention(
+        kernel.config.retention.messages_days,
+        {
+          message_bodies: (cutoff) => services.emails.store.purgeBodiesBefore(cutoff),
+          inbound_bodies: (cutoff) => services.inbound.store.purgeBodiesBefore(cutoff),
+          inbound_attachments: (cutoff) => services.inbound.store.purgeAttachmentsBefore(cutoff),
+        },
+        kernel.log.child({ capability: 'retention' }),
+        'message-retention',
+      ),
+    );
+    if (kernel.config.delivery.enabled) engines.push(services.delivery.start());
+    engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
+    if (kernel.config.smtp_in.enabled) engines.push(services.inbound.start());
+  } catch (error) {
+    // An engine that cannot start stops the boot: those already running stop too, so that `serve`
+    // exits rather than stay up half-started (answering /health with no delivery engine, say).
+    await stop();
+    throw error;
+  }
+  return { stop };
 }

@@ -64,7 +64,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   });
   const address = server.address() as AddressInfo;
   const url = `http://${urlHost(address.address)}:${address.port}`;
-  const background = await startBackground(kernel, services);
+  let background: Awaited<ReturnType<typeof startBackground>>;
+  try {
+    background = await startBackground(kernel, services);
+  } catch (error) {
+    // Nothing may keep the process alive after a failed boot: `serve` must exit, not hang.
+    await closeHttp(server, 0);
+    await store.close();
+    throw error;
+  }
   log.info({ url }, `posthorn listening on ${url}`);
 
   let stopping: Promise<void> | undefined;

@@ -1,6 +1,7 @@
 /**
  * What CLI commands share: resolving and loading the config (a ConfigError becomes exit 2 in
- * main), and opening the store with every service for the `admin` commands.
+ * main), refusing to open a store without a config file, and opening the store with every service
+ * for the `admin` commands.
  */
 import { type LoadedConfig, loadConfig, resolveConfigPath } from '../platform/config/load.js';
 import type { Kernel } from '../kernel.js';
@@ -23,11 +24,12 @@ export interface AdminContext {
 }
 
 /**
- * The config of a command that opens the store. Without a config file it refuses rather than run
- * on the embedded defaults: on a systemd install (config in /etc/posthorn) that would silently
- * create a second, empty database under ./data wherever the command was run.
+ * The config of a command that opens the store (`admin`, `queue`, `migrate`). Without a config
+ * file it refuses rather than run on the embedded defaults: on a systemd install (config in
+ * /etc/posthorn) that would silently create a second, empty database under ./data wherever the
+ * command was run.
  */
-function loadExistingConfig(values: Values): LoadedConfig {
+export function loadExistingConfig(values: Values): LoadedConfig {
   const named = stringOption(values, 'config') ?? process.env.POSTHORN_CONFIG;
   const loaded = loadFor(values);
   if (loaded.file !== null) return loaded;

@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exampleToml } from '../platform/config/example.js';
+import { checkHost } from '../platform/config/host-checks.js';
 import { DEFAULT_CONFIG_PATH, loadConfig, resolveConfigPath } from '../platform/config/load.js';
 import { createLogger } from '../platform/log.js';
 import { startServer } from '../server.js';
@@ -34,6 +35,7 @@ export const serveCommand: Command = {
       io,
     );
     const { config } = loadConfig(file, process.env);
+    await checkHost(config, file);
     const log = createLogger(config.log.level);
     log.info({ config: file, data_dir: path.resolve(config.storage.data_dir) }, `configuration from ${file}`);
     // Listen for signals before booting: a SIGTERM that arrives while engines are still starting

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'smol-toml';
 import { exampleToml } from '../platform/config/example.js';
+import { checkHost } from '../platform/config/host-checks.js';
 import { resolveConfigPath } from '../platform/config/load.js';
 import type { Config } from '../platform/config/schema.js';
 import { configKeys } from '../platform/config/shape.js';
@@ -12,7 +13,7 @@ import { bootMasterKey } from '../master-key-boot.js';
 import { masterKeyPath, openMasterKey } from '../platform/master-key.js';
 import { certFileName, ensureSelfSignedCert } from '../platform/tls/self-signed.js';
 import { type Command, type Group, stringOption } from './command.js';
-import { loadFor } from './context.js';
+import { loadExistingConfig, loadFor } from './context.js';
 
 export const initCommand: Command = {
   kind: 'command',
@@ -71,9 +72,9 @@ async function initMasterKey(config: Config): Promise<{ created: boolean; file: 
 export const migrateCommand: Command = {
   kind: 'command',
   name: 'migrate',
-  summary: 'Apply pending database migrations and exit.',
+  summary: 'Apply pending database migrations and exit (needs a config file, like admin).',
   async run(values, _positionals, io) {
-    const { config } = loadFor(values);
+    const { config } = loadExistingConfig(values);
     const store = openStore(config.storage.data_dir, { busyTimeoutMs: config.storage.busy_timeout_ms });
     try {
       const applied = await migrateToLatest(store.db, {
@@ -101,9 +102,11 @@ export function redactedConfig(config: Config): Record<string, Record<string, un
 const checkCommand: Command = {
   kind: 'command',
   name: 'check',
-  summary: 'Validate the configuration without starting; exit 2 with each bad key when invalid.',
+  summary:
+    'Validate the configuration, and the files and addresses it names on this host, without starting; exit 2 with each bad key when invalid.',
   async run(values, _positionals, io) {
-    const { file, path: resolved } = loadFor(values);
+    const { config, file, path: resolved } = loadFor(values);
+    await checkHost(config, file ?? 'the embedded defaults');
     io.out(`Configuration is valid (${file ?? `embedded defaults; ${resolved} does not exist`}).`);
     return 0;
   },

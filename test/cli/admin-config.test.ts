@@ -25,3 +25,27 @@ test('admin commands refuse to run on embedded defaults when no config file exis
   t.true(existsSync(path.join(w.dir, 'var/posthorn.sqlite')));
   t.false(existsSync(path.join(w.dir, 'data')));
 });
+
+test('migrate refuses like the admin commands when no config file exists, with the same message, and creates nothing', (t) => {
+  const w = workdir(t);
+  const bare = w.run(['migrate']);
+  t.is(bare.code, 2);
+  const firstLine = (text: string) => text.split('\n')[0];
+  t.is(firstLine(bare.stderr), firstLine(w.run(bootstrap).stderr), "the admin commands' message");
+  t.regex(bare.stderr, /No config file at .*config\/config\.toml/);
+  t.false(existsSync(path.join(w.dir, 'data')), 'no stray database');
+
+  const named = w.run(['migrate'], { POSTHORN_CONFIG: path.join(w.dir, 'missing.toml') });
+  t.is(named.code, 2);
+  t.regex(named.stderr, /Config file .*missing\.toml does not exist/);
+  t.false(existsSync(path.join(w.dir, 'data')));
+
+  // With the config that serve or init writes, it migrates the database that config names.
+  const file = path.join(w.dir, 'etc.toml');
+  writeFileSync(file, `[storage]\ndata_dir = ${JSON.stringify(path.join(w.dir, 'var'))}\n`);
+  const migrated = w.run(['migrate', '--config', file]);
+  t.is(migrated.code, 0, migrated.stderr);
+  t.regex(migrated.stdout, /Applied: 0001-foundation/);
+  t.true(existsSync(path.join(w.dir, 'var/posthorn.sqlite')));
+  t.false(existsSync(path.join(w.dir, 'data')));
+});

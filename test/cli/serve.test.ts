@@ -120,7 +120,7 @@ test('serve exits 2 naming the master key file when it is missing but the databa
 test('the data directory is 0700 and the database files 0600 under a loose umask, and an older looser data dir is tightened', async (t) => {
   const previous = process.umask(0o022);
   t.teardown(() => process.umask(previous));
-  const w = workdir(t);
+  const w = workdir(t, { config: true });
   const data = path.join(w.dir, 'data');
   const db = path.join(data, 'posthorn.sqlite');
   const mode = (file: string) => statSync(file).mode & 0o777;

@@ -23,7 +23,7 @@ test('init writes the config, the master key and a self-signed STARTTLS certific
 });
 
 test('migrate applies the migrations once', (t) => {
-  const w = workdir(t);
+  const w = workdir(t, { config: true });
   const first = w.run(['migrate']);
   t.is(first.code, 0, first.stderr);
   t.regex(first.stdout, /Applied: 0001-foundation/);
@@ -84,7 +84,7 @@ test('environment variables override single keys, and config print shows the res
   const file = path.join(w.dir, 'c.toml');
   writeFileSync(
     file,
-    '[smtp_in]\ntls_key_file = "/etc/secret/key.pem"\n[dns]\nservers = ["127.0.0.1:5353"]\n',
+    '[smtp_in]\ntls_cert_file = "/etc/ssl/mx.pem"\ntls_key_file = "/etc/secret/key.pem"\n[dns]\nservers = ["127.0.0.1:5353"]\n',
   );
   const printed = w.run(['config', 'print', '--config', file], {
     POSTHORN_SERVER_LISTEN: '127.0.0.1:9999',

@@ -3,6 +3,7 @@
  */
 import { z } from 'zod';
 import { duration, ipAddress } from './fields.js';
+import { hostName, spfIncludeDomain, subdomain } from './names.js';
 
 /**
  * What a lane takes for a key its `[[delivery.lanes]]` block leaves out, when no built-in lane of
@@ -44,8 +45,9 @@ export const laneSchema = z.strictObject({
     .optional()
     .describe(`Messages sent over one connection${unsetKeeps(newLaneDefaults.messages_per_connection)}.`),
   rate_per_second: z
+    // The lane waits 1/rate seconds for a token: below 0.001 the wait can overflow a Node timer.
     .number()
-    .positive()
+    .min(0.001)
     .optional()
     .describe(`Messages per second this lane may start${unsetKeeps(newLaneDefaults.rate_per_second)}.`),
   connections_per_mx: z
@@ -62,14 +64,18 @@ export const laneSchema = z.strictObject({
 export const deliverySection = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Run the delivery engine.'),
-    hostname: z.string().min(1).default('localhost').describe('EHLO name of outgoing connections.'),
+    hostname: hostName
+      .default('localhost')
+      .describe(
+        'EHLO name of outgoing connections, and the host SPF authorizes (a:) when neither sending_ips nor spf_include is set.',
+      ),
     port: z.int().min(1).max(65535).default(25).describe('TCP port used to reach MX hosts.'),
     retry_schedule: z
-      .array(duration)
+      .array(duration({ min: '1ms' }))
       .min(1)
       .default(['1m', '5m', '15m', '30m', '1h', '2h', '4h'])
       .describe('Delays between delivery attempts after a temporary failure; the last one repeats.'),
-    max_age: duration
+    max_age: duration({ min: '1ms' })
       .default('4d')
       .describe(
         'Give up and bounce a message this long after acceptance (after send_at for a scheduled send).',
@@ -79,41 +85,47 @@ export const deliverySection = z
       .default('opportunistic')
       .describe('STARTTLS policy: use when offered, or refuse to deliver without it.'),
     source_ips: z
-      .array(z.string())
+      .array(ipAddress)
       .default([])
-      .describe('Local addresses to send from; empty uses the default.'),
+      .describe(
+        "Local IP addresses of this host to send from, taken in turn per connection (each must be bindable here when serve starts); empty uses the system's choice.",
+      ),
     sending_ips: z
       .array(ipAddress)
       .default([])
       .describe('Public addresses SPF must authorize (used by domain verification).'),
-    spf_include: z
-      .string()
+    spf_include: spfIncludeDomain
       .default('')
       .describe('An SPF include: domain that authorizes this appliance, as an alternative to sending_ips.'),
-    bounce_subdomain: z
-      .string()
+    bounce_subdomain: subdomain('bounces')
       .default('bounces')
-      .describe('Subdomain of each sending domain used for VERP.'),
+      .describe(
+        'Subdomain of each sending domain used for VERP return paths (<bounce_subdomain>.<domain>): lower-case DNS labels.',
+      ),
     soft_bounce_limit: z
       .int()
       .positive()
       .default(5)
       .describe('Soft bounces in a row that put an address on the suppression list.'),
-    lease: duration.default('5m').describe('How long a claimed job stays locked before it is due again.'),
-    poll_interval: duration
+    lease: duration({ min: '2s', timer: true })
+      .default('5m')
+      .describe(
+        'How long a claimed job stays locked before it is due again (at least 2s: leases of jobs in progress are renewed every second or more).',
+      ),
+    poll_interval: duration({ min: '1ms', timer: true })
       .default('1s')
       .describe('How often the engine looks for due jobs when nothing wakes it (a send wakes it at once).'),
     claim_batch: z.int().positive().max(5000).default(200).describe('Most jobs claimed by one query.'),
-    connect_timeout: duration
+    connect_timeout: duration({ min: '1ms', timer: true })
       .default('30s')
       .describe('Time allowed to open a connection to an MX host and read its greeting.'),
-    smtp_timeout: duration
+    smtp_timeout: duration({ min: '1ms', timer: true })
       .default('5m')
       .describe('Time allowed for one SMTP reply (RFC 5321 §4.5.3.2 asks for minutes, not seconds).'),
-    idle_timeout: duration
+    idle_timeout: duration({ timer: true })
       .default('5s')
       .describe('An unused connection to an MX host is closed after this long.'),
-    drain_timeout: duration
+    drain_timeout: duration({ timer: true })
       .default('10s')
       .describe('On shutdown, how long transactions in flight may take before their jobs are released.'),
     mta_sts: z
@@ -134,6 +146,19 @@ export const deliverySection = z
       ),
     lanes: z
       .array(laneSchema)
+      .superRefine((lanes, ctx) => {
+        const seen = new Set<string>();
+        lanes.forEach((lane, index) => {
+          const key = `${lane.traffic}/${lane.name}`;
+          if (seen.has(key))
+            ctx.addIssue({
+              code: 'custom',
+              path: [index, 'name'],
+              message: `lane "${lane.name}" appears twice for ${lane.traffic} traffic`,
+            });
+          seen.add(key);
+        });
+      })
       .default([])
       .describe(
         'Provider lanes, merged with the built-in ones (gmail, outlook, yahoo, icloud, default); a lane with the name and traffic of a built-in one changes the keys it sets.',

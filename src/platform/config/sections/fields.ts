@@ -4,6 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { parseDuration } from '../duration.js';
 
 const hostPortShape = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/;
 
@@ -60,7 +61,39 @@ export const httpUrl = z.string().refine((value) => {
   }
 }, 'must be an absolute http:// or https:// URL, e.g. https://mail.example.com');
 
-export const duration = z
-  .string()
-  .regex(/^\d+(ms|s|m|h|d)$/, 'must be a duration like "500ms", "30s", "5m", "4h" or "4d"');
+/** Node's timers wait at most 2^31-1 ms (about 24.8 days); a longer delay fires after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Ten years: further out, times computed from a duration stop being dates an ISO string can hold. */
+const MAX_DURATION_MS = 3650 * 86_400_000;
+
+/**
+ * A duration like "500ms", "30s", "5m", "4h" or "4d". `min` is the shortest one allowed ("1ms"
+ * for one that must not be zero); `timer` marks a duration a Node timer waits for, which cannot be
+ * longer than `MAX_TIMER_MS`.
+ *
+ * @example duration({ min: '1ms', timer: true }).default('1s')
+ */
+export function duration(options: { readonly min?: string; readonly timer?: boolean } = {}) {
+  const minMs = options.min === undefined ? 0 : parseDuration(options.min);
+  const maxMs = options.timer ? MAX_TIMER_MS : MAX_DURATION_MS;
+  return z.string().superRefine((value, ctx) => {
+    if (!/^\d+(ms|s|m|h|d)$/.test(value)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a duration like "500ms", "30s", "5m", "4h" or "4d"' });
+      return;
+    }
+    const ms = parseDuration(value);
+    if (ms < minMs)
+      ctx.addIssue({
+        code: 'custom',
+        message: minMs === 1 ? 'must be longer than 0' : `must be at least ${options.min}`,
+      });
+    else if (ms > maxMs)
+      ctx.addIssue({
+        code: 'custom',
+        message: options.timer
+          ? `must be at most ${MAX_TIMER_MS}ms (about 24.8 days): a Node timer fires at once when asked to wait longer`
+          : 'must be at most 3650d',
+      });
+  });
+}
 export const secret = { secret: true } as const;

@@ -3,7 +3,7 @@
  * rate limits, retention, the status area and logging.
  */
 import { z } from 'zod';
-import { duration, hostPort, httpUrl, ipPort } from './fields.js';
+import { duration, hostPort, httpUrl, ipPort, MAX_TIMER_MS } from './fields.js';
 
 export const serverSection = z
   .strictObject({
@@ -11,7 +11,7 @@ export const serverSection = z
     public_url: httpUrl
       .default('http://127.0.0.1:8080')
       .describe('Base URL applications and recipients use to reach this server (links, tracking).'),
-    shutdown_timeout: duration
+    shutdown_timeout: duration({ timer: true })
       .default('10s')
       .describe('On SIGTERM, how long in-flight requests may take before connections are closed.'),
     trust_proxy: z
@@ -55,7 +55,7 @@ export const securitySection = z
 export const dnsSection = z
   .strictObject({
     servers: z.array(ipPort).default([]).describe('Resolvers as ip:port; empty uses the system resolver.'),
-    timeout_ms: z.int().positive().default(5000).describe('Timeout of one DNS query.'),
+    timeout_ms: z.int().positive().max(MAX_TIMER_MS).default(5000).describe('Timeout of one DNS query.'),
   })
   .describe(
     'DNS resolution for MX lookups, domain verification, inbound mail authentication and webhook hosts.',

@@ -2,9 +2,11 @@
  * Config sections of the sender's identity: DKIM signing, sending domains, the tracking host and the
  * sandbox sender.
  */
+import cron from 'node-cron';
 import { z } from 'zod';
 // The send API's own mailbox rules: a sandbox sender it would refuse must not pass the config check.
 import { parseMailbox } from '../../../emails/address.js';
+import { isHostOrAddress, mailDomain } from './names.js';
 
 const mailbox = z.string().superRefine((value, ctx) => {
   const parsed = parseMailbox(value);
@@ -41,6 +43,7 @@ export const domainsSection = z
     recheck_cron: z
       .string()
       .regex(/^\S+(\s+\S+){4,5}$/, 'must be a cron expression with 5 or 6 fields, e.g. "17 4 * * *"')
+      .refine((value) => cron.validate(value), 'must be a valid cron expression, e.g. "17 4 * * *"')
       .default('17 4 * * *')
       .describe(
         'When the DNS of every sending domain is checked again (cron, local time); a verified domain that broke is marked failed.',
@@ -55,7 +58,16 @@ export const domainsSection = z
 
 export const trackingSection = z
   .strictObject({
-    domain: z.string().default('').describe('Default tracking host; empty uses server.public_url.'),
+    domain: z
+      .string()
+      .refine(
+        (value) => value === '' || isHostOrAddress(value),
+        'must be a host name such as "links.example.com" or an IP address, or empty',
+      )
+      .default('')
+      .describe(
+        'Default tracking host (a name or an address, no scheme or port); empty uses server.public_url.',
+      ),
   })
   .describe('Open and click tracking.');
 
@@ -64,8 +76,7 @@ export const sandboxSection = z
     from: mailbox
       .default('Posthorn Sandbox <sandbox@posthorn.test>')
       .describe('The shared sandbox sender projects may use before a domain is verified.'),
-    test_domain: z
-      .string()
+    test_domain: mailDomain
       .default('posthorn.test')
       .describe('Domain of the reserved test recipients (bounce@, complaint@, delay@) for ph_test_ keys.'),
   })

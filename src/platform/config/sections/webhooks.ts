@@ -11,7 +11,7 @@ export const webhooksSection = z
       .boolean()
       .default(false)
       .describe('Allow endpoints on loopback, private or link-local addresses (tests only).'),
-    timeout: duration.default('15s').describe('Timeout of one webhook request.'),
+    timeout: duration({ min: '1ms', timer: true }).default('15s').describe('Timeout of one webhook request.'),
     concurrency: z.int().positive().default(16).describe('Webhook requests in flight at once.'),
     per_endpoint_concurrency: z
       .int()
@@ -19,14 +19,14 @@ export const webhooksSection = z
       .default(4)
       .describe('Webhook requests in flight to one endpoint, so one slow endpoint never delays the others.'),
     retry_schedule: z
-      .array(duration)
+      .array(duration())
       .min(1)
       .default(['5s', '5m', '30m', '2h', '5h', '10h', '10h'])
       .describe('Delays before each retry of a failed webhook; after the last one the delivery is failed.'),
-    disable_after: duration
+    disable_after: duration()
       .default('5d')
       .describe('An endpoint whose deliveries have failed without a success for this long is disabled.'),
-    rotation_overlap: duration
+    rotation_overlap: duration()
       .default('24h')
       .describe('After a secret rotation, how long the previous secret keeps signing alongside the new one.'),
   })

@@ -1,0 +1,69 @@
+/**
+ * Config files for the CLI tests of boot checks: write one, expect `config check` and `serve` to
+ * refuse it, or run `serve` on it once.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ExecutionContext } from 'ava';
+import type { Workdir } from './cli.js';
+
+/**
+ * Writes `lines` as a config file under `w.dir`; a `[storage]` line without a `data_dir` after it
+ * gets a data directory in `w.dir`.
+ */
+export function configFile(w: Workdir, name: string, lines: readonly string[]): string {
+  const file = path.join(w.dir, name);
+  const data = JSON.stringify(path.join(w.dir, 'data'));
+  let text = lines.join('\n');
+  if (!/^data_dir =/m.test(text)) text = text.replace('[storage]', `[storage]\ndata_dir = ${data}`);
+  writeFileSync(file, `${text}\n`);
+  return file;
+}
+
+/** Runs `config check` and `serve` on `file`: both must exit 2 naming every key in `expected`, without a stack trace. */
+export function expectRefused(
+  t: ExecutionContext,
+  w: Workdir,
+  file: string,
+  expected: readonly RegExp[],
+): void {
+  for (const command of [['config', 'check'], ['serve']]) {
+    const result = w.run([...command, '--config', file]);
+    const label = `${command.join(' ')}: ${result.stderr}`;
+    t.is(result.code, 2, label);
+    for (const pattern of expected) t.regex(result.stderr, pattern, label);
+    t.notRegex(result.stderr, /at .*\.js:\d+/, 'no stack trace');
+  }
+}
+
+/** Starts `serve` on `file`, waits for /health, stops it with SIGTERM; the health body and the exit code. */
+export async function serveOnce(
+  w: Workdir,
+  file: string,
+): Promise<{ health: any; code: number | null; log: string }> {
+  const child = w.spawn(['serve', '--config', file], { POSTHORN_LOG_LEVEL: 'info' });
+  let log = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${log}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      log += chunk;
+      const match = /posthorn listening on (http:\/\/[^"]+)/.exec(log);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then((code) => reject(new Error(`serve exited ${code}: ${log}`)));
+  });
+  let health: any;
+  for (const deadline = Date.now() + 15_000; ; ) {
+    health = await (await fetch(`${url}/health`)).json();
+    if (health.components?.smtp_in?.detail !== 'starting' || Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGTERM');
+  return { health, code: await exited, log };
+}
