@@ -34,6 +34,7 @@ import {
 } from './outcome.js';
 import { addressesOf, type MxRoute } from './route.js';
 import { parseSmtpReply, type SmtpReply } from './smtp-reply.js';
+import { noSourceFor, SourceAddresses } from './source-addresses.js';
 import { TokenBucket } from './token-bucket.js';
 
 export interface LaneSettings {
@@ -79,7 +80,7 @@ export class Lane {
   readonly #bucket: TokenBucket;
   readonly #down = new DownHosts();
   readonly #plaintext = new Map<string, number>();
-  #sourceIndex = 0;
+  readonly #sources: SourceAddresses;
 
   constructor(config: LaneConfig, deps: LaneDeps) {
     this.config = config;
@@ -94,6 +95,7 @@ export class Lane {
       idleTimeoutMs: deps.settings.idleTimeoutMs,
     });
     this.#bucket = new TokenBucket({ ratePerSecond: config.rate_per_second });
+    this.#sources = new SourceAddresses(deps.settings.localAddresses);
   }
 
   /** Room for more jobs in memory. */
@@ -226,10 +228,13 @@ export class Lane {
     signal: AbortSignal,
   ): Promise<MxConnection> {
     const { settings } = this.#deps;
-    const sources = settings.localAddresses;
-    const localAddress = sources.length > 0 ? sources[this.#sourceIndex++ % sources.length] : undefined;
     let lastError: unknown;
     for (const address of addresses) {
+      const localAddress = this.#sources.for(address);
+      if (localAddress === null) {
+        lastError ??= noSourceFor(address);
+        continue;
+      }
       try {
         return await this.#deps.connect(
           { host, address, port: settings.port },

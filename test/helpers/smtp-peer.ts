@@ -29,6 +29,8 @@ export interface SmtpPeerOptions {
   readonly size?: number;
   /** The name in the greeting and the EHLO reply. */
   readonly name?: string;
+  /** The loopback address to listen on. Default 127.0.0.1. */
+  readonly host?: '127.0.0.1' | '::1';
 }
 
 /** One mail transaction as the peer saw it at the end of DATA. */
@@ -67,7 +69,7 @@ interface SessionState {
 }
 
 export class SmtpPeer {
-  readonly host = '127.0.0.1';
+  readonly host: string;
   readonly #server: SMTPServer;
   readonly #messages: PeerMessage[] = [];
   readonly #sessions = new Map<string, SessionState>();
@@ -80,6 +82,7 @@ export class SmtpPeer {
   #atData: Scripted | null = null;
 
   constructor(options: SmtpPeerOptions, tls: { key: Buffer; cert: Buffer } | null) {
+    this.host = options.host ?? '127.0.0.1';
     this.#server = new SMTPServer({
       name: options.name ?? 'mx.peer.test',
       size: options.size ?? 10 * 1024 * 1024,
@@ -118,7 +121,7 @@ export class SmtpPeer {
     });
   }
 
-  /** The port the peer listens on (127.0.0.1). */
+  /** The port the peer listens on (at `host`). */
   get port(): number {
     return this.#port;
   }
@@ -241,7 +244,7 @@ export class SmtpPeer {
 }
 
 /**
- * Starts a peer on 127.0.0.1, port 0.
+ * Starts a peer on 127.0.0.1 (or `options.host`), port 0.
  *
  * @example const peer = await startSmtpPeer({ starttls: true, size: 1024 * 1024 });
  */
