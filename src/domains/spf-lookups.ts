@@ -50,7 +50,7 @@ export class SpfDns {
   }
 
   mx(name: string): Promise<MxLookup> {
-    return this.#once('MX', name, () => this.#resolver.mx(name, { fresh: true }));
+    return this.#once('MX', name, () => this.#resolver.mx(name, { fresh: true, implicit: false }));
   }
 }
 
@@ -127,7 +127,7 @@ export async function mxHosts(dns: SpfDns, limits: Limits, domain: string): Prom
   const answer = await dns.mx(domain);
   if (answer.status === 'temporary') throw temporary(domain, answer.code);
   if (answer.status === 'null_mx') return [];
-  if (answer.status !== 'found' || answer.implicit) {
+  if (answer.status !== 'found') {
     countVoid(limits, domain);
     return [];
   }

@@ -24,6 +24,17 @@ const cases: readonly SpfCase[] = [
     },
     'verified',
   ],
+  // §5.4: mx never falls back to the implicit MX, so a failing A lookup of a name without MX
+  // records cannot make the check temporary (old: it did, and no receiver asks for that A).
+  [
+    'mx-no-implicit.example',
+    'v=spf1 mx:nomx.other.example ip4:192.0.2.10 -all',
+    (dns) => {
+      dns.set('nomx.other.example', 'TXT', ['not a mail host']);
+      dns.fail('nomx.other.example', 'servfail', 'A');
+    },
+    'verified',
+  ],
   [
     'mx-cidr.example',
     'v=spf1 mx:other.example/24 -all',

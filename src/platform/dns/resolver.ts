@@ -149,8 +149,12 @@ export class DnsResolver {
     this.#maxEntries = options.maxEntries ?? 10_000;
   }
 
-  /** Where to deliver mail for `domain`: MX hosts, the implicit MX, or why there is none. */
-  async mx(domain: string, options: LookupOptions = {}): Promise<MxLookup> {
+  /**
+   * Where to deliver mail for `domain`: MX hosts, the implicit MX, or why there is none. With
+   * `implicit: false` a domain without MX records has no mail host, and its A/AAAA records are not
+   * asked for (SPF's `mx`, RFC 7208 §5.4, never uses the implicit MX).
+   */
+  async mx(domain: string, options: LookupOptions & { readonly implicit?: boolean } = {}): Promise<MxLookup> {
     const name = normalizeName(domain);
     if (name === '') return { status: 'nxdomain' };
     const answer = await this.#lookup<MxHost>(name, 'MX', options, async () => ({
@@ -166,6 +170,7 @@ export class DnsResolver {
       return { status: 'found', hosts: orderHosts(real), implicit: false };
     }
     if (answer.status !== 'nodata') return answer;
+    if (options.implicit === false) return { status: 'no_mail_host' };
     return this.#implicitMx(name, options);
   }
 
