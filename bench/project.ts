@@ -27,6 +27,8 @@ export async function benchProject(
          values ('dom_bench', ?, ?, 'eu', 'verified', '{}', ?, ?, ?)`,
       )
       .run(projectId, options.domain, now, now, now);
+    // As verifying a domain through the API does: the project leaves the sandbox.
+    server.kernel.store.sqlite.prepare(`update projects set status = 'active' where id = ?`).run(projectId);
   }
   return { projectId, key };
 }

@@ -82,7 +82,7 @@ export function createSenderCheck(sandbox: Config['sandbox'], ports: SendPorts) 
   const sandboxEmail = sandboxSender && normalizeEmail(sandboxSender.email);
 
   return async function checkSender(
-    principal: Pick<KeyPrincipal, 'projectId' | 'organizationId'>,
+    principal: Pick<KeyPrincipal, 'projectId' | 'organizationId' | 'projectStatus'>,
     draft: SenderCheckInput,
   ): Promise<void> {
     if (sandboxSender && normalizeEmail(draft.from.email) === sandboxEmail) {
@@ -102,6 +102,14 @@ export function createSenderCheck(sandbox: Config['sandbox'], ports: SendPorts) 
       throw forbidden(
         `The sender domain ${draft.from.domain} is not a verified domain of this project. ` +
           `Add and verify it under /v1/domains, or send from the sandbox sender ${sandboxSender?.email ?? ''} to members of your organization.`,
+      );
+    }
+    // DESIGN §4: in the sandbox only the sandbox sender sends. A sandbox project with a verified
+    // domain is one an operator set back (verifying a domain activates it).
+    if (principal.projectStatus === 'sandbox') {
+      throw forbidden(
+        `This project is in the sandbox: only the shared sandbox sender ${sandboxSender?.email ?? ''} may send, and only to members of your organization. ` +
+          'A project leaves the sandbox when a domain of it becomes verified or an operator activates it.',
       );
     }
   };

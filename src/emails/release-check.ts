@@ -44,7 +44,11 @@ export function createReleaseCheck(sandbox: Config['sandbox'], ports: SendPorts)
     try {
       checkNotSuspended({ projectStatus: project.status });
       await checkSender(
-        { projectId: message.project_id, organizationId: project.organizationId },
+        {
+          projectId: message.project_id,
+          organizationId: project.organizationId,
+          projectStatus: project.status,
+        },
         {
           from: { email: message.from_email, domain: message.from_domain },
           recipients: recipients.map((r) => ({ email: r.email, mailbox: { email: r.email } })),

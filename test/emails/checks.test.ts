@@ -43,6 +43,23 @@ test('a From domain that is not verified for the project is refused with 403 say
   t.regex(res.body.error, /acme\.test is not a verified domain of this project/);
 });
 
+test('a project an operator set back to the sandbox may send only from the sandbox sender, even with a verified domain (old: 202)', async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  t.is((await ph.request('POST', '/v1/emails', { body: email() })).status, 202);
+  await ph.server.services.projects.setStatus(ph.owner.projectId, 'sandbox', 'test');
+  const res = await ph.request('POST', '/v1/emails', { body: email() });
+  t.is(res.status, 403);
+  t.regex(
+    res.body.error,
+    /project is in the sandbox: only the shared sandbox sender sandbox@posthorn\.test may send/,
+  );
+  const toMember = await ph.request('POST', '/v1/emails', {
+    body: email({ from: SANDBOX, to: ['owner@example.test'] }),
+  });
+  t.is(toMember.status, 202, 'the sandbox sender still reaches members');
+});
+
 test('the sandbox sender reaches organization members only', async (t) => {
   const ph = await startPosthorn(t);
   const toMember = await ph.request('POST', '/v1/emails', {

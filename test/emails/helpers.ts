@@ -19,6 +19,10 @@ export function verifiedDomain(ph: Posthorn, name = 'acme.test', projectId = ph.
        values (?, ?, ?, 'eu', 'verified', '{}', ?, ?, ?)`,
     )
     .run(id, projectId, name, now, now, now);
+  // As verifying a domain through the API does: its project leaves the sandbox.
+  ph.server.kernel.store.sqlite
+    .prepare(`update projects set status = 'active' where id = ? and status = 'sandbox'`)
+    .run(projectId);
   return name;
 }
 

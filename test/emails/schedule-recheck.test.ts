@@ -138,6 +138,21 @@ test('a scheduled send of a project suspended meanwhile is not released: it fail
   );
 });
 
+test('a scheduled send of a project set back to the sandbox meanwhile fails with email.failed saying why', async (t) => {
+  const ph = await startPosthorn(t, { delivery: { enabled: true } });
+  verifiedDomain(ph);
+  const { id, sendAt } = await scheduledSoon(ph, { to: ['ann@example.com'] });
+  await ph.server.services.projects.setStatus(ph.owner.projectId, 'sandbox', 'test');
+
+  t.is(await settled(ph, id, sendAt), 'failed');
+  const events = await ph.server.services.events.forMessage(id);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['email.scheduled', 'email.failed'],
+  );
+  t.regex(failureReason(events[1]?.data), /project is in the sandbox/);
+});
+
 test('a scheduled send whose sender domain is no longer verified fails with email.failed naming the domain', async (t) => {
   const ph = await startPosthorn(t, { delivery: { enabled: true } });
   verifiedDomain(ph);
