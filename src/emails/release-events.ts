@@ -17,6 +17,8 @@ export interface ReleasedMessage {
   readonly subject: string;
   readonly tags: string;
   readonly send_at: number | null;
+  /** When the message was accepted (what `GET /v1/emails/{id}` shows as `created_at`). */
+  readonly created_at: number;
 }
 
 function tagsOf(message: ReleasedMessage): Record<string, string> {
@@ -57,7 +59,9 @@ export function sentEvent(
   released: readonly ScheduledRecipient[],
   now: number,
 ): NewEvent {
-  return perMessage('email.sent', message, released, now, { created_at: new Date(now).toISOString() });
+  return perMessage('email.sent', message, released, now, {
+    created_at: new Date(message.created_at).toISOString(),
+  });
 }
 
 /**

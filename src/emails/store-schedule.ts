@@ -48,7 +48,7 @@ export function scheduleQueries() {
         .where('project_id', '=', projectId)
         .where('status', '=', 'scheduled')
         .where('send_at', '>', now)
-        .returning(['id', 'project_id', 'from_header', 'subject', 'tags', 'send_at'])
+        .returning(['id', 'project_id', 'from_header', 'subject', 'tags', 'send_at', 'created_at'])
         .executeTakeFirst();
       if (!message) return undefined;
       await cancelScheduledJobs(executor, id, now);
@@ -68,6 +68,7 @@ export function scheduleQueries() {
           'subject',
           'tags',
           'send_at',
+          'created_at',
         ])
         .where('status', '=', 'scheduled')
         .where('send_at', '<=', now)

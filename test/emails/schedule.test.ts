@@ -47,6 +47,8 @@ test('a send with send_at is scheduled, then released to the queue by the schedu
     ['email.scheduled', 'email.sent'],
   );
   t.deepEqual(events[1]?.data.to, ['a@example.com', 'b@other.test']);
+  // data.created_at is the message's, as GET shows it; the event's own time is its created_at (old: the release time).
+  t.is(events[1]?.data.created_at, res.body.created_at);
 });
 
 test('DELETE /v1/emails/{id}/schedule cancels a scheduled send (204), after which it is 404', async (t) => {
