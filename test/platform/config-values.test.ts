@@ -4,25 +4,11 @@
  * key and reason expected, or null for a value that must pass.
  */
 import test from 'ava';
-import { ConfigError, validateConfig } from '../../src/platform/config/load.js';
-
-type Case = readonly [Record<string, Record<string, unknown>>, RegExp | null];
-
-function checkCases(t: import('ava').ExecutionContext, cases: readonly Case[]): void {
-  for (const [raw, expected] of cases) {
-    const label = JSON.stringify(raw);
-    if (expected === null) {
-      t.notThrows(() => validateConfig(raw, 'test'), label);
-    } else {
-      const error = t.throws(() => validateConfig(raw, 'test'), { instanceOf: ConfigError }, label);
-      t.regex(error?.problems.join('\n') ?? '', expected, label);
-    }
-  }
-}
+import { checkConfigCases } from './config-cases.js';
 
 test('delivery.bounce_subdomain is one or more lower-case DNS labels', (t) => {
   const bad = /delivery\.bounce_subdomain: must be one or more lower-case DNS labels/;
-  checkCases(t, [
+  checkConfigCases(t, [
     [{ delivery: { bounce_subdomain: 'bounces' } }, null],
     [{ delivery: { bounce_subdomain: 'rp' } }, null],
     [{ delivery: { bounce_subdomain: 'mail-1.bounces' } }, null],
@@ -42,7 +28,7 @@ test('delivery.bounce_subdomain is one or more lower-case DNS labels', (t) => {
 });
 
 test('delivery.source_ips takes IP addresses only', (t) => {
-  checkCases(t, [
+  checkConfigCases(t, [
     [{ delivery: { source_ips: ['192.0.2.10', '2001:db8::10'] } }, null],
     [
       { delivery: { source_ips: ['192.0.2.10', 'mail.example.com'] } },
@@ -57,7 +43,7 @@ test('delivery.source_ips takes IP addresses only', (t) => {
 
 test('smtp_in.complaint_address is a bare address, or empty for none', (t) => {
   const bad = /smtp_in\.complaint_address: must be a bare address/;
-  checkCases(t, [
+  checkConfigCases(t, [
     [{ smtp_in: { complaint_address: 'fbl@localhost' } }, null],
     [{ smtp_in: { complaint_address: 'FBL+isp@Mail.Example.com' } }, null],
     [{ smtp_in: { complaint_address: 'fbl@bücher.example' } }, null],
@@ -79,7 +65,7 @@ test('smtp_in.complaint_address is a bare address, or empty for none', (t) => {
 
 test('smtp_in.hostname is a host name', (t) => {
   const bad = /smtp_in\.hostname: must be a host name/;
-  checkCases(t, [
+  checkConfigCases(t, [
     [{ smtp_in: { hostname: 'localhost' } }, null],
     [{ smtp_in: { hostname: 'mx1.Example.com' } }, null],
     [{ smtp_in: { hostname: '' } }, bad],
@@ -96,7 +82,7 @@ test('smtp_in.hostname is a host name', (t) => {
 
 test('durations a timer waits for fit a Node timer, and those that must not be zero are not', (t) => {
   const timer = /must be at most 2147483647ms \(about 24\.8 days\)/;
-  checkCases(t, [
+  checkConfigCases(t, [
     [{ server: { shutdown_timeout: '0s' } }, null],
     [{ server: { shutdown_timeout: '24d' } }, null],
     [{ server: { shutdown_timeout: '25d' } }, /server\.shutdown_timeout: .*24\.8 days/],
@@ -134,7 +120,7 @@ test('durations a timer waits for fit a Node timer, and those that must not be z
 });
 
 test('delivery.hostname, spf_include, tracking.domain, sandbox.test_domain and clamav.host are names the code can use', (t) => {
-  checkCases(t, [
+  checkConfigCases(t, [
     [{ delivery: { hostname: 'mta.example.com' } }, null],
     [{ delivery: { hostname: 'mta example' } }, /delivery\.hostname: must be a host name/],
     [{ delivery: { hostname: '203.0.113.5' } }, /delivery\.hostname: must be a host name/],
@@ -165,7 +151,7 @@ test('delivery.hostname, spf_include, tracking.domain, sandbox.test_domain and c
 });
 
 test('domains.recheck_cron must be a cron expression node-cron runs', (t) => {
-  checkCases(t, [
+  checkConfigCases(t, [
     [{ domains: { recheck_cron: '17 4 * * *' } }, null],
     [{ domains: { recheck_cron: '0 */6 * * 1-5' } }, null],
     [{ domains: { recheck_cron: '99 99 * * *' } }, /domains\.recheck_cron: must be a valid cron expression/],
@@ -174,7 +160,7 @@ test('domains.recheck_cron must be a cron expression node-cron runs', (t) => {
 });
 
 test('delivery lanes: a name and traffic class once, and a rate a timer can wait for', (t) => {
-  checkCases(t, [
+  checkConfigCases(t, [
     [{ delivery: { lanes: [{ name: 'proton' }, { name: 'proton', traffic: 'marketing' }] } }, null],
     [
       {
@@ -193,7 +179,7 @@ test('delivery lanes: a name and traffic class once, and a rate a timer can wait
 });
 
 test('smtp_in.tls_cert_file and tls_key_file are set together or not at all', (t) => {
-  checkCases(t, [
+  checkConfigCases(t, [
     [{ smtp_in: { tls_cert_file: '/etc/ssl/mx.pem', tls_key_file: '/etc/ssl/mx.key' } }, null],
     [
       { smtp_in: { tls_cert_file: '/etc/ssl/mx.pem' } },
