@@ -1,0 +1,29 @@
+/**
+ * Refusals in the envelope that say nothing about the recipient's address: a MAIL FROM refused
+ * (about our return path, RFC 3463 X.1.7 / X.1.8 territory) never suppresses the recipients, and
+ * a 552 "too many recipients" at RCPT TO is temporary (RFC 5321 §4.5.3.1.10).
+ */
+import test from 'ava';
+import { events, mx, rows, send, settled, startDeliveryEnv } from './env.js';
+
+test('a MAIL FROM refused with an address code bounces the message without suppressing its recipients', async (t) => {
+  const env = await startDeliveryEnv(t);
+  mx(env.dns, 'example.net', [{ host: 'mx1.example.net', ip: '127.0.0.1' }]);
+  // Postfix's reject_unverified_sender with a 550 code: the sender's address failed verification.
+  env.peer.mailFromReply(550, '5.1.1 Sender address rejected: undeliverable address: User unknown');
+  const id = await send(env, { to: ['ann@example.net', 'bob@example.net'] });
+
+  t.is(await settled(env.ph, id), 'bounced');
+  const bounces = events(env.ph, id).filter((e) => e.type === 'email.bounced');
+  t.is(bounces.length, 2);
+  for (const bounce of bounces) {
+    t.like(bounce.data.bounce, { type: 'soft', category: 'policy' });
+    t.regex(String(bounce.data.bounce.smtp_response), /Sender address rejected/);
+  }
+  t.deepEqual(rows(env.ph, 'select email from suppressions'), [], 'no recipient is suppressed');
+  t.deepEqual(
+    rows(env.ph, 'select email from delivery_soft_bounces'),
+    [],
+    'a refusal of our sender does not count towards repeated_soft_bounce either',
+  );
+});
