@@ -4,7 +4,7 @@
  * a 552 "too many recipients" at RCPT TO is temporary (RFC 5321 §4.5.3.1.10).
  */
 import test from 'ava';
-import { events, mx, rows, send, settled, startDeliveryEnv } from './env.js';
+import { events, messageStatus, mx, rows, send, settled, startDeliveryEnv } from './env.js';
 
 test('a MAIL FROM refused with an address code bounces the message without suppressing its recipients', async (t) => {
   const env = await startDeliveryEnv(t);
@@ -25,5 +25,25 @@ test('a MAIL FROM refused with an address code bounces the message without suppr
     rows(env.ph, 'select email from delivery_soft_bounces'),
     [],
     'a refusal of our sender does not count towards repeated_soft_bounce either',
+  );
+});
+
+test('a 552 "too many recipients" at RCPT TO is retried, not bounced (RFC 5321 §4.5.3.1.10)', async (t) => {
+  const env = await startDeliveryEnv(t);
+  mx(env.dns, 'example.net', [{ host: 'mx1.example.net', ip: '127.0.0.1' }]);
+  env.peer.rcptReply('cat@example.net', 552, '5.5.3 Too many recipients', { times: 1 });
+  const id = await send(env, { to: ['ann@example.net', 'cat@example.net'] });
+
+  t.is(await settled(env.ph, id), 'delivered');
+  t.is(messageStatus(env.ph, id), 'delivered');
+  const delay = events(env.ph, id).find((e) => e.type === 'email.delivery_delayed');
+  t.is(delay?.recipient, 'cat@example.net');
+  t.false(
+    events(env.ph, id).some((e) => e.type === 'email.bounced'),
+    'nobody bounced',
+  );
+  t.deepEqual(
+    env.peer.messages.map((m) => m.rcptTo),
+    [['ann@example.net'], ['cat@example.net']],
   );
 });
