@@ -57,9 +57,14 @@ export function classifyReply(reply: SmtpReply): BounceClass {
       return classify(4, reply.code, enhanced, reply.text);
     return cls;
   }
-  // A 1xx or 3xx where a final reply belongs is a server speaking out of turn.
+  // RFC 5321 §4.2: a first digit other than 2 to 5 is out of range, and clients SHOULD treat it
+  // as a fatal error. It says nothing about the address, so it is never hard.
+  if (codeClass !== 3) return outOfRange;
+  // A 3xx where a final reply belongs is a server speaking out of turn.
   return classifyTransportFailure('protocol');
 }
+
+const outOfRange: BounceClass = { outcome: 'bounced', category: 'other', hard: false, status: '5.5.0' };
 
 /**
  * Classifies a reply as received (one line or several, e.g. nodemailer's `err.response`). Text

@@ -193,6 +193,17 @@ test('a delivered reply has no category and is never hard', (t) => {
   });
 });
 
+test('a reply code out of range is a fatal error that never suppresses (RFC 5321 §4.2)', (t) => {
+  for (const code of [111, 611, 999]) {
+    t.deepEqual(classifyReply(smtpReply(code, 'Unheard-of status')), {
+      outcome: 'bounced',
+      category: 'other',
+      hard: false,
+      status: '5.5.0',
+    });
+  }
+});
+
 test('text that is not an SMTP reply is deferred as a protocol failure', (t) => {
   t.is(expectation(classifySmtpResponse('HTTP/1.1 400 Bad Request')), 'deferred other');
   t.is(expectation(classifySmtpResponse('')), 'deferred other');

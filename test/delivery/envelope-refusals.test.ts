@@ -47,3 +47,21 @@ test('a 552 "too many recipients" at RCPT TO is retried, not bounced (RFC 5321 ย
     [['ann@example.net'], ['cat@example.net']],
   );
 });
+
+test('a reply code outside 2xx-5xx at RCPT TO is fatal for that recipient, never retried (RFC 5321 ยง4.2)', async (t) => {
+  const env = await startDeliveryEnv(t);
+  mx(env.dns, 'example.net', [{ host: 'mx1.example.net', ip: '127.0.0.1' }]);
+  env.peer.rcptReply('odd@example.net', 611, 'Unheard-of status');
+  const id = await send(env, { to: ['ann@example.net', 'odd@example.net'] });
+
+  t.is(await settled(env.ph, id), 'partially_delivered');
+  const bounce = events(env.ph, id).find((e) => e.type === 'email.bounced');
+  t.is(bounce?.recipient, 'odd@example.net');
+  t.like(bounce?.data.bounce, { type: 'soft', status: '5.5.0', smtp_response: '611 Unheard-of status' });
+  t.false(events(env.ph, id).some((e) => e.type === 'email.delivery_delayed'));
+  t.deepEqual(
+    rows(env.ph, 'select email from suppressions'),
+    [],
+    'a broken server says nothing about the address',
+  );
+});
