@@ -1,7 +1,8 @@
 /**
- * Refusals in the envelope that say nothing about the recipient's address: a MAIL FROM refused
- * (about our return path, RFC 3463 X.1.7 / X.1.8 territory) never suppresses the recipients, and
- * a 552 "too many recipients" at RCPT TO is temporary (RFC 5321 §4.5.3.1.10).
+ * Refusals in the envelope: a MAIL FROM refused (about our return path, RFC 3463 X.1.7 / X.1.8)
+ * never suppresses the recipients; a 552 "too many recipients" at RCPT TO is temporary (RFC 5321
+ * §4.5.3.1.10); a reply code out of range is fatal (§4.2); with every RCPT TO refused no message
+ * is sent (§3.3), and each recipient keeps its own reply.
  */
 import test from 'ava';
 import { events, messageStatus, mx, rows, send, settled, startDeliveryEnv } from './env.js';
@@ -63,5 +64,27 @@ test('a reply code outside 2xx-5xx at RCPT TO is fatal for that recipient, never
     rows(env.ph, 'select email from suppressions'),
     [],
     'a broken server says nothing about the address',
+  );
+});
+
+test('when every RCPT TO is refused no message is sent, and each recipient keeps its own reply', async (t) => {
+  const env = await startDeliveryEnv(t);
+  mx(env.dns, 'example.net', [{ host: 'mx1.example.net', ip: '127.0.0.1' }]);
+  env.peer.rcptReply('gone@example.net', 550, '5.1.1 User unknown');
+  env.peer.rcptReply('busy@example.net', 450, '4.2.1 Mailbox busy', { times: 1 });
+  const id = await send(env, { to: ['gone@example.net', 'busy@example.net'] });
+
+  t.is(await settled(env.ph, id), 'partially_delivered');
+  const firstTry = events(env.ph, id).filter(
+    (e) => e.data.bounce?.attempt === 1 || e.data.delay?.attempt === 1,
+  );
+  t.deepEqual(firstTry.map((e) => [e.type, e.recipient]).sort(), [
+    ['email.bounced', 'gone@example.net'],
+    ['email.delivery_delayed', 'busy@example.net'],
+  ]);
+  t.deepEqual(
+    env.peer.messages.map((m) => m.rcptTo),
+    [['busy@example.net']],
+    'the first transaction, with nobody accepted, never reached the end of DATA',
   );
 });
