@@ -29,6 +29,8 @@ export interface SmtpPeerOptions {
   readonly size?: number;
   /** The name in the greeting and the EHLO reply. */
   readonly name?: string;
+  /** Recipients accepted per transaction; more get 452 (RFC 5321 §4.5.3.1.10). Default: no limit. */
+  readonly maxRecipients?: number;
   /** The loopback address to listen on. Default 127.0.0.1. */
   readonly host?: '127.0.0.1' | '::1';
 }
@@ -90,6 +92,7 @@ export class SmtpPeer {
       name: options.name ?? 'mx.peer.test',
       size: options.size ?? 10 * 1024 * 1024,
       rejectOversized: true,
+      ...(options.maxRecipients ? { maxRecipients: options.maxRecipients } : {}),
       hideENHANCEDSTATUSCODES: true,
       disabledCommands: tls === null ? ['AUTH', 'STARTTLS'] : ['AUTH'],
       ...(tls ?? {}),
