@@ -48,11 +48,23 @@ export interface BounceClass {
 export function classifyReply(reply: SmtpReply): BounceClass {
   const codeClass = Math.floor(reply.code / 100);
   if (codeClass === 2 || codeClass === 4 || codeClass === 5) {
-    return classify(codeClass, reply.code, parseEnhancedStatus(reply.enhanced ?? ''), reply.text);
+    const enhanced = parseEnhancedStatus(reply.enhanced ?? '');
+    const cls = classify(codeClass, reply.code, enhanced, reply.text);
+    // RFC 5321 §4.5.3.1.10: 552 for "too many recipients" is RFC 821's mistake for 452, and
+    // clients SHOULD treat it as temporary: the recipients left over go in a later transaction.
+    // Only for a live reply: a DSN carrying one reports a delivery the remote MTA gave up.
+    if (reply.code === 552 && cls.category === 'rate_limited')
+      return classify(4, reply.code, enhanced, reply.text);
+    return cls;
   }
-  // A 1xx or 3xx where a final reply belongs is a server speaking out of turn.
+  // RFC 5321 §4.2: a first digit other than 2 to 5 is out of range, and clients SHOULD treat it
+  // as a fatal error. It says nothing about the address, so it is never hard.
+  if (codeClass !== 3) return outOfRange;
+  // A 3xx where a final reply belongs is a server speaking out of turn.
   return classifyTransportFailure('protocol');
 }
+
+const outOfRange: BounceClass = { outcome: 'bounced', category: 'other', hard: false, status: '5.5.0' };
 
 /**
  * Classifies a reply as received (one line or several, e.g. nodemailer's `err.response`). Text

@@ -11,12 +11,12 @@
  * - `verify`: STARTTLS must succeed and the certificate must be valid for the MX host name (an
  *   enforced MTA-STS policy, RFC 8461 §4.2).
  *
- * After a transaction the connection stays open for the next message to the same host; a failed
- * transaction is reset with RSET. It never decides what a reply means (bounce-classifier.ts).
+ * Waits follow RFC 5321 §4.5.3.2 (fast-smtp-connection.ts). After a transaction the connection
+ * stays open for the next message to the same host; a failed transaction is reset with RSET. It
+ * never decides what a reply means (bounce-classifier.ts).
  */
-import type { Transform } from 'node:stream';
-import SMTPConnection from 'nodemailer/lib/smtp-connection';
-import { type DataStreamState, fastDataTransform } from './dot-stuffing.js';
+import type SMTPConnection from 'nodemailer/lib/smtp-connection';
+import { DATA_DONE_MIN_MS, FastSmtpConnection } from './fast-smtp-connection.js';
 
 export type TlsMode = 'opportunistic' | 'require' | 'verify' | 'none';
 
@@ -33,7 +33,9 @@ export interface ConnectOptions {
   readonly name: string;
   readonly tls: TlsMode;
   readonly localAddress?: string | undefined;
+  /** For the TCP connection. */
   readonly connectTimeoutMs: number;
+  /** For each reply, the greeting included; the end of DATA gets at least 10 minutes. */
   readonly commandTimeoutMs: number;
   /** Extra CAs for `verify`. */
   readonly ca?: string | undefined;
@@ -66,22 +68,6 @@ export interface SmtpError extends Error {
   command?: string;
   rejectedErrors?: SmtpError[];
   recipient?: string;
-}
-
-/**
- * nodemailer's connection with a faster DATA encoder (dot-stuffing.ts) put on each DataStream it
- * creates; everything else is nodemailer's. Pinned to nodemailer 10.6's `_createSendStream`.
- */
-class FastSmtpConnection extends SMTPConnection {
-  _createSendStream(callback: unknown): Transform {
-    const parent = SMTPConnection.prototype as unknown as {
-      _createSendStream(this: unknown, cb: unknown): Transform;
-    };
-    const stream = parent._createSendStream.call(this, callback) as Transform & DataStreamState;
-    const original = Object.getPrototypeOf(stream)._transform;
-    stream._transform = fastDataTransform(original);
-    return stream;
-  }
 }
 
 /**
@@ -126,25 +112,34 @@ export class MxConnection {
 
   /** Opens the connection and completes EHLO (and STARTTLS); rejects with an SmtpError. */
   static open(target: MxTarget, options: ConnectOptions): Promise<MxConnection> {
-    const smtp = new FastSmtpConnection({
-      host: target.address,
-      port: target.port,
-      servername: target.host,
-      name: options.name,
-      localAddress: options.localAddress,
-      connectionTimeout: options.connectTimeoutMs,
-      greetingTimeout: options.connectTimeoutMs,
-      socketTimeout: options.commandTimeoutMs,
-      socketCloseTimeout: 1000,
-      ignoreTLS: options.tls === 'none',
-      requireTLS: options.tls === 'require' || options.tls === 'verify',
-      opportunisticTLS: options.tls === 'opportunistic',
-      tls:
-        options.tls === 'verify'
-          ? { rejectUnauthorized: true, servername: target.host, ...(options.ca ? { ca: options.ca } : {}) }
-          : { rejectUnauthorized: false, servername: target.host },
-      logger: false,
-    });
+    const waits = {
+      greetingMs: options.commandTimeoutMs,
+      commandMs: options.commandTimeoutMs,
+      dataDoneMs: Math.max(options.commandTimeoutMs, DATA_DONE_MIN_MS),
+    };
+    const smtp = new FastSmtpConnection(
+      {
+        host: target.address,
+        port: target.port,
+        servername: target.host,
+        name: options.name,
+        localAddress: options.localAddress,
+        // The TCP connection only; the greeting and STARTTLS then get commandTimeoutMs.
+        connectionTimeout: options.connectTimeoutMs,
+        greetingTimeout: options.commandTimeoutMs,
+        socketTimeout: options.commandTimeoutMs,
+        socketCloseTimeout: 1000,
+        ignoreTLS: options.tls === 'none',
+        requireTLS: options.tls === 'require' || options.tls === 'verify',
+        opportunisticTLS: options.tls === 'opportunistic',
+        tls:
+          options.tls === 'verify'
+            ? { rejectUnauthorized: true, servername: target.host, ...(options.ca ? { ca: options.ca } : {}) }
+            : { rejectUnauthorized: false, servername: target.host },
+        logger: false,
+      },
+      waits,
+    );
     const connection = new MxConnection(target, options.tls, smtp);
     const { signal } = options;
     return new Promise((resolve, reject) => {

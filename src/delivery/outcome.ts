@@ -12,6 +12,7 @@ import {
   type TransportFailure,
   transportFailureOf,
 } from './bounce-classifier.js';
+import { hardWhenPermanent } from './bounce-rules.js';
 import type { SmtpError } from './mx-connection.js';
 import { parseSmtpReply, type SmtpReply, smtpReply } from './smtp-reply.js';
 
@@ -72,6 +73,7 @@ export function outcomeOfError(err: unknown): Outcome {
   const reply = typeof error?.response === 'string' ? parseSmtpReply(error.response) : null;
   if (reply !== null && reply.code >= 400) {
     const outcome = outcomeOfReply(reply);
+    if (error.command === 'MAIL FROM') return aboutOurSender(outcome);
     return outcome.kind === 'bounced' && refusesSession(error) ? asDeferral(outcome) : outcome;
   }
   if (error?.code === 'EMESSAGE' && /size/i.test(error.message)) {
@@ -91,6 +93,20 @@ export function outcomeOfError(err: unknown): Outcome {
  */
 function refusesSession(error: SmtpError): boolean {
   return error.command === 'CONN' || error.command === 'EHLO' || error.command === 'HELO';
+}
+
+/**
+ * A refused MAIL FROM is about the reverse-path, our VERP address (RFC 3463 X.1.7, X.1.8): it
+ * says nothing about the recipients' addresses, whatever code the server chose for it (Postfix's
+ * `reject_unverified_sender` answers 550 5.1.1 "Sender address rejected"). A cause that would
+ * suppress the recipients (unknown mailbox or domain, an unexplained 5xx) becomes `policy`, which
+ * is never hard and never counts towards `repeated_soft_bounce`; the outcome stays as given.
+ */
+function aboutOurSender(outcome: Outcome): Outcome {
+  if (outcome.kind !== 'bounced' && outcome.kind !== 'deferred') return outcome;
+  const category = outcome.class.category;
+  if (category === null || !hardWhenPermanent[category]) return outcome;
+  return { ...outcome, class: { ...outcome.class, category: 'policy', hard: false } };
 }
 
 function asDeferral(outcome: Extract<Outcome, { kind: 'bounced' }>): Outcome {

@@ -13,7 +13,7 @@ import type { ComposeFields } from './compose.js';
 import { dueTime } from './due-time.js';
 import type { Lane } from './lane.js';
 import { allowedHosts, type MtaSts } from './mta-sts.js';
-import { CONTINUE, failed, outcomeOfTransport, RELEASED, type StepResult } from './outcome.js';
+import { CONTINUE, failed, type Outcome, outcomeOfTransport, RELEASED, type StepResult } from './outcome.js';
 import type { RenderDkim } from './render-task.js';
 import type { RenderedMessage, Renderer } from './renderer.js';
 import { resolveMx, type Route } from './route.js';
@@ -165,7 +165,16 @@ const renderMessage: Step = async (ctx, deps) => {
 /** A job not yet on the wire when the engine stops goes back to the queue, with no event. */
 const releaseIfStopping: Step = async (_ctx, deps) => (deps.stopping() ? RELEASED : CONTINUE);
 
-/** One SMTP transaction with every recipient of the job (or the sandbox sink's answers). */
+/**
+ * RFC 5321 §4.5.3.1.8: a server must take 100 recipients in a transaction and may refuse more; a
+ * client with more SHOULD send them in chunks of 100.
+ */
+export const RECIPIENTS_PER_TRANSACTION = 100;
+
+/**
+ * One SMTP transaction with every recipient of the job (or the sandbox sink's answers); a job with
+ * more than RECIPIENTS_PER_TRANSACTION recipients takes one transaction per chunk of them, at once.
+ */
 const transmit: Step = async (ctx, deps) => {
   const to = ctx.recipients.map((r) => r.email);
   if (ctx.route?.kind !== 'mx' || ctx.lane === null) {
@@ -173,9 +182,21 @@ const transmit: Step = async (ctx, deps) => {
     return sinkOutcomes(to, deps.testDomain, ctx.job.attempts);
   }
   const bytes = (ctx.rendered as RenderedMessage).bytes;
-  const sent = await ctx.lane.transmit(ctx.route, { from: ctx.envelopeFrom, to, size: bytes.length }, bytes);
-  ctx.via = { mxHost: sent.mxHost, secure: sent.secure };
-  return sent.result;
+  const outcomes = new Map<string, Outcome>();
+  for (let start = 0; start < to.length; start += RECIPIENTS_PER_TRANSACTION) {
+    const chunk =
+      to.length <= RECIPIENTS_PER_TRANSACTION ? to : to.slice(start, start + RECIPIENTS_PER_TRANSACTION);
+    const envelope = { from: ctx.envelopeFrom, to: chunk, size: bytes.length };
+    const sent = await ctx.lane.transmit(ctx.route, envelope, bytes);
+    // The host of the first chunk that reached one: outcomes from a server are never released.
+    if (ctx.via === null || ctx.via.mxHost === null) ctx.via = { mxHost: sent.mxHost, secure: sent.secure };
+    if (chunk.length === to.length) return sent.result;
+    for (const rcpt of chunk) {
+      const outcome = sent.result.kind === 'per_recipient' ? sent.result.outcomes.get(rcpt) : sent.result;
+      if (outcome !== undefined) outcomes.set(rcpt, outcome);
+    }
+  }
+  return { kind: 'per_recipient', outcomes };
 };
 
 export const STEPS: readonly Step[] = [

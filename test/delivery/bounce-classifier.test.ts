@@ -48,6 +48,9 @@ const replies: readonly [string, Expect][] = [
   ['451 4.4.3 Directory server failure', 'deferred dns_failure'],
   ['421 4.4.5 Mail system congestion', 'deferred rate_limited'],
   ['452 4.5.3 Too many recipients', 'deferred rate_limited'],
+  // RFC 5321 §4.5.3.1.10: RFC 821's 552 for too many recipients is temporary.
+  ['552 5.5.3 Too many recipients', 'deferred rate_limited'],
+  ['552 Too many recipients', 'deferred rate_limited'],
   ['554 5.6.0 Message content rejected', 'soft content'],
   ['550 5.7.1 Delivery not authorized, message refused', 'soft policy'],
   ['550 5.7.13 User account disabled', 'hard mailbox_disabled'],
@@ -190,6 +193,17 @@ test('a delivered reply has no category and is never hard', (t) => {
   });
 });
 
+test('a reply code out of range is a fatal error that never suppresses (RFC 5321 §4.2)', (t) => {
+  for (const code of [111, 611, 999]) {
+    t.deepEqual(classifyReply(smtpReply(code, 'Unheard-of status')), {
+      outcome: 'bounced',
+      category: 'other',
+      hard: false,
+      status: '5.5.0',
+    });
+  }
+});
+
 test('text that is not an SMTP reply is deferred as a protocol failure', (t) => {
   t.is(expectation(classifySmtpResponse('HTTP/1.1 400 Bad Request')), 'deferred other');
   t.is(expectation(classifySmtpResponse('')), 'deferred other');
@@ -205,6 +219,8 @@ const dsns: readonly [string, string, Expect][] = [
   ],
   ['5.1.1 (user unknown)', '', 'hard mailbox_unknown'],
   ['5.2.2', 'smtp; 552 5.2.2 Mailbox full', 'soft mailbox_full'],
+  // The remote MTA gave up: a DSN reports a bounce, whatever a live 552 would mean.
+  ['5.5.3', 'smtp; 552 5.5.3 Too many recipients', 'soft rate_limited'],
   ['4.4.1', 'X-Postfix; connect to mx.b.example[192.0.2.1]:25: Connection timed out', 'deferred network'],
   [
     '5.4.7',

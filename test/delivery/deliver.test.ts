@@ -54,6 +54,17 @@ test('a sent message reaches the MX with its headers, a VERP return path and a D
   t.regex(signature, /d=acme\.test/);
   t.regex(signature, /c=relaxed\/relaxed/);
   t.regex(signature, /h=[^;]*list-unsubscribe/i);
+  // The DKIM-Signature field unfolded: its first line and the continuation lines right after it.
+  const lines = signature.split('\r\n');
+  const end = lines.findIndex((line, index) => index > 0 && !/^\s/.test(line));
+  const signed = /\bh=([^;]*)/.exec(lines.slice(0, end).join(''))?.[1];
+  const signedNames = (signed ?? '').replace(/\s+/g, '').toLowerCase().split(':');
+  for (const name of ['from', 'to', 'cc', 'reply-to', 'subject', 'date', 'message-id', 'mime-version']) {
+    t.true(signedNames.includes(name), `h= covers ${name}: ${signed}`);
+  }
+  t.true(signedNames.includes('list-unsubscribe'), `h= covers List-Unsubscribe: ${signed}`);
+  t.true(signedNames.includes('list-unsubscribe-post'), `h= covers List-Unsubscribe-Post: ${signed}`);
+  t.false(signedNames.includes('bcc'));
 
   const verdict = await dkimpyVerify(received.data, { host: env.dns.host, port: env.dns.port });
   t.true(verdict.ok, verdict.output);

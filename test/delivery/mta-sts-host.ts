@@ -25,11 +25,21 @@ export interface PolicyHost {
   readonly dir: string;
 }
 
-/** An HTTPS policy host for `domain` on loopback, and the PEM that makes its certificate trusted. */
+/** What the host answers when it does not serve a plain 200 text/plain policy. */
+export interface PolicyResponse {
+  readonly status?: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/**
+ * An HTTPS policy host for `domain` on loopback, and the PEM that makes its certificate trusted.
+ * `policy` gets the request path; a string is served as 200 text/plain.
+ */
 export async function policyHost(
   t: ExecutionContext,
   domain: string,
-  policy: () => string,
+  policy: (path: string) => string | PolicyResponse,
 ): Promise<PolicyHost> {
   const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-sts-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -39,8 +49,10 @@ export async function policyHost(
     { key: readFileSync(files.keyFile), cert: readFileSync(files.certFile) },
     (req, res) => {
       requests.push(`${req.headers.host}${req.url}`);
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end(policy());
+      const answer = policy(req.url ?? '');
+      const response = typeof answer === 'string' ? { body: answer } : answer;
+      res.writeHead(response.status ?? 200, { 'content-type': 'text/plain', ...response.headers });
+      res.end(response.body);
     },
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

@@ -23,7 +23,8 @@ import {
 import { tarpit } from './tarpit.js';
 
 test('a stalled provider holds up only its own lane', async (t) => {
-  const env = await startDeliveryEnv(t, { config: { delivery: { connect_timeout: '8s' } } });
+  // The stalled host accepts the TCP connection and never greets: smtp_timeout bounds that wait.
+  const env = await startDeliveryEnv(t, { config: { delivery: { smtp_timeout: '8s' } } });
   await tarpit(t, '127.0.0.3', env.peer.port);
   // google.com MX hosts select the gmail lane; the stalled host answers nothing.
   mx(env.dns, 'stalled.example', [{ host: 'aspmx.l.google.com', ip: '127.0.0.3' }]);
@@ -48,7 +49,7 @@ test('a stalled provider holds up only its own lane', async (t) => {
       'no stalled message had an outcome yet',
     );
   }
-  // Once the connect timeout passes, the stalled lane defers its jobs rather than waiting on.
+  // Once smtp_timeout passes without a greeting, the stalled lane defers its jobs.
   await eventually(
     'the stalled jobs to be deferred',
     () => stalled.every((id) => events(env.ph, id).some((e) => e.type === 'email.delivery_delayed')),
@@ -62,7 +63,7 @@ test('a stalled provider holds up only its own lane', async (t) => {
 
 test('stopping the engine gives jobs that are not on the wire back to the queue, without an event', async (t) => {
   const env = await startDeliveryEnv(t, {
-    config: { delivery: { connect_timeout: '10s', drain_timeout: '500ms' } },
+    config: { delivery: { smtp_timeout: '10s', drain_timeout: '500ms' } },
   });
   await tarpit(t, '127.0.0.3', env.peer.port);
   mx(env.dns, 'stalled.example', [{ host: 'mx.stalled.example', ip: '127.0.0.3' }]);
@@ -133,7 +134,7 @@ test('a job leased by a crashed engine is delivered once its lease runs out', as
     sending_ips: ['127.0.0.1'],
     lease: '3s',
     poll_interval: '100ms',
-    connect_timeout: '60s',
+    smtp_timeout: '60s',
   };
 
   // 1. Queue a message with the engine off.
@@ -245,7 +246,7 @@ test('marketing traffic has its own lanes: a stuck broadcast never holds up tran
     config: {
       delivery: {
         enabled: false,
-        connect_timeout: '20s',
+        smtp_timeout: '20s',
         lanes: [
           { name: 'default', traffic: 'marketing', max_connections: 1, connections_per_mx: 1 } as never,
         ],

@@ -138,7 +138,7 @@ test('a transaction that ends within the drain time is recorded, not released', 
 
 test('a connection still waiting for its greeting is dropped when the engine stops', async (t) => {
   const env = await startDeliveryEnv(t, {
-    config: { delivery: { connect_timeout: '20s', drain_timeout: '500ms' } },
+    config: { delivery: { smtp_timeout: '20s', drain_timeout: '500ms' } },
   });
   const sockets = await tarpit(t, '127.0.0.3', env.peer.port);
   mx(env.dns, 'stalled.example', [{ host: 'mx.stalled.example', ip: '127.0.0.3' }]);
@@ -147,7 +147,7 @@ test('a connection still waiting for its greeting is dropped when the engine sto
   const stopping = Date.now();
   await env.ph.server.stop();
   await eventually('the connection to be closed', () => sockets.size === 0, 3000);
-  t.true(Date.now() - stopping < 5000, 'closed at the stop, not at the connect timeout');
+  t.true(Date.now() - stopping < 5000, 'closed at the stop, not at the greeting timeout');
   const db = new SQLite(env.ph.server.kernel.store.file, { readonly: true });
   t.teardown(() => db.close());
   t.deepEqual(

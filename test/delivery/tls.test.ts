@@ -107,3 +107,24 @@ test('under an enforced MTA-STS policy that no MX host matches, nothing is sent 
   t.regex(String(delayed.data.delay.smtp_response), /MTA-STS/);
   t.is(env.peer.connections, 0);
 });
+
+test('a policy in testing mode only reports: mail to an MX it does not list is delivered as usual', async (t) => {
+  const host = await policyHost(
+    t,
+    'sts4.example',
+    () => 'version: STSv1\nmode: testing\nmx: *.elsewhere.example\nmax_age: 600\n',
+  );
+  const caFile = path.join(host.dir, 'ca.pem');
+  writeFileSync(caFile, host.cert);
+  const env = await startDeliveryEnv(t, {
+    peer: { starttls: true },
+    config: { delivery: { mta_sts_port: host.port, tls_ca_file: caFile } },
+  });
+  env.dns.set('_mta-sts.sts4.example', 'TXT', ['v=STSv1; id=1;']);
+  env.dns.set('mta-sts.sts4.example', 'A', ['127.0.0.1']);
+  mx(env.dns, 'sts4.example', [{ host: 'mx.sts4.example', ip: '127.0.0.1' }]);
+  const id = await send(env, { to: ['ann@sts4.example'] });
+  t.is(await settled(env.ph, id), 'delivered');
+  t.deepEqual(host.requests, ['mta-sts.sts4.example/.well-known/mta-sts.txt'], 'the policy was fetched');
+  t.true(env.peer.messages[0]?.secure, 'over the TLS the lane uses anyway, certificate unchecked');
+});

@@ -29,6 +29,8 @@ export interface SmtpPeerOptions {
   readonly size?: number;
   /** The name in the greeting and the EHLO reply. */
   readonly name?: string;
+  /** Recipients accepted per transaction; more get 452 (RFC 5321 §4.5.3.1.10). Default: no limit. */
+  readonly maxRecipients?: number;
   /** The loopback address to listen on. Default 127.0.0.1. */
   readonly host?: '127.0.0.1' | '::1';
 }
@@ -80,6 +82,9 @@ export class SmtpPeer {
   #atConnect: Scripted | null = null;
   #atMailFrom: Scripted | null = null;
   #atData: Scripted | null = null;
+  #greetingDelayMs = 0;
+  #dataDelayMs = 0;
+  #mailFromDelayMs = 0;
 
   constructor(options: SmtpPeerOptions, tls: { key: Buffer; cert: Buffer } | null) {
     this.host = options.host ?? '127.0.0.1';
@@ -87,6 +92,7 @@ export class SmtpPeer {
       name: options.name ?? 'mx.peer.test',
       size: options.size ?? 10 * 1024 * 1024,
       rejectOversized: true,
+      ...(options.maxRecipients ? { maxRecipients: options.maxRecipients } : {}),
       hideENHANCEDSTATUSCODES: true,
       disabledCommands: tls === null ? ['AUTH', 'STARTTLS'] : ['AUTH'],
       ...(tls ?? {}),
@@ -97,7 +103,8 @@ export class SmtpPeer {
       onConnect: (session, callback) => this.#onConnect(session, callback),
       onMailFrom: (_address, session, callback) => {
         this.#state(session).rejected = [];
-        callback(errorFor(this.#take('mail')));
+        const reply = errorFor(this.#take('mail'));
+        later(this.#mailFromDelayMs, () => callback(reply));
       },
       onRcptTo: (address, session, callback) => {
         const key = address.address.toLowerCase();
@@ -115,7 +122,7 @@ export class SmtpPeer {
             ? { code: 552, text: 'message exceeds fixed maximum message size' }
             : (script ?? { code: 250, text: 'OK: message queued' });
           this.#record(session, Buffer.concat(chunks), reply);
-          callback(errorFor(reply), reply.text);
+          later(this.#dataDelayMs, () => callback(errorFor(reply), reply.text));
         });
       },
     });
@@ -157,6 +164,24 @@ export class SmtpPeer {
   /** Greet new connections with `code text` and hang up (e.g. 421 at connect). */
   connectReply(code: number, text: string, options: ScriptOptions = {}): this {
     this.#atConnect = script(code, text, options);
+    return this;
+  }
+
+  /** Send the greeting `ms` after accepting a connection (a server busy or tarpitting, RFC 5321 §4.5.3.2.1). */
+  delayGreeting(ms: number): this {
+    this.#greetingDelayMs = ms;
+    return this;
+  }
+
+  /** Answer the end of DATA `ms` after it arrived (a server filtering the message before it answers). */
+  delayDataReply(ms: number): this {
+    this.#dataDelayMs = ms;
+    return this;
+  }
+
+  /** Answer MAIL FROM `ms` after it arrived. */
+  delayMailFromReply(ms: number): this {
+    this.#mailFromDelayMs = ms;
     return this;
   }
 
@@ -217,7 +242,8 @@ export class SmtpPeer {
   #onConnect(session: SMTPServerSession, callback: (err?: Error | null) => void): void {
     this.#connections += 1;
     this.#sessions.set(session.id, { connection: this.#connections, rejected: [] });
-    callback(errorFor(this.#take('connect')));
+    const reply = errorFor(this.#take('connect'));
+    later(this.#greetingDelayMs, () => callback(reply));
   }
 
   #state(session: SMTPServerSession): SessionState {
@@ -268,6 +294,12 @@ function testCertificate(): Promise<{ key: Buffer; cert: Buffer }> {
     }
   })();
   return certificate;
+}
+
+/** Runs `work` after `ms`, or at once when there is no delay. */
+function later(ms: number, work: () => void): void {
+  if (ms > 0) setTimeout(work, ms);
+  else work();
 }
 
 function script(code: number, text: string, options: ScriptOptions): Scripted {

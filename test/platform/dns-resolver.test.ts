@@ -43,6 +43,25 @@ test('MX hosts come back lowest preference first, lower-cased and without the tr
   });
 });
 
+test('MX hosts of equal preference come back in random order, after the lower preferences (RFC 5321 §5.1)', async (t) => {
+  dns.set('spread.test', 'MX', [
+    { preference: 5, exchange: 'first.spread.test' },
+    { preference: 10, exchange: 'a.spread.test' },
+    { preference: 10, exchange: 'b.spread.test' },
+    { preference: 10, exchange: 'c.spread.test' },
+  ]);
+  const dnsResolver = resolver();
+  const orders = new Set<string>();
+  for (let i = 0; i < 60; i++) {
+    const result = await dnsResolver.mx('spread.test');
+    if (result.status !== 'found') return t.fail(result.status);
+    t.is(result.hosts[0]?.exchange, 'first.spread.test');
+    orders.add(result.hosts.map((host) => host.exchange.charAt(0)).join(''));
+  }
+  // Six orders of the three equal hosts, each seen with probability 1/6 per lookup, from the cache too.
+  t.true(orders.size >= 4, `orders seen: ${[...orders].join(', ')}`);
+});
+
 test('a null MX is a permanent failure', async (t) => {
   dns.set('nullmx.test', 'MX', [{ preference: 0, exchange: '.' }]);
   dns.set('nullmx.test', 'A', ['192.0.2.1']);

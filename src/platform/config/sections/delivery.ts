@@ -118,10 +118,14 @@ export const deliverySection = z
     claim_batch: z.int().positive().max(5000).default(200).describe('Most jobs claimed by one query.'),
     connect_timeout: duration({ min: '1ms', timer: true })
       .default('30s')
-      .describe('Time allowed to open a connection to an MX host and read its greeting.'),
+      .describe(
+        'Time allowed to open a TCP connection to an MX host (the greeting then gets smtp_timeout, RFC 5321 §4.5.3.2.1).',
+      ),
     smtp_timeout: duration({ min: '1ms', timer: true })
       .default('5m')
-      .describe('Time allowed for one SMTP reply (RFC 5321 §4.5.3.2 asks for minutes, not seconds).'),
+      .describe(
+        'Time allowed for one SMTP reply, the greeting included (RFC 5321 §4.5.3.2 asks for minutes, not seconds); the reply to the end of DATA gets at least 10 minutes (§4.5.3.2.6).',
+      ),
     idle_timeout: duration({ timer: true })
       .default('5s')
       .describe('An unused connection to an MX host is closed after this long.'),
