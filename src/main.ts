@@ -9,6 +9,7 @@ import { queueGroup } from './delivery/cli.js';
 import { configGroup, initCommand, migrateCommand } from './cli/setup-commands.js';
 import { ConfigError } from './platform/config/load.js';
 import { AppError } from './platform/http/errors.js';
+import { ListenError } from './platform/listen-error.js';
 import { MasterKeyError } from './platform/master-key.js';
 import { VERSION } from './version.js';
 
@@ -36,7 +37,8 @@ async function main(argv: string[]): Promise<number> {
       io.err(`posthorn: ${error.message}`);
       return 2;
     }
-    if (error instanceof AppError && error.expose) {
+    // Exit 1, not 2: a port still held by a stopping instance is free again when systemd restarts.
+    if ((error instanceof AppError && error.expose) || error instanceof ListenError) {
       io.err(`posthorn: ${error.message}`);
       return 1;
     }

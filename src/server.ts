@@ -11,6 +11,7 @@ import { parseDuration } from './platform/config/duration.js';
 import { openStore } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { parseHostPort, urlHost } from './platform/host-port.js';
+import { ListenError } from './platform/listen-error.js';
 import { createApp } from './platform/http/app.js';
 import type { Logger } from './platform/log.js';
 import { allRoutes } from './routes.js';
@@ -58,10 +59,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   });
   const { host, port } = parseHostPort(config.server.listen);
   const server = app.listen({ host, port });
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  } catch (error) {
+    await store.close();
+    throw new ListenError('server.listen', config.server.listen, error);
+  }
   const address = server.address() as AddressInfo;
   const url = `http://${urlHost(address.address)}:${address.port}`;
   let background: Awaited<ReturnType<typeof startBackground>>;

@@ -1,5 +1,7 @@
 /** `posthorn admin keys create|list|revoke`. */
 import { keyLifetimeProblem, MAX_KEY_LIFETIME_DAYS } from '../auth/key-lifetime.js';
+import { SCOPES, unknownScope } from '../auth/scopes.js';
+import { notFound } from '../platform/http/errors.js';
 import { parseDuration } from '../platform/config/duration.js';
 import { type Command, type Group, requireOption, stringOption, UsageError } from './command.js';
 import { withAdmin } from './context.js';
@@ -31,6 +33,11 @@ const createCommand: Command = {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
+    // A mistyped scope is a usage error (exit 2, like a bad --expires-in), and the list says what fits.
+    if (scopes.length === 0) throw new UsageError('--scopes names no scope.');
+    const unknown = unknownScope(scopes);
+    if (unknown !== undefined)
+      throw new UsageError(`--scopes: unknown scope "${unknown}". Scopes: ${SCOPES.join(', ')}.`);
     const expires = stringOption(values, 'expires-in');
     let expiresInMs: number | undefined;
     if (expires !== undefined) {
@@ -69,14 +76,19 @@ const listCommand: Command = {
   help: { project: 'Project ID (prj_...). Required.', json: 'Print JSON.' },
   async run(values, _positionals, io) {
     const projectId = requireOption(values, 'project');
-    const keys = await withAdmin(values, ({ services }) => services.keys.list(projectId));
+    // A mistyped project ID is "not found" here as in `keys create`, not an empty list.
+    const keys = await withAdmin(values, async ({ services }) => {
+      if (!(await services.projects.get(projectId))) throw notFound(`Project ${projectId}`);
+      return services.keys.list(projectId);
+    });
     if (values.json) io.out(JSON.stringify({ data: keys }, null, 2));
     else
       printTable(
         io,
-        ['ID', 'MODE', 'HINT', 'SCOPES', 'EXPIRES', 'REVOKED', 'LAST USED'],
+        ['ID', 'NAME', 'MODE', 'HINT', 'SCOPES', 'EXPIRES', 'REVOKED', 'LAST USED'],
         keys.map((k) => [
           k.id,
+          k.name,
           k.mode,
           `…${k.hint}`,
           k.scopes.join(','),

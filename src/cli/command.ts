@@ -57,6 +57,11 @@ function commandHelp(command: Command, trail: string): string {
   return `${command.summary}\n\nUsage: ${trail}${args} [options]\n\nOptions:\n${lines.join('\n')}`;
 }
 
+/** How many positional arguments a command takes: one per word of its `args`. */
+function positionalCount(command: Command): number {
+  return command.args ? command.args.split(' ').filter(Boolean).length : 0;
+}
+
 /** Finds the command named by argv and runs it; returns the exit code. */
 export async function dispatch(root: Group, argv: readonly string[], io: Io): Promise<number> {
   let node: Command | Group = root;
@@ -86,12 +91,20 @@ export async function dispatch(root: Group, argv: readonly string[], io: Io): Pr
       strict: true,
     }) as { values: Values; positionals: string[] };
   } catch (error) {
-    io.err(`${(error as Error).message}\n\n${commandHelp(node, trail)}`);
+    // Node's hint about `--` for positionals that start with '-' fits no command here.
+    const message = (error as Error).message.replace(/\. To specify a positional argument[\s\S]*$/, '.');
+    io.err(`${message}\n\n${commandHelp(node, trail)}`);
     return 2;
   }
   if (parsed.values.help) {
     io.out(commandHelp(node, trail));
     return 0;
+  }
+  // An argument the command does not take was ignored: `keys revoke A B` revoked only A.
+  const extra = parsed.positionals.slice(positionalCount(node));
+  if (extra.length > 0) {
+    io.err(`Unexpected argument "${extra[0]}".\n\n${commandHelp(node, trail)}`);
+    return 2;
   }
   try {
     return await node.run(parsed.values, parsed.positionals, io);

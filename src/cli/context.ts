@@ -3,7 +3,13 @@
  * main), refusing to open a store without a config file, and opening the store with every service
  * for the `admin` commands.
  */
-import { type LoadedConfig, loadConfig, resolveConfigPath } from '../platform/config/load.js';
+import path from 'node:path';
+import {
+  DEFAULT_CONFIG_PATH,
+  type LoadedConfig,
+  loadConfig,
+  resolveConfigPath,
+} from '../platform/config/load.js';
 import type { Kernel } from '../kernel.js';
 import { openStore } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
@@ -15,6 +21,32 @@ import { stringOption, UsageError, type Values } from './command.js';
 export function loadFor(values: Values): LoadedConfig & { path: string } {
   const path = resolveConfigPath(stringOption(values, 'config'), process.env);
   return { ...loadConfig(path, process.env), path };
+}
+
+/**
+ * Whether the config file was named (`--config` or `POSTHORN_CONFIG`) rather than the default
+ * path. Only the default path may be missing: `serve` writes it on the first start.
+ */
+export function configNamed(values: Values): boolean {
+  const named = stringOption(values, 'config') ?? process.env.POSTHORN_CONFIG;
+  return named !== undefined && path.resolve(named) !== path.resolve(DEFAULT_CONFIG_PATH);
+}
+
+export function missingConfigError(file: string): UsageError {
+  return new UsageError(
+    `Config file ${file} does not exist. Run \`posthorn init --config ${file}\` to write one.`,
+  );
+}
+
+/**
+ * The config `config check` and `config print` show: the embedded defaults when the default file
+ * is missing (what the first `serve` writes), an error when a named one is (what `serve` does, so
+ * the unit's `ExecStartPre=posthorn config check` stops there too).
+ */
+export function loadShownConfig(values: Values): LoadedConfig & { path: string } {
+  const loaded = loadFor(values);
+  if (loaded.file === null && configNamed(values)) throw missingConfigError(loaded.path);
+  return loaded;
 }
 
 export interface AdminContext {
@@ -33,10 +65,7 @@ export function loadExistingConfig(values: Values): LoadedConfig {
   const named = stringOption(values, 'config') ?? process.env.POSTHORN_CONFIG;
   const loaded = loadFor(values);
   if (loaded.file !== null) return loaded;
-  if (named !== undefined)
-    throw new UsageError(
-      `Config file ${loaded.path} does not exist. Run \`posthorn init --config ${loaded.path}\` to write one.`,
-    );
+  if (named !== undefined) throw missingConfigError(loaded.path);
   throw new UsageError(
     `No config file at ${loaded.path} and neither --config nor POSTHORN_CONFIG names one, so this would ` +
       'create a new, empty database under ./data here. Run it where `posthorn serve` wrote config/config.toml, ' +

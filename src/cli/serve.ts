@@ -6,17 +6,15 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exampleToml } from '../platform/config/example.js';
 import { checkHost } from '../platform/config/host-checks.js';
-import { DEFAULT_CONFIG_PATH, loadConfig, resolveConfigPath } from '../platform/config/load.js';
+import { loadConfig, resolveConfigPath } from '../platform/config/load.js';
 import { createLogger } from '../platform/log.js';
 import { startServer } from '../server.js';
-import { type Command, stringOption, UsageError } from './command.js';
+import { type Command, stringOption } from './command.js';
+import { configNamed, missingConfigError } from './context.js';
 
 function ensureConfigFile(file: string, explicit: boolean, io: { err(line: string): void }): void {
   if (existsSync(file)) return;
-  if (explicit)
-    throw new UsageError(
-      `Config file ${file} does not exist. Run \`posthorn init --config ${file}\` to write one.`,
-    );
+  if (explicit) throw missingConfigError(file);
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, exampleToml(), { flag: 'wx' });
   io.err(`posthorn: first start: wrote the default configuration to ${file}`);
@@ -27,13 +25,8 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'Run the HTTP API, delivery engine, inbound SMTP and scheduler in this process.',
   async run(values, _positionals, io) {
-    const explicit = stringOption(values, 'config') ?? process.env.POSTHORN_CONFIG;
-    const file = resolveConfigPath(explicit, process.env);
-    ensureConfigFile(
-      file,
-      explicit !== undefined && path.resolve(explicit) !== path.resolve(DEFAULT_CONFIG_PATH),
-      io,
-    );
+    const file = resolveConfigPath(stringOption(values, 'config'), process.env);
+    ensureConfigFile(file, configNamed(values), io);
     const { config } = loadConfig(file, process.env);
     await checkHost(config, file);
     const log = createLogger(config.log.level);

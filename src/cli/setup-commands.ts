@@ -13,7 +13,7 @@ import { bootMasterKey } from '../master-key-boot.js';
 import { masterKeyPath, openMasterKey } from '../platform/master-key.js';
 import { certFileName, ensureSelfSignedCert } from '../platform/tls/self-signed.js';
 import { type Command, type Group, stringOption } from './command.js';
-import { loadExistingConfig, loadFor } from './context.js';
+import { loadExistingConfig, loadFor, loadShownConfig } from './context.js';
 
 export const initCommand: Command = {
   kind: 'command',
@@ -105,7 +105,7 @@ const checkCommand: Command = {
   summary:
     'Validate the configuration, and the files and addresses it names on this host, without starting; exit 2 with each bad key when invalid.',
   async run(values, _positionals, io) {
-    const { config, file, path: resolved } = loadFor(values);
+    const { config, file, path: resolved } = loadShownConfig(values);
     await checkHost(config, file ?? 'the embedded defaults');
     io.out(`Configuration is valid (${file ?? `embedded defaults; ${resolved} does not exist`}).`);
     return 0;
@@ -117,7 +117,7 @@ const printCommand: Command = {
   name: 'print',
   summary: 'Print the resolved configuration (file + environment + defaults), secrets redacted.',
   async run(values, _positionals, io) {
-    const { config } = loadFor(values);
+    const { config } = loadShownConfig(values);
     io.out(stringify(redactedConfig(config)));
     return 0;
   },

@@ -13,6 +13,7 @@ import type { EventService } from '../events/service.js';
 import type { HealthRegistry } from '../health/registry.js';
 import type { Kernel } from '../kernel.js';
 import { parseDuration } from '../platform/config/duration.js';
+import { ListenError } from '../platform/listen-error.js';
 import { ensureSelfSignedCert } from '../platform/tls/self-signed.js';
 import { suppressBesideOutcome } from '../suppressions/beside-outcome.js';
 import type { SuppressionService } from '../suppressions/service.js';
@@ -172,7 +173,10 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
     start(): InboundEngine {
       starting ??= startAll().catch((error: unknown) => {
         startError = error instanceof Error ? error : new Error(String(error));
-        log.error({ err: error }, `the inbound SMTP listener could not start: ${startError.message}`);
+        // A taken port is said in one line (the key, what to do); a stack helps only elsewhere.
+        const detail =
+          error instanceof ListenError ? { code: (error.cause as { code?: string }).code } : { err: error };
+        log.error(detail, `the inbound SMTP listener could not start: ${startError.message}`);
       });
       const started = starting;
       return {

@@ -19,6 +19,7 @@ import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp
 import { parseDuration } from '../platform/config/duration.js';
 import type { Config } from '../platform/config/schema.js';
 import { parseHostPort } from '../platform/host-port.js';
+import { ListenError } from '../platform/listen-error.js';
 import { newId } from '../platform/ids.js';
 import type { Logger } from '../platform/log.js';
 import { clientKey } from './client-key.js';
@@ -260,14 +261,19 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
   const cutOff = (sessionId: string, message: string): void => {
     for (const connection of connections) if (connection.id === sessionId) connection.send(421, message);
   };
-  server.on('error', (error) => log.warn({ err: error }, 'inbound SMTP connection error'));
+  // smtp-server re-emits the listen failure here too: that one is the start's error, not a connection's.
+  let listening = false;
+  server.on('error', (error) => {
+    if (listening) log.warn({ err: error }, 'inbound SMTP connection error');
+  });
 
   const { host, port } = parseHostPort(config.listen);
   await new Promise<void>((resolve, reject) => {
-    const onError = (error: Error) => reject(error);
+    const onError = (error: Error) => reject(new ListenError('smtp_in.listen', config.listen, error));
     server.server.once('error', onError);
     server.listen(port, host, () => {
       server.server.off('error', onError);
+      listening = true;
       resolve();
     });
   });

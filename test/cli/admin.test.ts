@@ -61,8 +61,8 @@ test('admin keys create refuses an unknown scope, a bad lifetime and an unknown 
   const w = workdir(t, { config: true });
   const project = bootstrapProject(w);
   const scope = w.run(['admin', 'keys', 'create', '--project', project, '--scopes', 'emails:fly']);
-  t.is(scope.code, 1);
-  t.regex(scope.stderr, /Unknown scope "emails:fly"/);
+  t.is(scope.code, 2, 'a mistyped scope is a usage error, like a bad --expires-in');
+  t.regex(scope.stderr, /unknown scope "emails:fly"/);
   const lifetime = w.run(['admin', 'keys', 'create', '--project', project, '--expires-in', 'soon']);
   t.is(lifetime.code, 2);
   t.regex(lifetime.stderr, /--expires-in/);
@@ -96,6 +96,7 @@ test('every command and group answers --help', (t) => {
     ['config'],
     ['config', 'check'],
     ['config', 'print'],
+    ['config', 'example'],
     ['admin'],
     ['admin', 'bootstrap'],
     ['admin', 'keys'],
@@ -106,6 +107,8 @@ test('every command and group answers --help', (t) => {
     ['admin', 'projects', 'list'],
     ['admin', 'projects', 'activate'],
     ['admin', 'projects', 'suspend'],
+    ['queue'],
+    ['queue', 'stats'],
   ];
   for (const command of commands) {
     const result = w.run([...command, '--help']);
