@@ -6,7 +6,7 @@ import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
 import { testConfig } from '../helpers/server.js';
 import { events, eventually, mx, send, settled, startDeliveryEnv } from './env.js';
-import { tarpit } from './tarpit.js';
+import { readCommands, tarpit } from './tarpit.js';
 
 interface SlowMx {
   /** Connections open now. */
@@ -162,32 +162,16 @@ test('a connection still waiting for its greeting is dropped when the engine sto
  */
 function mutedAtQuit(t: ExecutionContext, host: string, port: number): Promise<ReadonlySet<Socket>> {
   return tarpit(t, host, port, (socket) => {
-    let inData = false;
-    let buffered = '';
     socket.write('220 mx.muted.example ESMTP\r\n');
-    socket.on('data', (chunk) => {
-      buffered += chunk.toString('latin1');
-      for (;;) {
-        if (inData) {
-          const end = buffered.indexOf('\r\n.\r\n');
-          if (end < 0) return;
-          buffered = buffered.slice(end + 5);
-          inData = false;
-          socket.write('250 2.0.0 queued\r\n');
-          continue;
-        }
-        const lineEnd = buffered.indexOf('\r\n');
-        if (lineEnd < 0) return;
-        const line = buffered.slice(0, lineEnd).toUpperCase();
-        buffered = buffered.slice(lineEnd + 2);
+    readCommands(socket, {
+      message: () => socket.write('250 2.0.0 queued\r\n'),
+      command: (line) => {
         if (line.startsWith('EHLO')) socket.write('250-mx.muted.example\r\n250 PIPELINING\r\n');
-        else if (line.startsWith('DATA')) {
-          inData = true;
-          socket.write('354 go ahead\r\n');
-        } else if (line.startsWith('QUIT')) {
+        else if (line.startsWith('DATA')) socket.write('354 go ahead\r\n');
+        else if (line.startsWith('QUIT')) {
           // No answer: the client waits for a 221 that never comes.
         } else socket.write('250 2.0.0 ok\r\n');
-      }
+      },
     });
   });
 }

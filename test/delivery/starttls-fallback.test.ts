@@ -6,7 +6,7 @@
 import type { Socket } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
 import { events, eventually, mx, send, settled, startDeliveryEnv } from './env.js';
-import { tarpit } from './tarpit.js';
+import { readCommands, tarpit } from './tarpit.js';
 
 interface BrokenTlsMx {
   /** Connections accepted so far. */
@@ -21,36 +21,25 @@ async function brokenTlsMx(t: ExecutionContext, host: string, port: number): Pro
   await tarpit(t, host, port, (socket) => {
     state.connections += 1;
     let starttls = false;
-    let inData = false;
-    let buffered = '';
     socket.write('220 mx.broken-tls.example ESMTP\r\n');
-    socket.on('data', (chunk) => {
-      if (starttls) return reply(socket, 'this is not a TLS record\r\n', true);
-      buffered += chunk.toString('latin1');
-      for (;;) {
-        if (inData) {
-          const end = buffered.indexOf('\r\n.\r\n');
-          if (end < 0) return;
-          buffered = buffered.slice(end + 5);
-          inData = false;
-          state.messages.push({ afterStarttls: starttls });
-          socket.write('250 2.0.0 queued\r\n');
-          continue;
-        }
-        const lineEnd = buffered.indexOf('\r\n');
-        if (lineEnd < 0) return;
-        const line = buffered.slice(0, lineEnd).toUpperCase();
-        buffered = buffered.slice(lineEnd + 2);
+    readCommands(socket, {
+      bypass: () => {
+        if (starttls) reply(socket, 'this is not a TLS record\r\n', true);
+        return starttls;
+      },
+      message: () => {
+        state.messages.push({ afterStarttls: starttls });
+        socket.write('250 2.0.0 queued\r\n');
+      },
+      command: (line) => {
         if (line.startsWith('EHLO')) socket.write('250-mx.broken-tls.example\r\n250 STARTTLS\r\n');
         else if (line.startsWith('STARTTLS')) {
           starttls = true;
           socket.write('220 2.0.0 ready to start TLS\r\n');
-        } else if (line.startsWith('DATA')) {
-          inData = true;
-          socket.write('354 go ahead\r\n');
-        } else if (line.startsWith('QUIT')) reply(socket, '221 bye\r\n', true);
+        } else if (line.startsWith('DATA')) socket.write('354 go ahead\r\n');
+        else if (line.startsWith('QUIT')) reply(socket, '221 bye\r\n', true);
         else socket.write('250 2.0.0 ok\r\n');
-      }
+      },
     });
   });
   return state;

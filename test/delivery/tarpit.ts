@@ -32,3 +32,39 @@ export async function tarpit(
   );
   return sockets;
 }
+
+/** How a scripted MX answers (`readCommands`). */
+export interface CommandHandlers {
+  /** Answers one command line (upper-cased). After DATA the message is read up to its final dot. */
+  readonly command: (line: string) => void;
+  /** Answers the end of a message's data. */
+  readonly message: () => void;
+  /** True when the chunk must not be read as commands (bytes after STARTTLS, say). */
+  readonly bypass?: (chunk: Buffer) => boolean;
+}
+
+/** Reads the SMTP commands a client writes on `socket`, one line at a time, and each message's data. */
+export function readCommands(socket: Socket, handlers: CommandHandlers): void {
+  let inData = false;
+  let buffered = '';
+  socket.on('data', (chunk: Buffer) => {
+    if (handlers.bypass?.(chunk)) return;
+    buffered += chunk.toString('latin1');
+    for (;;) {
+      if (inData) {
+        const end = buffered.indexOf('\r\n.\r\n');
+        if (end < 0) return;
+        buffered = buffered.slice(end + 5);
+        inData = false;
+        handlers.message();
+        continue;
+      }
+      const lineEnd = buffered.indexOf('\r\n');
+      if (lineEnd < 0) return;
+      const line = buffered.slice(0, lineEnd).toUpperCase();
+      buffered = buffered.slice(lineEnd + 2);
+      handlers.command(line);
+      if (line.startsWith('DATA')) inData = true;
+    }
+  });
+}
