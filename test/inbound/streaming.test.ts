@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { stoppedSetup } from './stopped-setup.js';
 import { openSpool } from '../../src/inbound/spool.js';
 import { newId } from '../../src/platform/ids.js';
@@ -16,7 +16,7 @@ import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
 import { testConfig } from '../helpers/server.js';
 import { createRoute, DOMAIN, eventually, startInboundEnv } from './env.js';
-import { openSmtp, sendRaw } from './smtp-client.js';
+import { openSmtp, type RawSmtp, sendRaw } from './smtp-client.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -28,6 +28,13 @@ function body(bytes: number): string {
 }
 
 const spoolFiles = (dataDir: string) => readdirSync(join(dataDir, 'inbound', 'spool'));
+
+/** MAIL FROM, RCPT TO the routed support@ address and DATA, each answered as it should be. */
+async function beginData(t: ExecutionContext, smtp: RawSmtp): Promise<void> {
+  t.is((await smtp.command('MAIL FROM:<ann@sender.example>')).code, 250);
+  t.is((await smtp.command(`RCPT TO:<support@${DOMAIN}>`)).code, 250);
+  t.is((await smtp.command('DATA')).code, 354);
+}
 
 test('concurrent messages of several MB arrive whole while the listener holds only a few chunks of each', async (t) => {
   t.timeout(120_000);
@@ -85,9 +92,7 @@ test('a client gone in the middle of DATA leaves no file in the spool and nothin
   const smtp = await openSmtp(env.smtpPort);
   t.teardown(() => smtp.end());
   await smtp.command('EHLO client.example');
-  t.is((await smtp.command('MAIL FROM:<ann@sender.example>')).code, 250);
-  t.is((await smtp.command(`RCPT TO:<support@${DOMAIN}>`)).code, 250);
-  t.is((await smtp.command('DATA')).code, 354);
+  await beginData(t, smtp);
   await smtp.write(`Subject: Cut short\r\n\r\n${body(1024 * 1024).replace(/\n/g, '\r\n')}\r\n`);
   // The temporary file is there while the message arrives ...
   await eventually(() =>
@@ -108,9 +113,7 @@ test('a server stopping while a message arrives leaves no temporary file and no 
   const smtp = await openSmtp(env.smtpPort, { halfOpen: true });
   t.teardown(() => smtp.end());
   await smtp.command('EHLO client.example');
-  t.is((await smtp.command('MAIL FROM:<ann@sender.example>')).code, 250);
-  t.is((await smtp.command(`RCPT TO:<support@${DOMAIN}>`)).code, 250);
-  t.is((await smtp.command('DATA')).code, 354);
+  await beginData(t, smtp);
   await smtp.write(`Subject: Never finished\r\n\r\n${body(256 * 1024).replace(/\n/g, '\r\n')}\r\n`);
   await eventually(() =>
     spoolFiles(env.ph.dataDir).some((name) => name.endsWith('.tmp')) ? true : undefined,
@@ -137,9 +140,7 @@ test('a message over max_message_bytes is refused with 552 after DATA and leaves
   t.teardown(() => smtp.end());
   await smtp.command('EHLO client.example');
   const transaction = async (subject: string, text: string) => {
-    t.is((await smtp.command('MAIL FROM:<ann@sender.example>')).code, 250);
-    t.is((await smtp.command(`RCPT TO:<support@${DOMAIN}>`)).code, 250);
-    t.is((await smtp.command('DATA')).code, 354);
+    await beginData(t, smtp);
     return smtp.data(`Subject: ${subject}\r\n\r\n${text.replace(/\n/g, '\r\n')}\r\n.\r\n`);
   };
   const refused = await transaction('Too big', body(3 * 1024 * 1024));
@@ -169,9 +170,7 @@ test('a message of exactly max_message_bytes is taken whole; one byte more is re
     return `${head}${lines.slice(0, size - head.length - 2)}\r\n`;
   };
   const transaction = async (message: string) => {
-    t.is((await smtp.command('MAIL FROM:<ann@sender.example>')).code, 250);
-    t.is((await smtp.command(`RCPT TO:<support@${DOMAIN}>`)).code, 250);
-    t.is((await smtp.command('DATA')).code, 354);
+    await beginData(t, smtp);
     return smtp.data(`${message}.\r\n`);
   };
   const over = messageOf('One byte over', limit + 1);
@@ -202,9 +201,7 @@ test('dot-stuffed lines arrive unstuffed however the client splits its writes', 
   const smtp = await openSmtp(env.smtpPort);
   t.teardown(() => smtp.end());
   await smtp.command('EHLO client.example');
-  t.is((await smtp.command('MAIL FROM:<ann@sender.example>')).code, 250);
-  t.is((await smtp.command(`RCPT TO:<support@${DOMAIN}>`)).code, 250);
-  t.is((await smtp.command('DATA')).code, 354);
+  await beginData(t, smtp);
   // Pieces of 1 to 7 bytes, each flushed before the next: the dots and CRLFs fall on every boundary.
   let at = 0;
   for (let size = 1; at < wire.length - 7; size = (size % 7) + 1) {
