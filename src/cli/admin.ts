@@ -4,6 +4,15 @@ import { keysGroup } from './admin-keys.js';
 import { buildServices } from '../services.js';
 import { withAdmin } from './context.js';
 import { printTable } from './output.js';
+import type { ProjectView } from '../projects/service.js';
+
+/** A project as `--json` prints it: snake_case keys, as the API and the other commands' JSON. */
+const projectJson = (project: ProjectView) => ({
+  id: project.id,
+  organization_id: project.organizationId,
+  name: project.name,
+  status: project.status,
+});
 
 const bootstrapCommand: Command = {
   kind: 'command',
@@ -70,8 +79,10 @@ const projectsList: Command = {
   help: { json: 'Print JSON.' },
   async run(values, _positionals, io) {
     const projects = await withAdmin(values, ({ services }) => services.projects.list());
-    if (values.json) io.out(JSON.stringify({ data: projects }, null, 2));
-    else
+    if (values.json) {
+      const data = projects.map((p) => ({ ...projectJson(p), organization_name: p.organizationName }));
+      io.out(JSON.stringify({ data }, null, 2));
+    } else
       printTable(
         io,
         ['ID', 'NAME', 'STATUS', 'ORGANIZATION'],
@@ -100,7 +111,9 @@ function statusCommand(
         services.projects.setStatus(id, status, 'cli'),
       );
       io.out(
-        values.json ? JSON.stringify(project, null, 2) : `Project ${project.id} is now ${project.status}.`,
+        values.json
+          ? JSON.stringify(projectJson(project), null, 2)
+          : `Project ${project.id} is now ${project.status}.`,
       );
       return 0;
     },

@@ -20,7 +20,13 @@ test('admin bootstrap creates an organization, a sandbox project, an owner and a
   t.regex(out.api_key, /^ph_live_[0-9A-Za-z]{32}$/);
   const projects = w.json(['admin', 'projects', 'list', '--json']);
   t.is(projects.data.length, 1);
-  t.like(projects.data[0], { id: out.project_id, name: 'Web', status: 'sandbox', organizationName: 'Acme' });
+  t.deepEqual(projects.data[0], {
+    id: out.project_id,
+    organization_id: out.organization_id,
+    name: 'Web',
+    status: 'sandbox',
+    organization_name: 'Acme',
+  });
   const human = w.run(['admin', 'bootstrap', '--email', 'bob@example.test', '--org', 'Other']);
   t.is(human.code, 0);
   t.regex(human.stdout, /shown once/);
@@ -77,7 +83,9 @@ test('admin keys create refuses an unknown scope, a bad lifetime and an unknown 
 test('admin projects activate and suspend change the status', (t) => {
   const w = workdir(t, { config: true });
   const project = bootstrapProject(w);
-  t.is(w.json(['admin', 'projects', 'activate', project, '--json']).status, 'active');
+  const activated = w.json(['admin', 'projects', 'activate', project, '--json']);
+  t.like(activated, { id: project, status: 'active' });
+  t.deepEqual(Object.keys(activated).sort(), ['id', 'name', 'organization_id', 'status']);
   t.is(w.json(['admin', 'projects', 'suspend', project, '--json']).status, 'suspended');
   const listed = w.json(['admin', 'projects', 'list', '--json']);
   t.is(listed.data[0].status, 'suspended');
