@@ -26,15 +26,16 @@ const bootstrapCommand: Command = {
   },
   help: {
     email: "The owner's email address. Required.",
-    org: 'Organization name. Required.',
+    org: 'Organization name. Required; a name already taken (ignoring case) is refused.',
     project: 'Project name (default: "Default").',
-    json: 'Print JSON: organization_id, project_id, user_id, api_key.',
+    json: 'Print JSON: organization_id, project_id, user_id, api_key_id, api_key.',
   },
   async run(values, _positionals, io) {
     const email = requireOption(values, 'email');
     if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))
       throw new UsageError(`--email "${email}" is not an email address.`);
-    const organization = requireOption(values, 'org');
+    const organization = requireOption(values, 'org').trim();
+    if (organization === '') throw new UsageError('--org must name the organization.');
     const project = typeof values.project === 'string' && values.project ? values.project : 'Default';
     const result = await withAdmin(values, ({ kernel }) =>
       kernel.db.transaction().execute(async (trx) => {
@@ -65,7 +66,7 @@ const bootstrapCommand: Command = {
       io.out(
         `Organization ${result.organizationId}, project ${result.projectId} (sandbox), owner ${result.userId}.`,
       );
-      io.out(`Full-access API key (shown once, store it now): ${result.apiKey}`);
+      io.out(`Full-access API key ${result.keyId} (shown once, store it now): ${result.apiKey}`);
     }
     return 0;
   },

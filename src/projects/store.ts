@@ -34,6 +34,9 @@ export function createProjectStore(db: Db) {
         .executeTakeFirst();
       return row !== undefined;
     },
+    async listOrganizations(): Promise<Array<Pick<OrganizationsTable, 'id' | 'name'>>> {
+      return db.selectFrom('organizations').select(['id', 'name']).orderBy('id').execute();
+    },
     async findUserByEmail(email: string): Promise<UsersTable | undefined> {
       return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
     },

@@ -30,6 +30,42 @@ test('admin bootstrap creates an organization, a sandbox project, an owner and a
   const human = w.run(['admin', 'bootstrap', '--email', 'bob@example.test', '--org', 'Other']);
   t.is(human.code, 0);
   t.regex(human.stdout, /shown once/);
+  // The key's ID, which revoking it takes, is printed beside the key.
+  const keyId = /Full-access API key (key_\w+) \(shown once, store it now\): ph_live_/.exec(
+    human.stdout,
+  )?.[1];
+  t.truthy(keyId, human.stdout);
+  const other = /project (prj_\w+)/.exec(human.stdout)?.[1] ?? '';
+  const keys = w.json(['admin', 'keys', 'list', '--project', other, '--json']);
+  t.deepEqual(
+    keys.data.map((k: { id: string }) => k.id),
+    [keyId],
+  );
+});
+
+test('admin bootstrap run again for an organization of the same name refuses and creates nothing', (t) => {
+  const w = workdir(t, { config: true });
+  const first = w.json(['admin', 'bootstrap', '--email', 'a@example.test', '--org', 'Acme', '--json']);
+  for (const org of ['Acme', ' acme ']) {
+    const again = w.run(['admin', 'bootstrap', '--email', 'a@example.test', '--org', org, '--json']);
+    t.is(again.code, 1, org);
+    t.is(again.stdout, '', 'no key is printed');
+    t.regex(
+      again.stderr,
+      new RegExp(`organization named "Acme" already exists \\(${first.organization_id}\\)`),
+    );
+    t.regex(again.stderr, /nothing was created/);
+  }
+  const projects = w.json(['admin', 'projects', 'list', '--json']);
+  t.deepEqual(
+    projects.data.map((p: { id: string }) => p.id),
+    [first.project_id],
+  );
+  const keys = w.json(['admin', 'keys', 'list', '--project', first.project_id, '--json']);
+  t.is(keys.data.length, 1, 'no second full-access key');
+  const blank = w.run(['admin', 'bootstrap', '--email', 'a@example.test', '--org', '  ']);
+  t.is(blank.code, 2);
+  t.regex(blank.stderr, /--org must name the organization/);
 });
 
 test('admin keys create, list and revoke manage a project key', (t) => {

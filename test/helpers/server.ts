@@ -83,7 +83,8 @@ export async function startPosthorn(
 
   const bootstrap = async (email = `owner-${Math.random().toString(36).slice(2, 8)}@example.test`) => {
     const ids = await server.services.projects.bootstrap(
-      { email, organization: 'Test Org', project: 'Test' },
+      // Organization names are unique, like the owners' addresses here.
+      { email, organization: `Test Org (${email})`, project: 'Test' },
       'test',
     );
     const key = await server.services.keys.create(
