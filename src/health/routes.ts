@@ -28,6 +28,7 @@ export function healthRoutes(health: HealthRegistry, version: string): RouteSpec
       summary: 'Readiness of the API, the database and the queue',
       tag: 'Health',
       auth: 'none',
+      probe: true,
       responses: {
         200: { description: 'Every checked component is operational (or degraded).', schema: healthBody },
         503: { description: 'At least one checked component is unavailable.', schema: healthBody },

@@ -1,6 +1,6 @@
 /**
- * The request frame: a request ID on every response, one access-log line per request, and the
- * one place errors are rendered and logged.
+ * The request frame: a request ID on every response, one access-log line per request (at debug
+ * for probes such as `/health`), and the one place errors are rendered and logged.
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from '../log.js';
@@ -12,6 +12,8 @@ const incomingId = /^[A-Za-z0-9._:-]{1,128}$/;
 export interface RequestState {
   requestId: string;
   log: Logger;
+  /** Set by a probe route (`RouteSpec.probe`): its access-log line is debug. */
+  probe?: boolean;
 }
 
 export function requestFrame(log: Logger, accessLog: boolean) {
@@ -30,15 +32,18 @@ export function requestFrame(log: Logger, accessLog: boolean) {
     } catch (error) {
       renderError(ctx, error, state.log);
     } finally {
-      if (accessLog) logAccess(ctx, state.log, ip, started);
+      if (accessLog) logAccess(ctx, state, ip, started);
     }
   };
 }
 
-/** One line per request; it never throws, so it cannot turn an answered request into Koa's bare 500. */
-function logAccess(ctx: Context, log: Logger, ip: string, started: number): void {
+/**
+ * One line per request, at info (a probe's at debug); it never throws, so it cannot turn an
+ * answered request into Koa's bare 500.
+ */
+function logAccess(ctx: Context, state: RequestState, ip: string, started: number): void {
   try {
-    log.info(
+    state.log[state.probe ? 'debug' : 'info'](
       {
         method: ctx.method,
         route: (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? '(unmatched)',

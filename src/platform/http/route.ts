@@ -58,6 +58,11 @@ export interface RouteSpec<
   /** Request headers worth documenting, name → description. */
   readonly requestHeaders?: Readonly<Record<string, { description: string; required?: boolean }>>;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
+  /**
+   * A probe that monitors and load balancers poll (`/health`): its access-log line is written at
+   * debug, not info, so the polling does not bury the requests worth reading.
+   */
+  readonly probe?: boolean;
   readonly handler: (
     req: RouteRequest<z.output<B>, z.output<Q>, z.output<P>>,
   ) => Promise<RouteResult> | RouteResult;

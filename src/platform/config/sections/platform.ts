@@ -104,6 +104,9 @@ export const logSection = z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info')
       .describe('Least severe level written to the log.'),
-    access_log: z.boolean().default(true).describe('Log one line per HTTP request.'),
+    access_log: z
+      .boolean()
+      .default(true)
+      .describe('Log one line per HTTP request, at info; health checks (GET /health) at debug.'),
   })
   .describe('Structured JSON logs on standard output.');
