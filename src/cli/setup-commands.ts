@@ -8,6 +8,7 @@ import { resolveConfigPath } from '../platform/config/load.js';
 import type { Config } from '../platform/config/schema.js';
 import { configKeys } from '../platform/config/shape.js';
 import { databaseFile, openStore } from '../platform/db/database.js';
+import { ensurePrivateDir } from '../platform/db/file-modes.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { bootMasterKey } from '../master-key-boot.js';
 import { masterKeyPath, openMasterKey } from '../platform/master-key.js';
@@ -32,6 +33,8 @@ export const initCommand: Command = {
       io.out(`Wrote ${file}.`);
     }
     const { config } = loadFor(values);
+    // 0700 from the start, as the store makes it when it opens: the master key is written there now.
+    ensurePrivateDir(config.storage.data_dir);
     const { created, file: keyFile } = await initMasterKey(config);
     io.out(
       created

@@ -1,7 +1,8 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { workdir } from '../helpers/cli.js';
+import { BIN, workdir } from '../helpers/cli.js';
 
 test('init writes the config, the master key and a self-signed STARTTLS certificate; a second init keeps them', (t) => {
   const w = workdir(t);
@@ -20,6 +21,22 @@ test('init writes the config, the master key and a self-signed STARTTLS certific
   t.is(readFileSync(key, 'utf8'), keyText, 'the master key is never rewritten');
   t.regex(second.stdout, /STARTTLS certificate: .* \(kept\)/);
   t.is(readFileSync(cert, 'utf8'), certText, 'the certificate is kept');
+});
+
+test('init creates the data directory 0700 under a umask of 022, and tightens an existing 0755 one', (t) => {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('POSTHORN_')));
+  const init = (dir: string) =>
+    spawnSync('sh', ['-c', 'umask 022 && exec "$0" init', BIN], { cwd: dir, env, encoding: 'utf8' });
+  const fresh = workdir(t);
+  const first = init(fresh.dir);
+  t.is(first.status, 0, first.stderr);
+  t.is(statSync(path.join(fresh.dir, 'data')).mode & 0o777, 0o700);
+  const older = workdir(t);
+  mkdirSync(path.join(older.dir, 'data'));
+  chmodSync(path.join(older.dir, 'data'), 0o755);
+  const second = init(older.dir);
+  t.is(second.status, 0, second.stderr);
+  t.is(statSync(path.join(older.dir, 'data')).mode & 0o777, 0o700);
 });
 
 test('migrate applies the migrations once', (t) => {
