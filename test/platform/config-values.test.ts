@@ -150,6 +150,27 @@ test('delivery.hostname, spf_include, tracking.domain, sandbox.test_domain and c
   ]);
 });
 
+test('smtp_in.feedback_loop_domains are domain names of two labels or more', (t) => {
+  const bad = /smtp_in\.feedback_loop_domains\.1: must be a domain name of two labels or more/;
+  const loops = (name: string) => ({ smtp_in: { feedback_loop_domains: ['fbl.example.net', name] } });
+  checkConfigCases(t, [
+    [{ smtp_in: { feedback_loop_domains: [] } }, null],
+    [loops('FBL.Example.com'), null],
+    [loops('isp.example'), null],
+    [loops('a..b'), bad],
+    [loops('.example.net'), bad],
+    [loops('example.net.'), bad],
+    [loops('-fbl.example.net'), bad],
+    [loops('fbl_1.example.net'), bad],
+    [loops('fbl example.net'), bad],
+    [loops('fbl.example.net\r\nX: y'), bad],
+    [loops(`${'x'.repeat(64)}.example.net`), bad],
+    [loops('com'), bad],
+    [loops('192.0.2.1'), bad],
+    [loops(''), bad],
+  ]);
+});
+
 test('domains.recheck_cron must be a cron expression node-cron runs', (t) => {
   checkConfigCases(t, [
     [{ domains: { recheck_cron: '17 4 * * *' } }, null],

@@ -3,7 +3,7 @@
  */
 import { z } from 'zod';
 import { duration, hostPort, MAX_TIMER_MS, secret } from './fields.js';
-import { bareAddress, hostName, hostOrAddress } from './names.js';
+import { bareAddress, hostName, hostOrAddress, trustedDomain } from './names.js';
 
 export const smtpInSection = z
   .strictObject({
@@ -47,14 +47,7 @@ export const smtpInSection = z
         'Address that receives feedback-loop (ARF) complaint reports (compared with recipients case-insensitively); empty for none.',
       ),
     feedback_loop_domains: z
-      .array(
-        z
-          .string()
-          .regex(
-            /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/,
-            'must be a domain name, e.g. "fbl.example.net"',
-          ),
-      )
+      .array(trustedDomain)
       .default([])
       .describe(
         'Domains of trusted feedback loops: a complaint or DSN whose DKIM signature of one of them (or a subdomain) passes may name any recipient of a message. Other reports act only on a recipient they prove.',

@@ -44,6 +44,17 @@ export const hostOrAddress = z
   .string()
   .refine(isHostOrAddress, 'must be a host name such as "clamd.internal" or an IP address');
 
+/**
+ * A domain whose DKIM signature Posthorn trusts, for itself and its subdomains (a feedback loop's):
+ * a host name of two labels or more, in any case. One label (`com`) would trust a whole TLD.
+ */
+export const trustedDomain = z
+  .string()
+  .refine(
+    (value) => isHostName(value) && value.includes('.'),
+    'must be a domain name of two labels or more such as "fbl.example.net": letters, digits and "-" in labels separated by dots, no empty label or trailing dot, not an IP address',
+  );
+
 /** A domain name of two labels or more, in the lower-case ASCII form received addresses take. */
 export const mailDomain = z
   .string()
