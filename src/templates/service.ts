@@ -7,24 +7,13 @@ import type { Db } from '../platform/db/database.js';
 import { AppError, badRequest, conflict, notFound } from '../platform/http/errors.js';
 import { newId } from '../platform/ids.js';
 import { assertPlaceholdersMatch } from './content-rules.js';
-import { checkContent } from './check/check-content.js';
-import { type Issue, issue } from './check/issues.js';
+import { type CheckDependencies, checkVersion } from './check/template-check.js';
 import { createParsedCache, type ParsedCache, type ParsedCacheLimits } from './parsed-cache.js';
 import { renderParsed } from './render.js';
 import type { CheckResult, TemplateRequest } from './schemas.js';
 import type { TemplateStore, TemplateWithDraft, VersionRow } from './store.js';
 import { assertExactVariables } from './variables.js';
 import { templateRecord, templateSummary, versionRecord } from './views.js';
-
-/** What the check needs to know about the project's sending domains and the tracking host. */
-export interface CheckDependencies {
-  domainSummaries(
-    projectId: string,
-  ): Promise<
-    Array<{ name: string; status: string; spf_status: string; dkim_status: string; dmarc_status: string }>
-  >;
-  trackingDns(projectId: string): Promise<{ domain: string; ok: boolean }>;
-}
 
 export interface RenderedTemplate {
   readonly templateId: string;
@@ -205,34 +194,7 @@ export function createTemplateService(
       const wanted = version ?? row.latest_version;
       const target = await store.getVersion(row.id, wanted);
       if (!target) throw notFound(`Version ${wanted} of template ${ref}`);
-      const content = checkContent(target);
-      const [domains, tracking] = await Promise.all([
-        deps.domainSummaries(projectId),
-        deps.trackingDns(projectId),
-      ]);
-      const issues: Issue[] = [...content.issues, ...domainIssues(domains)];
-      if (!tracking.ok) {
-        issues.push(
-          issue(
-            'tracking_dns_failed',
-            `The tracking domain ${tracking.domain} does not resolve.`,
-            tracking.domain,
-          ),
-        );
-      }
-      return {
-        template_id: row.id,
-        version: wanted,
-        checked_at: new Date().toISOString(),
-        passed: !issues.some((found) => found.severity === 'error'),
-        html_bytes: content.html_bytes,
-        link_count: content.link_count,
-        image_count: content.image_count,
-        issues,
-        domains,
-        tracking_domain: tracking.domain,
-        tracking_dns_ok: tracking.ok,
-      };
+      return checkVersion(deps, projectId, target);
     },
 
     /**
@@ -274,29 +236,5 @@ export function createTemplateService(
   };
 }
 
-function domainIssues(domains: Awaited<ReturnType<CheckDependencies['domainSummaries']>>): Issue[] {
-  const issues: Issue[] = [];
-  if (!domains.some((domain) => domain.status === 'verified')) {
-    issues.push(
-      issue('no_verified_domain', 'No sending domain is verified; only the sandbox sender can send.'),
-    );
-  }
-  for (const domain of domains) {
-    if (domain.status !== 'verified') {
-      issues.push(
-        issue(
-          'domain_not_verified',
-          `${domain.name} is not verified (SPF ${domain.spf_status}, DKIM ${domain.dkim_status}).`,
-          domain.name,
-        ),
-      );
-    } else if (domain.dmarc_status !== 'verified') {
-      issues.push(
-        issue('domain_dmarc_missing', `${domain.name} publishes no valid DMARC record.`, domain.name),
-      );
-    }
-  }
-  return issues;
-}
-
+export type { CheckDependencies };
 export type TemplateService = ReturnType<typeof createTemplateService>;

@@ -1,7 +1,7 @@
 /**
  * The content half of the template check (spec §2.7): links, images, size and client
  * compatibility of one template version. Pure: no I/O, so tables of cases test it directly.
- * The service adds the domain and tracking DNS findings.
+ * template-check.ts adds the domain and tracking DNS findings.
  */
 import { placeholderContexts } from '../html-context.js';
 import { segments } from '../placeholders.js';
