@@ -171,6 +171,19 @@ test('smtp_in.feedback_loop_domains are domain names of two labels or more', (t)
   ]);
 });
 
+test('smtp_in.feedback_loop_domains refuses a public suffix, which would trust every domain under it', (t) => {
+  const suffix = /smtp_in\.feedback_loop_domains\.0: is a public suffix/;
+  const loops = (name: string) => ({ smtp_in: { feedback_loop_domains: [name] } });
+  checkConfigCases(t, [
+    [loops('co.uk'), suffix],
+    [loops('CO.UK'), suffix],
+    [loops('blogspot.com'), suffix],
+    [loops('fbl.example.co.uk'), null],
+    [loops('example.co.uk'), null],
+    [loops('fbl.yahoo.com'), null],
+  ]);
+});
+
 test('domains.recheck_cron must be a cron expression node-cron runs', (t) => {
   checkConfigCases(t, [
     [{ domains: { recheck_cron: '17 4 * * *' } }, null],

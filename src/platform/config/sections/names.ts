@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
+import { getPublicSuffix } from 'tldts';
 import { z } from 'zod';
 
 // RFC 1123 §2.1: letters, digits and inner hyphens, 1 to 63 characters (RFC 1035 §2.3.4).
@@ -46,13 +47,19 @@ export const hostOrAddress = z
 
 /**
  * A domain whose DKIM signature Posthorn trusts, for itself and its subdomains (a feedback loop's):
- * a host name of two labels or more, in any case. One label (`com`) would trust a whole TLD.
+ * a host name of two labels or more, in any case, that is not itself a public suffix of the Public
+ * Suffix List, ICANN or private section (tldts). `com` or `co.uk` would trust every domain under
+ * them, `blogspot.com` every blog.
  */
 export const trustedDomain = z
   .string()
   .refine(
     (value) => isHostName(value) && value.includes('.'),
     'must be a domain name of two labels or more such as "fbl.example.net": letters, digits and "-" in labels separated by dots, no empty label or trailing dot, not an IP address',
+  )
+  .refine(
+    (value) => getPublicSuffix(value, { allowPrivateDomains: true }) !== value.toLowerCase(),
+    'is a public suffix (such as "co.uk"): trusting it would trust every domain under it; name the feedback loop\'s own domain',
   );
 
 /** A domain name of two labels or more, in the lower-case ASCII form received addresses take. */
