@@ -36,6 +36,16 @@ export interface Draft {
   readonly idempotencyKey: string | null;
 }
 
+/**
+ * Whose messages a caller sees: one project's, of one key mode. A `ph_test_` key's messages and a
+ * `ph_live_` key's are kept apart the way Stripe keeps test and live data apart: a message of the
+ * other mode reads, lists and cancels exactly as one that does not exist. A KeyPrincipal is one.
+ */
+export interface MessageScope {
+  readonly projectId: string;
+  readonly mode: KeyMode;
+}
+
 export interface MessageRef {
   readonly id: string;
   readonly status: MessageStatus;

@@ -6,6 +6,7 @@
  */
 import type { Db } from '../platform/db/database.js';
 import type { RecipientKind } from '../platform/db/tables.js';
+import type { MessageScope } from './model.js';
 import type { ReleasedMessage } from './release-events.js';
 
 /** A recipient of a scheduled message, as its release reads it. */
@@ -32,12 +33,12 @@ export function scheduleQueries() {
   return {
     /**
      * Cancels a still-scheduled message and its jobs; returns what its `email.cancelled` event
-     * carries, or undefined when it is not (or no longer) scheduled. Run it in the transaction
-     * that appends the event.
+     * carries, or undefined when it is not (or no longer) scheduled, or not in `scope`. Run it in
+     * the transaction that appends the event.
      */
     async cancelScheduled(
       executor: Db,
-      projectId: string,
+      scope: MessageScope,
       id: string,
       now: number,
     ): Promise<ReleasedMessage | undefined> {
@@ -45,7 +46,8 @@ export function scheduleQueries() {
         .updateTable('messages')
         .set({ status: 'cancelled', updated_at: now })
         .where('id', '=', id)
-        .where('project_id', '=', projectId)
+        .where('project_id', '=', scope.projectId)
+        .where('mode', '=', scope.mode)
         .where('status', '=', 'scheduled')
         .where('send_at', '>', now)
         .returning(['id', 'project_id', 'from_header', 'subject', 'tags', 'send_at', 'created_at'])
