@@ -173,14 +173,16 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
 
     ...scheduleQueries(),
 
-    /** Messages a project created since `dayStart` (seeds the daily quota). */
-    async countSince(projectId: string, dayStart: number): Promise<number> {
+    /**
+     * Live messages a project created since `dayStart` (seeds the daily quota, which test sends
+     * stay out of); one range of messages_project_mode.
+     */
+    async countLiveSince(projectId: string, dayStart: number): Promise<number> {
       const row = await db
         .selectFrom('messages')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('project_id', '=', projectId)
-        // Both modes, named so the count reads ranges of messages_project_mode.
-        .where('mode', 'in', ['live', 'test'])
+        .where('mode', '=', 'live')
         .where('id', '>=', idFloor('msg', dayStart))
         .executeTakeFirst();
       return Number(row?.n ?? 0);
