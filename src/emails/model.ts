@@ -2,7 +2,7 @@
  * The message model of the send path: a Draft is a validated, checked send request on its way to
  * the store; a MessageRef is what every response shows. Nothing here touches the database.
  */
-import type { KeyMode, MessageStatus, RecipientKind } from '../platform/db/tables.js';
+import type { KeyMode, MessageStatus, RecipientKind, RecipientStatus } from '../platform/db/tables.js';
 import type { Mailbox } from './address.js';
 
 export interface DraftRecipient {
@@ -52,9 +52,29 @@ export interface MessageRef {
   readonly createdAt: number;
 }
 
-/** Spec §2.2: the send response, and what `GET /v1/emails/{id}` returns. */
+/** A message as `GET /v1/emails/{id}` shows it: its reference and each recipient's status. */
+export interface MessageDetail extends MessageRef {
+  readonly recipients: ReadonlyArray<{
+    readonly email: string;
+    readonly kind: RecipientKind;
+    readonly status: RecipientStatus;
+  }>;
+}
+
+/** Spec §2.2: the send response. */
 export function refBody(ref: MessageRef): { id: string; status: string; created_at: string } {
   return { id: ref.id, status: ref.status, created_at: new Date(ref.createdAt).toISOString() };
+}
+
+/**
+ * What `GET /v1/emails/{id}` returns: the send response (spec §2.2) and `recipients`, each as the
+ * spec's dashboard message detail shows one (§2.5: `email`, `type`, `status`), in submission order.
+ */
+export function detailBody(detail: MessageDetail) {
+  return {
+    ...refBody(detail),
+    recipients: detail.recipients.map((r) => ({ email: r.email, type: r.kind, status: r.status })),
+  };
 }
 
 /** Recipient domains in first-seen order: one delivery job each. */

@@ -6,7 +6,7 @@ import { hasScope } from '../platform/http/app.js';
 import { AppError, notFound } from '../platform/http/errors.js';
 import { requireKey } from '../platform/http/principal.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
-import { refBody } from './model.js';
+import { detailBody, refBody } from './model.js';
 import {
   batchRequest,
   batchResponse,
@@ -14,6 +14,7 @@ import {
   listQuery,
   listResponse,
   messageParams,
+  messageResponse,
   sendRequest,
   sendResponse,
 } from './schemas.js';
@@ -126,7 +127,11 @@ export function emailRoutes(emails: EmailService): RouteSpec[] {
       auth: 'key',
       params: messageParams,
       responses: {
-        200: { description: 'The send-response shape with the current status.', schema: sendResponse },
+        200: {
+          description:
+            'The send-response shape with the current status, and each recipient’s status (`cancelled` once a scheduled send is cancelled).',
+          schema: messageResponse,
+        },
         403: { description: 'The key has neither `emails:read` nor `emails:send`.' },
         404: {
           description:
@@ -138,9 +143,11 @@ export function emailRoutes(emails: EmailService): RouteSpec[] {
         if (!hasScope(principal, 'emails:read') && !hasScope(principal, 'emails:send')) {
           throw new AppError('forbidden', 'This API key lacks the `emails:read` scope.');
         }
-        const ref = messageId.test(req.params.id) ? await emails.get(principal, req.params.id) : undefined;
-        if (!ref) throw notFound(`Message ${req.params.id}`);
-        return { status: 200, body: refBody(ref) };
+        const detail = messageId.test(req.params.id)
+          ? await emails.detail(principal, req.params.id)
+          : undefined;
+        if (!detail) throw notFound(`Message ${req.params.id}`);
+        return { status: 200, body: detailBody(detail) };
       },
     }),
     defineRoute({
@@ -152,7 +159,7 @@ export function emailRoutes(emails: EmailService): RouteSpec[] {
       scope: 'emails:send',
       params: messageParams,
       responses: {
-        204: { description: 'Cancelled: the message and its jobs are `cancelled`.' },
+        204: { description: 'Cancelled: the message, its recipients and its jobs are `cancelled`.' },
         404: {
           description:
             'No such message (one of the other key mode included), or it is not (or no longer) scheduled.',

@@ -11,7 +11,7 @@ import type { KeyPrincipal } from '../platform/http/principal.js';
 import { type AdmissionDeps, createAdmission } from './admission.js';
 import { createBatchSend } from './batch-send.js';
 import { checkNotSuspended, checkSendAt } from './checks.js';
-import type { MessageRef, MessageScope } from './model.js';
+import type { MessageDetail, MessageRef, MessageScope } from './model.js';
 import { cancelledEvent } from './release-events.js';
 import type { SendRequest } from './schemas.js';
 import type { ListedMessage } from './store.js';
@@ -60,6 +60,12 @@ export function createEmailService(deps: EmailServiceDeps) {
     /** A message of the scope's project and key mode; another mode's is undefined, as an absent one. */
     async get(scope: MessageScope, id: string): Promise<MessageRef | undefined> {
       return store.get(scope, id);
+    },
+
+    /** As `get`, with each recipient's status (`GET /v1/emails/{id}`). */
+    async detail(scope: MessageScope, id: string): Promise<MessageDetail | undefined> {
+      const ref = await store.get(scope, id);
+      return ref && { ...ref, recipients: await store.recipientStatuses(id) };
     },
 
     /** Live or test: the key mode a message was sent with (analytics reports the modes apart). */

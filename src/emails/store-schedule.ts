@@ -32,7 +32,7 @@ function cancelScheduledJobs(executor: Db, messageId: string, now: number) {
 export function scheduleQueries() {
   return {
     /**
-     * Cancels a still-scheduled message and its jobs; returns what its `email.cancelled` event
+     * Cancels a still-scheduled message, its recipients and its jobs; returns what its `email.cancelled` event
      * carries, or undefined when it is not (or no longer) scheduled, or not in `scope`. Run it in
      * the transaction that appends the event.
      */
@@ -53,6 +53,13 @@ export function scheduleQueries() {
         .returning(['id', 'project_id', 'from_header', 'subject', 'tags', 'send_at', 'created_at'])
         .executeTakeFirst();
       if (!message) return undefined;
+      // All of them are still `queued`: nothing of a scheduled message has been tried.
+      await executor
+        .updateTable('message_recipients')
+        .set({ status: 'cancelled', updated_at: now })
+        .where('message_id', '=', id)
+        .where('status', '=', 'queued')
+        .execute();
       await cancelScheduledJobs(executor, id, now);
       return message;
     },

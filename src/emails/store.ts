@@ -9,7 +9,13 @@ import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
 import type { KeyMode, MessageStatus } from '../platform/db/tables.js';
 import { idFloor, newId } from '../platform/ids.js';
-import { type Draft, type MessageRef, type MessageScope, recipientDomains } from './model.js';
+import {
+  type Draft,
+  type MessageDetail,
+  type MessageRef,
+  type MessageScope,
+  recipientDomains,
+} from './model.js';
 import { scheduleQueries } from './store-schedule.js';
 
 export type { ScheduledRecipient } from './store-schedule.js';
@@ -128,6 +134,16 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
         .where('mode', '=', scope.mode)
         .executeTakeFirst();
       return row && toRef(row);
+    },
+
+    /** A message's recipients and their statuses, in submission order. */
+    async recipientStatuses(messageId: string): Promise<MessageDetail['recipients']> {
+      return db
+        .selectFrom('message_recipients')
+        .select(['email', 'kind', 'status'])
+        .where('message_id', '=', messageId)
+        .orderBy('id')
+        .execute();
     },
 
     /**

@@ -35,8 +35,8 @@ test('GET /v1/emails/{id} shows a test message to test keys only and a live one 
   t.is(live.status, 202, live.text);
 
   const get = (id: string, key: string) => ph.request('GET', `/v1/emails/${id}`, { key });
-  t.deepEqual((await get(sandboxed.body.id, testKey)).body, sandboxed.body);
-  t.deepEqual((await get(live.body.id, liveKey)).body, live.body);
+  t.like((await get(sandboxed.body.id, testKey)).body, sandboxed.body);
+  t.like((await get(live.body.id, liveKey)).body, live.body);
   const path = (id: string) => `/v1/emails/${id}`;
   const liveReadsTest = await get(sandboxed.body.id, liveKey);
   t.deepEqual(answer(liveReadsTest), await absentAnswer(ph, 'GET', path, sandboxed.body.id));
