@@ -7,6 +7,7 @@
  * - Every recipient final: `delivered` when all reached the mailbox (a complaint came after
  *   delivery), `bounced` when none did and at least one bounced, `failed` when all failed,
  *   `suppressed` when all were held back, and `partially_delivered` for a mix.
+ * - Every recipient cancelled (a scheduled send cancelled before its time): `cancelled`.
  */
 import type { MessageStatus, RecipientStatus } from '../platform/db/tables.js';
 
@@ -28,6 +29,7 @@ export function messageStatus(counts: RecipientCounts): MessageStatus {
   if (n('bounced') > 0) return 'bounced';
   if (n('failed') > 0) return 'failed';
   if (n('suppressed') > 0) return 'suppressed';
+  if (n('cancelled') > 0) return 'cancelled';
   // No recipients at all cannot come from the send API; leave it visibly unfinished.
   return 'queued';
 }
@@ -39,4 +41,5 @@ export const FINAL_RECIPIENT_STATUSES: readonly RecipientStatus[] = [
   'complained',
   'suppressed',
   'failed',
+  'cancelled',
 ];

@@ -140,10 +140,11 @@ export function createAdmission(deps: AdmissionDeps) {
       const draft = await toDraft(principal, request, key, budget);
       await checkSender(principal, draft);
       await checkSuppression(ports, draft);
-      await limits.prepare(principal.projectId);
+      await limits.prepare(principal.projectId, principal.mode);
       const reservation = limits.reserve({
         projectId: principal.projectId,
         keyId: principal.keyId,
+        mode: principal.mode,
         recipients: draft.recipients.map((r) => r.email),
       });
       return { draft, reservation };

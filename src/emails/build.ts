@@ -25,7 +25,7 @@ export function buildEmails(
   const store = createEmailStore(kernel.db, kernel.store.sqlite);
   const ports = sendPorts(services);
   const limits = createSendLimits(kernel.config.limits, (projectId, dayStart) =>
-    store.countSince(projectId, dayStart),
+    store.countLiveSince(projectId, dayStart),
   );
   const service = createEmailService({
     db: kernel.db,

@@ -4,9 +4,12 @@
  * aligned to the clock, counted in memory: the check and the reservation happen in one synchronous
  * step, so concurrent requests cannot both take the last slot. The daily quota is seeded from the
  * messages table once per project and day, so a restart does not reset it; the minute and hour
- * windows start empty after a restart, which only ever errs on the side of the sender.
+ * windows start empty after a restart, which only ever errs on the side of the sender. The daily
+ * quota counts live sends only: a `ph_test_` key's mail never leaves the box, so it neither uses
+ * nor meets the quota (its key's per-minute limit and the recipient throttle still apply).
  */
 import type { Config } from '../platform/config/schema.js';
+import type { KeyMode } from '../platform/db/tables.js';
 import { AppError } from '../platform/http/errors.js';
 import { type RateLimitState, rateLimitHeaders } from '../platform/http/rate-limit-headers.js';
 
@@ -64,6 +67,8 @@ class FixedWindow {
 export interface LimitRequest {
   readonly projectId: string;
   readonly keyId: string;
+  /** The key's mode: a test send is outside the daily quota. */
+  readonly mode: KeyMode;
   /** Normalized recipient addresses of the message (to, cc and bcc). */
   readonly recipients: readonly string[];
 }
@@ -75,7 +80,7 @@ export interface Reservation {
   release(): void;
 }
 
-/** Counts today's messages of a project (seeds the daily quota). */
+/** Counts today's live messages of a project (seeds the daily quota). */
 export type DailyCounter = (projectId: string, dayStart: number) => Promise<number>;
 
 export function createSendLimits(limits: Config['limits'], countToday: DailyCounter) {
@@ -95,16 +100,16 @@ export function createSendLimits(limits: Config['limits'], countToday: DailyCoun
   });
 
   return {
-    /** Loads today's count for the project once per day; call before `reserve`. */
-    async prepare(projectId: string, now = Date.now()): Promise<void> {
-      if (limits.daily_quota === 0 || daily.has(projectId, now)) return;
+    /** Loads today's live count for the project once per day; call before a live `reserve`. */
+    async prepare(projectId: string, mode: KeyMode, now = Date.now()): Promise<void> {
+      if (limits.daily_quota === 0 || mode === 'test' || daily.has(projectId, now)) return;
       const count = await countToday(projectId, now - (now % DAY));
       if (!daily.has(projectId, now)) daily.add(projectId, count, now);
     },
 
     /** Checks every limit for one message and reserves its slots, or throws 429 naming the limit. */
     reserve(request: LimitRequest, now = Date.now()): Reservation {
-      const quota = limits.daily_quota;
+      const quota = request.mode === 'live' ? limits.daily_quota : 0;
       if (quota > 0 && daily.used(request.projectId, now) + 1 > quota) {
         throw refuse(
           `This project reached its daily quota of ${quota} messages; it resets at midnight UTC.`,

@@ -2,7 +2,7 @@
  * The message model of the send path: a Draft is a validated, checked send request on its way to
  * the store; a MessageRef is what every response shows. Nothing here touches the database.
  */
-import type { KeyMode, MessageStatus, RecipientKind } from '../platform/db/tables.js';
+import type { KeyMode, MessageStatus, RecipientKind, RecipientStatus } from '../platform/db/tables.js';
 import type { Mailbox } from './address.js';
 
 export interface DraftRecipient {
@@ -36,15 +36,45 @@ export interface Draft {
   readonly idempotencyKey: string | null;
 }
 
+/**
+ * Whose messages a caller sees: one project's, of one key mode. A `ph_test_` key's messages and a
+ * `ph_live_` key's are kept apart the way Stripe keeps test and live data apart: a message of the
+ * other mode reads, lists and cancels exactly as one that does not exist. A KeyPrincipal is one.
+ */
+export interface MessageScope {
+  readonly projectId: string;
+  readonly mode: KeyMode;
+}
+
 export interface MessageRef {
   readonly id: string;
   readonly status: MessageStatus;
   readonly createdAt: number;
 }
 
-/** Spec §2.2: the send response, and what `GET /v1/emails/{id}` returns. */
+/** A message as `GET /v1/emails/{id}` shows it: its reference and each recipient's status. */
+export interface MessageDetail extends MessageRef {
+  readonly recipients: ReadonlyArray<{
+    readonly email: string;
+    readonly kind: RecipientKind;
+    readonly status: RecipientStatus;
+  }>;
+}
+
+/** Spec §2.2: the send response. */
 export function refBody(ref: MessageRef): { id: string; status: string; created_at: string } {
   return { id: ref.id, status: ref.status, created_at: new Date(ref.createdAt).toISOString() };
+}
+
+/**
+ * What `GET /v1/emails/{id}` returns: the send response (spec §2.2) and `recipients`, each as the
+ * spec's dashboard message detail shows one (§2.5: `email`, `type`, `status`), in submission order.
+ */
+export function detailBody(detail: MessageDetail) {
+  return {
+    ...refBody(detail),
+    recipients: detail.recipients.map((r) => ({ email: r.email, type: r.kind, status: r.status })),
+  };
 }
 
 /** Recipient domains in first-seen order: one delivery job each. */

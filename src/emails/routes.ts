@@ -6,7 +6,7 @@ import { hasScope } from '../platform/http/app.js';
 import { AppError, notFound } from '../platform/http/errors.js';
 import { requireKey } from '../platform/http/principal.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
-import { refBody } from './model.js';
+import { detailBody, refBody } from './model.js';
 import {
   batchRequest,
   batchResponse,
@@ -14,6 +14,7 @@ import {
   listQuery,
   listResponse,
   messageParams,
+  messageResponse,
   sendRequest,
   sendResponse,
 } from './schemas.js';
@@ -86,20 +87,21 @@ export function emailRoutes(emails: EmailService): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/v1/emails',
-      summary: 'List messages, newest first',
+      summary: 'List messages of the key’s mode (test or live), newest first',
       tag: TAG,
       auth: 'key',
       scope: 'emails:read',
       query: listQuery,
       responses: {
         200: {
-          description: 'A page of messages; pass the last `id` as `after` for the next.',
+          description:
+            'A page of messages sent with keys of the calling key’s mode (a `ph_test_` key sees test messages only, a `ph_live_` key live ones); pass the last `id` as `after` for the next.',
           schema: listResponse,
         },
       },
       handler: async (req) => {
         const principal = requireKey(req.principal);
-        const page = await emails.list(principal.projectId, req.query.limit, req.query.after);
+        const page = await emails.list(principal, req.query.limit, req.query.after);
         return {
           status: 200,
           body: {
@@ -125,20 +127,27 @@ export function emailRoutes(emails: EmailService): RouteSpec[] {
       auth: 'key',
       params: messageParams,
       responses: {
-        200: { description: 'The send-response shape with the current status.', schema: sendResponse },
+        200: {
+          description:
+            'The send-response shape with the current status, and each recipient’s status (`cancelled` once a scheduled send is cancelled).',
+          schema: messageResponse,
+        },
         403: { description: 'The key has neither `emails:read` nor `emails:send`.' },
-        404: { description: 'No such message in this project.' },
+        404: {
+          description:
+            'No such message in this project, or one of the other key mode (a `ph_test_` key’s messages are not a `ph_live_` key’s): the same answer.',
+        },
       },
       handler: async (req) => {
         const principal = requireKey(req.principal);
         if (!hasScope(principal, 'emails:read') && !hasScope(principal, 'emails:send')) {
           throw new AppError('forbidden', 'This API key lacks the `emails:read` scope.');
         }
-        const ref = messageId.test(req.params.id)
-          ? await emails.get(principal.projectId, req.params.id)
+        const detail = messageId.test(req.params.id)
+          ? await emails.detail(principal, req.params.id)
           : undefined;
-        if (!ref) throw notFound(`Message ${req.params.id}`);
-        return { status: 200, body: refBody(ref) };
+        if (!detail) throw notFound(`Message ${req.params.id}`);
+        return { status: 200, body: detailBody(detail) };
       },
     }),
     defineRoute({
@@ -150,13 +159,16 @@ export function emailRoutes(emails: EmailService): RouteSpec[] {
       scope: 'emails:send',
       params: messageParams,
       responses: {
-        204: { description: 'Cancelled: the message and its jobs are `cancelled`.' },
-        404: { description: 'No such message, or it is not (or no longer) scheduled.' },
+        204: { description: 'Cancelled: the message, its recipients and its jobs are `cancelled`.' },
+        404: {
+          description:
+            'No such message (one of the other key mode included), or it is not (or no longer) scheduled.',
+        },
       },
       handler: async (req) => {
         const principal = requireKey(req.principal);
         const cancelled =
-          messageId.test(req.params.id) && (await emails.cancelSchedule(principal.projectId, req.params.id));
+          messageId.test(req.params.id) && (await emails.cancelSchedule(principal, req.params.id));
         if (!cancelled) throw notFound(`Scheduled message ${req.params.id}`);
         return { status: 204 };
       },

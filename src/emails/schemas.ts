@@ -185,6 +185,23 @@ export const sendResponse = z.object({
   created_at: z.string().describe('ISO 8601 date-time.'),
 });
 
+/** `GET /v1/emails/{id}`: the send response and each recipient's status. */
+export const messageResponse = sendResponse.extend({
+  recipients: z
+    .array(
+      z.object({
+        email: z.string().describe('The address, normalized (domain lower-cased, punycode).'),
+        type: z.enum(['to', 'cc', 'bcc']),
+        status: z
+          .string()
+          .describe(
+            '`queued`, `deferred`, `delivered`, `bounced`, `complained`, `suppressed`, `failed` or `cancelled` (the scheduled send was cancelled).',
+          ),
+      }),
+    )
+    .describe('Every recipient, in the order submitted (to, cc, bcc).'),
+});
+
 const batchAccepted = z.object({ index: z.int(), id: z.string(), status: z.string() });
 const batchFailed = z.object({
   index: z.int(),

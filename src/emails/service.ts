@@ -11,7 +11,7 @@ import type { KeyPrincipal } from '../platform/http/principal.js';
 import { type AdmissionDeps, createAdmission } from './admission.js';
 import { createBatchSend } from './batch-send.js';
 import { checkNotSuspended, checkSendAt } from './checks.js';
-import type { MessageRef } from './model.js';
+import type { MessageDetail, MessageRef, MessageScope } from './model.js';
 import { cancelledEvent } from './release-events.js';
 import type { SendRequest } from './schemas.js';
 import type { ListedMessage } from './store.js';
@@ -57,8 +57,15 @@ export function createEmailService(deps: EmailServiceDeps) {
 
     sendBatch: createBatchSend(admission, deps.config.limits.max_body_bytes),
 
-    async get(projectId: string, id: string): Promise<MessageRef | undefined> {
-      return store.get(projectId, id);
+    /** A message of the scope's project and key mode; another mode's is undefined, as an absent one. */
+    async get(scope: MessageScope, id: string): Promise<MessageRef | undefined> {
+      return store.get(scope, id);
+    },
+
+    /** As `get`, with each recipient's status (`GET /v1/emails/{id}`). */
+    async detail(scope: MessageScope, id: string): Promise<MessageDetail | undefined> {
+      const ref = await store.get(scope, id);
+      return ref && { ...ref, recipients: await store.recipientStatuses(id) };
     },
 
     /** Live or test: the key mode a message was sent with (analytics reports the modes apart). */
@@ -67,23 +74,23 @@ export function createEmailService(deps: EmailServiceDeps) {
     },
 
     async list(
-      projectId: string,
+      scope: MessageScope,
       limit: number,
       after: string | undefined,
     ): Promise<{ data: ListedMessage[]; hasMore: boolean }> {
-      const rows = await store.list(projectId, limit + 1, after);
+      const rows = await store.list(scope, limit + 1, after);
       return { data: rows.slice(0, limit), hasMore: rows.length > limit };
     },
 
     /**
-     * True when a scheduled message was cancelled; false when absent or no longer scheduled. The
-     * cancel and its internal `email.cancelled` event (analytics stops counting the recipients)
-     * commit together.
+     * True when a scheduled message was cancelled; false when absent, of the other key mode, or no
+     * longer scheduled. The cancel and its internal `email.cancelled` event (analytics stops
+     * counting the recipients) commit together.
      */
-    async cancelSchedule(projectId: string, id: string): Promise<boolean> {
+    async cancelSchedule(scope: MessageScope, id: string): Promise<boolean> {
       const now = Date.now();
       const cancelled = await db.transaction().execute(async (trx) => {
-        const message = await store.cancelScheduled(trx, projectId, id, now);
+        const message = await store.cancelScheduled(trx, scope, id, now);
         if (!message) return false;
         await events.append(trx, cancelledEvent(message, await store.recipientsOf(trx, id), now));
         return true;

@@ -6,6 +6,7 @@
  */
 import type { Db } from '../platform/db/database.js';
 import type { RecipientKind } from '../platform/db/tables.js';
+import type { MessageScope } from './model.js';
 import type { ReleasedMessage } from './release-events.js';
 
 /** A recipient of a scheduled message, as its release reads it. */
@@ -31,13 +32,13 @@ function cancelScheduledJobs(executor: Db, messageId: string, now: number) {
 export function scheduleQueries() {
   return {
     /**
-     * Cancels a still-scheduled message and its jobs; returns what its `email.cancelled` event
-     * carries, or undefined when it is not (or no longer) scheduled. Run it in the transaction
-     * that appends the event.
+     * Cancels a still-scheduled message, its recipients and its jobs; returns what its `email.cancelled` event
+     * carries, or undefined when it is not (or no longer) scheduled, or not in `scope`. Run it in
+     * the transaction that appends the event.
      */
     async cancelScheduled(
       executor: Db,
-      projectId: string,
+      scope: MessageScope,
       id: string,
       now: number,
     ): Promise<ReleasedMessage | undefined> {
@@ -45,12 +46,20 @@ export function scheduleQueries() {
         .updateTable('messages')
         .set({ status: 'cancelled', updated_at: now })
         .where('id', '=', id)
-        .where('project_id', '=', projectId)
+        .where('project_id', '=', scope.projectId)
+        .where('mode', '=', scope.mode)
         .where('status', '=', 'scheduled')
         .where('send_at', '>', now)
         .returning(['id', 'project_id', 'from_header', 'subject', 'tags', 'send_at', 'created_at'])
         .executeTakeFirst();
       if (!message) return undefined;
+      // All of them are still `queued`: nothing of a scheduled message has been tried.
+      await executor
+        .updateTable('message_recipients')
+        .set({ status: 'cancelled', updated_at: now })
+        .where('message_id', '=', id)
+        .where('status', '=', 'queued')
+        .execute();
       await cancelScheduledJobs(executor, id, now);
       return message;
     },
@@ -62,6 +71,7 @@ export function scheduleQueries() {
         .select([
           'id',
           'project_id',
+          'mode',
           'from_header',
           'from_email',
           'from_domain',

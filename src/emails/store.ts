@@ -9,7 +9,13 @@ import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
 import type { KeyMode, MessageStatus } from '../platform/db/tables.js';
 import { idFloor, newId } from '../platform/ids.js';
-import { type Draft, type MessageRef, recipientDomains } from './model.js';
+import {
+  type Draft,
+  type MessageDetail,
+  type MessageRef,
+  type MessageScope,
+  recipientDomains,
+} from './model.js';
 import { scheduleQueries } from './store-schedule.js';
 
 export type { ScheduledRecipient } from './store-schedule.js';
@@ -119,22 +125,37 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
       return (stmt().modeOf.get(messageId) as { mode: KeyMode } | undefined)?.mode;
     },
 
-    async get(projectId: string, id: string): Promise<MessageRef | undefined> {
+    async get(scope: MessageScope, id: string): Promise<MessageRef | undefined> {
       const row = await db
         .selectFrom('messages')
         .select(['id', 'status', 'created_at'])
         .where('id', '=', id)
-        .where('project_id', '=', projectId)
+        .where('project_id', '=', scope.projectId)
+        .where('mode', '=', scope.mode)
         .executeTakeFirst();
       return row && toRef(row);
     },
 
-    /** Newest first; `after` is the last ID of the previous page. Fetches one extra row for has_more. */
-    async list(projectId: string, limit: number, after: string | undefined): Promise<ListedMessage[]> {
+    /** A message's recipients and their statuses, in submission order. */
+    async recipientStatuses(messageId: string): Promise<MessageDetail['recipients']> {
+      return db
+        .selectFrom('message_recipients')
+        .select(['email', 'kind', 'status'])
+        .where('message_id', '=', messageId)
+        .orderBy('id')
+        .execute();
+    },
+
+    /**
+     * Newest first (index messages_project_mode); `after` is the last ID of the previous page.
+     * Fetches one extra row for has_more.
+     */
+    async list(scope: MessageScope, limit: number, after: string | undefined): Promise<ListedMessage[]> {
       let query = db
         .selectFrom('messages')
         .select(['id', 'from_header', 'subject', 'status', 'created_at', 'send_at'])
-        .where('project_id', '=', projectId);
+        .where('project_id', '=', scope.projectId)
+        .where('mode', '=', scope.mode);
       if (after) query = query.where('id', '<', after);
       const rows = await query.orderBy('id', 'desc').limit(limit).execute();
       if (rows.length === 0) return [];
@@ -168,12 +189,16 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
 
     ...scheduleQueries(),
 
-    /** Messages a project created since `dayStart` (seeds the daily quota). */
-    async countSince(projectId: string, dayStart: number): Promise<number> {
+    /**
+     * Live messages a project created since `dayStart` (seeds the daily quota, which test sends
+     * stay out of); one range of messages_project_mode.
+     */
+    async countLiveSince(projectId: string, dayStart: number): Promise<number> {
       const row = await db
         .selectFrom('messages')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('project_id', '=', projectId)
+        .where('mode', '=', 'live')
         .where('id', '>=', idFloor('msg', dayStart))
         .executeTakeFirst();
       return Number(row?.n ?? 0);

@@ -105,7 +105,7 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
         }
       },
       send: async (principal, request, key) => (await deps.emails.send(principal, request, key)).ref,
-      sent: (projectId, id) => deps.emails.get(projectId, id),
+      sent: (scope, id) => deps.emails.get(scope, id),
     },
   });
 

@@ -30,6 +30,7 @@ const NOT_COMPLAINABLE: ReadonlySet<RecipientStatus> = new Set([
   'bounced',
   'suppressed',
   'failed',
+  'cancelled',
 ]);
 
 export function createSentMail(deps: {
@@ -90,7 +91,7 @@ export function createSentMail(deps: {
     /**
      * RFC 5965 complaint: the recipient complained, the event, and the suppression (one
      * transaction). Only a recipient the mail may have reached can complain: one already
-     * `complained` (a repeated report) or `bounced`, `suppressed` or `failed` (never received it)
+     * `complained` (a repeated report) or `bounced`, `suppressed`, `failed` or `cancelled` (never received it)
      * is left as it is, with no event and no suppression; the reason is returned.
      */
     async recordComplaint(trx: Db, outcome: ComplaintOutcome): Promise<{ skipped?: string }> {

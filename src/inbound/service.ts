@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod';
 import { isSendableMessageId, MAX_HEADER_VALUE } from '../emails/headers.js';
-import type { MessageRef } from '../emails/model.js';
+import type { MessageRef, MessageScope } from '../emails/model.js';
 import { type SendRequest, sendRequest } from '../emails/schemas.js';
 import type { Db } from '../platform/db/database.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../platform/http/errors.js';
@@ -28,7 +28,8 @@ export interface InboundServicePorts {
     domainId: string,
   ): Promise<{ id: string; name: string; status: string } | undefined>;
   send(principal: KeyPrincipal, request: SendRequest, key: string): Promise<MessageRef>;
-  sent(projectId: string, id: string): Promise<MessageRef | undefined>;
+  /** A message sent in `scope` (a key's project and mode), as `GET /v1/emails/{id}` shows it. */
+  sent(scope: MessageScope, id: string): Promise<MessageRef | undefined>;
 }
 
 export const MAX_REPLY_KEY = 200;
@@ -205,7 +206,7 @@ export function createInboundService(deps: {
       const { projectId } = principal;
       const earlier = await store.findReply(projectId, principal.mode, key);
       if (earlier) {
-        const ref = await ports.sent(projectId, earlier.message_id);
+        const ref = await ports.sent(principal, earlier.message_id);
         const parent = await store.getMessage(projectId, earlier.inbound_id);
         if (ref && parent) return { body: replyBody(ref, parent), created: false };
       }

@@ -15,6 +15,7 @@ const cases: [RecipientCounts, MessageStatus][] = [
   [{ bounced: 1, failed: 1 }, 'bounced'],
   [{ failed: 2 }, 'failed'],
   [{ suppressed: 1 }, 'suppressed'],
+  [{ cancelled: 2 }, 'cancelled'],
 ];
 
 for (const [counts, expected] of cases) {

@@ -136,6 +136,45 @@ test('the daily quota counts messages already stored today', async (t) => {
   t.truthy(over.headers.get('retry-after'));
 });
 
+test('test-key sends do not use the daily quota; live sends still do, and the count a restart reads is of live sends', async (t) => {
+  const ph = await startPosthorn(t, { limits: { daily_quota: 2 } });
+  verifiedDomain(ph);
+  const testKey = await ph.createKey(ph.owner.projectId, ['full_access'], 'test');
+  // Test sends first: stored today, yet the live count the quota starts from leaves them out.
+  for (const to of ['a@example.com', 'b@example.com', 'c@example.com']) {
+    const res = await ph.request('POST', '/v1/emails', { key: testKey, body: email({ to: [to] }) });
+    t.is(res.status, 202, res.text);
+  }
+  t.is((await ph.request('POST', '/v1/emails', { body: email({ to: ['d@example.com'] }) })).status, 202);
+  t.is((await ph.request('POST', '/v1/emails', { body: email({ to: ['e@example.com'] }) })).status, 202);
+  const over = await ph.request('POST', '/v1/emails', { body: email({ to: ['f@example.com'] }) });
+  t.is(over.status, 429);
+  t.regex(over.body.error, /daily quota of 2/);
+  // A quota reached by live sends does not stop the sandbox.
+  const sandboxed = await ph.request('POST', '/v1/emails', {
+    key: testKey,
+    body: email({ to: ['g@example.com'] }),
+  });
+  t.is(sandboxed.status, 202, sandboxed.text);
+  t.is(count(ph, 'messages', "mode = 'test'"), 4);
+  t.is(count(ph, 'messages', "mode = 'live'"), 2);
+});
+
+test('a test key keeps its per-minute rate limit', async (t) => {
+  const ph = await startPosthorn(t, { limits: { sends_per_minute_per_key: 2, daily_quota: 100 } });
+  verifiedDomain(ph);
+  const testKey = await ph.createKey(ph.owner.projectId, ['full_access'], 'test');
+  const send = (to: string) => ph.request('POST', '/v1/emails', { key: testKey, body: email({ to: [to] }) });
+  const first = await send('a@example.com');
+  t.is(first.status, 202);
+  t.is(first.headers.get('ratelimit-remaining'), '1');
+  await send('b@example.com');
+  const third = await send('c@example.com');
+  if (third.status === 202) return t.pass('the minute rolled over between requests'); // rare
+  t.is(third.status, 429);
+  t.regex(third.body.error, /2 sends per minute/);
+});
+
 test('checks run in order: suspended before sender, sender before suppression, suppression before limits', async (t) => {
   const ph = await startPosthorn(t, { limits: { sends_per_minute_per_key: 1 } });
   await ph.server.services.suppressions.add({

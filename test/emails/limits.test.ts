@@ -17,7 +17,12 @@ const limitsOf = (perKey: number, perRecipient: number, daily = 0) =>
     async () => 0,
   );
 
-const send = (keyId: string, to: string) => ({ projectId: 'p', keyId, recipients: [to] });
+const send = (keyId: string, to: string, mode: 'live' | 'test' = 'live') => ({
+  projectId: 'p',
+  keyId,
+  mode,
+  recipients: [to],
+});
 
 test('a reservation released after the hour rolled over leaves the new hour’s counts alone', (t) => {
   const limits = limitsOf(10, 2);
@@ -61,4 +66,13 @@ test('a release after the minute rolled over still gives back its recipient slot
   t.throws(() => limits.reserve(send('k', 'w@x.com'), hour + 60_020), {
     message: /w@x.com already received/,
   });
+});
+
+test('test sends neither use nor meet the daily quota; live sends still fill it', (t) => {
+  const limits = limitsOf(0, 0, 2);
+  for (let i = 0; i < 5; i++) limits.reserve(send('test-key', `t${i}@x.com`, 'test'), hour + i);
+  limits.reserve(send('live-key', 'a@x.com'), hour + 10);
+  limits.reserve(send('live-key', 'b@x.com'), hour + 11);
+  t.throws(() => limits.reserve(send('live-key', 'c@x.com'), hour + 12), { message: /daily quota of 2/ });
+  t.notThrows(() => limits.reserve(send('test-key', 'd@x.com', 'test'), hour + 13));
 });

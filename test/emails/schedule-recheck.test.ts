@@ -19,7 +19,7 @@ async function scheduledSoon(ph: Posthorn, overrides: Record<string, unknown>) {
     body: email({ ...overrides, send_at: new Date(sendAt).toISOString() }),
   });
   if (res.status !== 202 || res.body.status !== 'scheduled') throw new Error(`not scheduled: ${res.text}`);
-  return { id: res.body.id as string, sendAt };
+  return { id: res.body.id as string, sendAt, key };
 }
 
 async function suppress(ph: Posthorn, address: string, reason: string) {
@@ -27,17 +27,24 @@ async function suppress(ph: Posthorn, address: string, reason: string) {
   if (res.status !== 201) throw new Error(`suppression refused: ${res.text}`);
 }
 
-/** Waits until the message reaches a final status, and a little longer for late events. */
-async function settled(ph: Posthorn, id: string, sendAt: number): Promise<string> {
+/**
+ * Waits until the message reaches a final status, and a little longer for late events. `key` is
+ * the test key that sent it: only a test key reads a test message.
+ */
+async function settled(
+  ph: Posthorn,
+  { id, sendAt, key }: { id: string; sendAt: number; key: string },
+): Promise<string> {
+  const statusOf = async () => (await ph.request('GET', `/v1/emails/${id}`, { key })).body.status;
   // The change under test must land before the release, or the test proves nothing.
-  let status = (await ph.request('GET', `/v1/emails/${id}`)).body.status;
+  let status = await statusOf();
   if (status !== 'scheduled' || Date.now() >= sendAt) throw new Error('released before the change landed');
   while (!FINAL.has(status) && Date.now() < sendAt + 20_000) {
     await sleep(100);
-    status = (await ph.request('GET', `/v1/emails/${id}`)).body.status;
+    status = await statusOf();
   }
   await sleep(700);
-  return (await ph.request('GET', `/v1/emails/${id}`)).body.status;
+  return statusOf();
 }
 
 const failureReason = (data: Record<string, unknown> | undefined): string =>
@@ -55,10 +62,10 @@ const recipientStatuses = (ph: Posthorn, id: string) =>
 test('a scheduled send whose only recipient was suppressed meanwhile is never queued, ends suppressed and emits email.suppressed', async (t) => {
   const ph = await startPosthorn(t, { delivery: { enabled: true } });
   verifiedDomain(ph);
-  const { id, sendAt } = await scheduledSoon(ph, { to: ['ann@example.com'] });
+  const { id, sendAt, key } = await scheduledSoon(ph, { to: ['ann@example.com'] });
   await suppress(ph, 'ann@example.com', 'unsubscribe');
 
-  t.is(await settled(ph, id, sendAt), 'suppressed');
+  t.is(await settled(ph, { id, sendAt, key }), 'suppressed');
   t.deepEqual(recipientStatuses(ph, id), { 'ann@example.com': 'suppressed' });
   t.deepEqual(rows(ph, 'select state from delivery_jobs where message_id = ?', id), [{ state: 'cancelled' }]);
   t.is(rows(ph, 'select 1 from delivery_attempts where message_id = ?', id).length, 0);
@@ -77,14 +84,14 @@ test('a scheduled send whose only recipient was suppressed meanwhile is never qu
 test('a scheduled send releases the recipients still allowed and holds back the ones suppressed meanwhile', async (t) => {
   const ph = await startPosthorn(t, { delivery: { enabled: true } });
   verifiedDomain(ph);
-  const { id, sendAt } = await scheduledSoon(ph, {
+  const { id, sendAt, key } = await scheduledSoon(ph, {
     to: ['ann@example.com', 'bob@example.com'],
     cc: ['cy@other.test'],
   });
   await suppress(ph, 'ann@example.com', 'unsubscribe');
   await suppress(ph, 'cy@other.test', 'manual_block');
 
-  t.is(await settled(ph, id, sendAt), 'partially_delivered');
+  t.is(await settled(ph, { id, sendAt, key }), 'partially_delivered');
   t.deepEqual(recipientStatuses(ph, id), {
     'ann@example.com': 'suppressed',
     'bob@example.com': 'delivered',
@@ -116,10 +123,10 @@ test('a scheduled send releases the recipients still allowed and holds back the 
 test('a scheduled send of a project suspended meanwhile is not released: it fails with email.failed saying why', async (t) => {
   const ph = await startPosthorn(t, { delivery: { enabled: true } });
   verifiedDomain(ph);
-  const { id, sendAt } = await scheduledSoon(ph, { to: ['ann@example.com', 'bob@other.test'] });
+  const { id, sendAt, key } = await scheduledSoon(ph, { to: ['ann@example.com', 'bob@other.test'] });
   await ph.server.services.projects.setStatus(ph.owner.projectId, 'suspended', 'test');
 
-  t.is(await settled(ph, id, sendAt), 'failed');
+  t.is(await settled(ph, { id, sendAt, key }), 'failed');
   t.deepEqual(recipientStatuses(ph, id), { 'ann@example.com': 'failed', 'bob@other.test': 'failed' });
   t.deepEqual(rows(ph, 'select state from delivery_jobs where message_id = ?', id), [
     { state: 'cancelled' },
@@ -141,10 +148,10 @@ test('a scheduled send of a project suspended meanwhile is not released: it fail
 test('a scheduled send of a project set back to the sandbox meanwhile fails with email.failed saying why', async (t) => {
   const ph = await startPosthorn(t, { delivery: { enabled: true } });
   verifiedDomain(ph);
-  const { id, sendAt } = await scheduledSoon(ph, { to: ['ann@example.com'] });
+  const { id, sendAt, key } = await scheduledSoon(ph, { to: ['ann@example.com'] });
   await ph.server.services.projects.setStatus(ph.owner.projectId, 'sandbox', 'test');
 
-  t.is(await settled(ph, id, sendAt), 'failed');
+  t.is(await settled(ph, { id, sendAt, key }), 'failed');
   const events = await ph.server.services.events.forMessage(id);
   t.deepEqual(
     events.map((e) => e.type),
@@ -156,12 +163,12 @@ test('a scheduled send of a project set back to the sandbox meanwhile fails with
 test('a scheduled send whose sender domain is no longer verified fails with email.failed naming the domain', async (t) => {
   const ph = await startPosthorn(t, { delivery: { enabled: true } });
   verifiedDomain(ph);
-  const { id, sendAt } = await scheduledSoon(ph, { to: ['ann@example.com'] });
+  const { id, sendAt, key } = await scheduledSoon(ph, { to: ['ann@example.com'] });
   ph.server.kernel.store.sqlite
     .prepare(`update domains set status = 'failed' where name = 'acme.test'`)
     .run();
 
-  t.is(await settled(ph, id, sendAt), 'failed');
+  t.is(await settled(ph, { id, sendAt, key }), 'failed');
   const events = await ph.server.services.events.forMessage(id);
   t.deepEqual(
     events.map((e) => e.type),

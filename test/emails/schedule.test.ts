@@ -1,6 +1,6 @@
 import test from 'ava';
 import { startPosthorn } from '../helpers/server.js';
-import { email, rows, sleep, verifiedDomain } from './helpers.js';
+import { count, email, rows, sleep, verifiedDomain } from './helpers.js';
 
 test('a send with send_at is scheduled, then released to the queue by the scheduler within 2 s', async (t) => {
   const ph = await startPosthorn(t);
@@ -65,6 +65,49 @@ test('DELETE /v1/emails/{id}/schedule cancels a scheduled send (204), after whic
     { state: 'cancelled' },
   ]);
   t.is((await ph.request('DELETE', `/v1/emails/${res.body.id}/schedule`)).status, 404);
+});
+
+test('cancelling a scheduled send cancels its recipients in the same transaction; GET /v1/emails/{id} shows them', async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  const res = await ph.request('POST', '/v1/emails', {
+    body: email({
+      to: ['Ann <ann@example.com>'],
+      cc: ['cy@other.test'],
+      bcc: ['dee@example.com'],
+      send_at: new Date(Date.now() + 3_600_000).toISOString(),
+    }),
+  });
+  const shown = async () => (await ph.request('GET', `/v1/emails/${res.body.id}`)).body;
+  t.deepEqual(await shown(), {
+    ...res.body,
+    recipients: [
+      { email: 'ann@example.com', type: 'to', status: 'queued' },
+      { email: 'cy@other.test', type: 'cc', status: 'queued' },
+      { email: 'dee@example.com', type: 'bcc', status: 'queued' },
+    ],
+  });
+
+  // A cancel whose last write fails leaves everything as it was: recipients included.
+  ph.server.kernel.store.sqlite.exec(
+    `create trigger refuse_cancel before update of state on delivery_jobs when new.state = 'cancelled'
+     begin select raise(abort, 'refused'); end`,
+  );
+  t.is((await ph.request('DELETE', `/v1/emails/${res.body.id}/schedule`)).status, 500);
+  t.is((await shown()).status, 'scheduled');
+  t.is(count(ph, 'message_recipients', "status = 'queued'"), 3);
+  ph.server.kernel.store.sqlite.exec('drop trigger refuse_cancel');
+
+  t.is((await ph.request('DELETE', `/v1/emails/${res.body.id}/schedule`)).status, 204);
+  t.deepEqual(await shown(), {
+    ...res.body,
+    status: 'cancelled',
+    recipients: [
+      { email: 'ann@example.com', type: 'to', status: 'cancelled' },
+      { email: 'cy@other.test', type: 'cc', status: 'cancelled' },
+      { email: 'dee@example.com', type: 'bcc', status: 'cancelled' },
+    ],
+  });
 });
 
 test('cancelling is 404 for a message that is not scheduled, absent, or another project’s', async (t) => {

@@ -106,7 +106,10 @@ test('GET /v1/emails/{id} shows the current status, and 404 for another project 
   const sent = await ph.request('POST', '/v1/emails', { body: email() });
   const got = await ph.request('GET', `/v1/emails/${sent.body.id}`);
   t.is(got.status, 200);
-  t.deepEqual(got.body, sent.body);
+  t.deepEqual(got.body, {
+    ...sent.body,
+    recipients: [{ email: 'ann@example.com', type: 'to', status: 'queued' }],
+  });
   ph.server.kernel.store.sqlite
     .prepare(`update messages set status = 'delivered' where id = ?`)
     .run(sent.body.id);

@@ -109,7 +109,7 @@ test("0009 keys idempotency records by mode, each existing record taking its mes
   t.regex(plan('delete from idempotency_keys where created_at < 10'), /USING INDEX idempotency_keys_created/);
 });
 
-test('migrating to the latest applies what is left in order: 0010 adds the webhook failure streak, 0011 keys replies by mode, 0012 keys analytics by mode, 0013 adds parse_error', async (t) => {
+test('migrating to the latest applies what is left in order: 0010 adds the webhook failure streak, 0011 keys replies by mode, 0012 keys analytics by mode, 0013 adds parse_error, 0014 indexes messages by mode, 0015 cancels the recipients of cancelled sends', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const store = openStore(dir);
@@ -136,6 +136,8 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
     '0011-inbound-reply-mode',
     '0012-analytics-mode',
     '0013-inbound-parse-error',
+    '0014-messages-mode-index',
+    '0015-cancelled-recipients',
   ]);
   const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
     name: string;
@@ -200,7 +202,12 @@ test('0012 keys analytics by mode (test records move to test rows, cancelled sen
   // A day whose records retention already removed keeps what it had.
   daily.run(50, 'gmail', 7, 0, 7, 0, '[1,500,7]');
 
-  t.deepEqual(await migrateToLatest(store.db), ['0012-analytics-mode', '0013-inbound-parse-error']);
+  t.deepEqual(await migrateToLatest(store.db), [
+    '0012-analytics-mode',
+    '0013-inbound-parse-error',
+    '0014-messages-mode-index',
+    '0015-cancelled-recipients',
+  ]);
   t.deepEqual(
     sqlite
       .prepare(

@@ -74,7 +74,13 @@ export const limitsSection = z
       .min(0)
       .default(120)
       .describe('Messages per hour to one recipient address per project; 0 is unlimited.'),
-    daily_quota: z.int().min(0).default(0).describe('Messages per day per project; 0 is unlimited.'),
+    daily_quota: z
+      .int()
+      .min(0)
+      .default(0)
+      .describe(
+        'Live messages per day per project (sends with ph_test_ keys are not counted); 0 is unlimited.',
+      ),
     login_attempts_per_hour: z.int().positive().default(20).describe('Login attempts per hour per address.'),
   })
   .describe('Rate limits and quotas.');

@@ -18,6 +18,8 @@ import * as webhookFailureStreak from './0010-webhook-failure-streak.js';
 import * as inboundReplyMode from './0011-inbound-reply-mode.js';
 import * as analyticsMode from './0012-analytics-mode.js';
 import * as inboundParseError from './0013-inbound-parse-error.js';
+import * as messagesModeIndex from './0014-messages-mode-index.js';
+import * as cancelledRecipients from './0015-cancelled-recipients.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -33,4 +35,6 @@ export const migrations: Record<string, Migration> = {
   '0011-inbound-reply-mode': inboundReplyMode,
   '0012-analytics-mode': analyticsMode,
   '0013-inbound-parse-error': inboundParseError,
+  '0014-messages-mode-index': messagesModeIndex,
+  '0015-cancelled-recipients': cancelledRecipients,
 };

@@ -22,6 +22,7 @@ export type MessageStatus =
   | 'rejected'
   | 'suppressed';
 
+/** DESIGN.md §4 recipient statuses, and `cancelled`: the scheduled send was cancelled (migration 0015). */
 export type RecipientStatus =
   | 'queued'
   | 'deferred'
@@ -29,7 +30,8 @@ export type RecipientStatus =
   | 'bounced'
   | 'complained'
   | 'suppressed'
-  | 'failed';
+  | 'failed'
+  | 'cancelled';
 export type RecipientKind = 'to' | 'cc' | 'bcc';
 
 export interface MessagesTable {
