@@ -20,12 +20,13 @@ import { parseDuration } from '../platform/config/duration.js';
 import type { Config } from '../platform/config/schema.js';
 import { parseHostPort } from '../platform/host-port.js';
 import { ListenError } from '../platform/listen-error.js';
-import { newId } from '../platform/ids.js';
 import type { Logger } from '../platform/log.js';
 import { clientKey } from './client-key.js';
 import type { InboundRecipient, RecipientCheck } from './recipients.js';
 import type { Spool, SpoolEnvelope, SpooledMessage } from './spool.js';
 import { type DataMeter, type DataOutcome, type DataStream, spoolData } from './spool-data.js';
+import { smtpLogger } from './smtp-logger.js';
+import { envelopeOf, receivedHeader } from './transaction-envelope.js';
 
 export interface ListenerDeps {
   readonly config: Config['smtp_in'];
@@ -91,25 +92,10 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
     return state;
   };
 
-  /** smtp-server logs every command line with its connection id; that is what is counted. */
-  const commandCounter = {
-    debug(entry: { tnx?: string; cid?: string } | undefined) {
-      if (entry?.tnx !== 'command' || entry.cid === undefined) return;
-      const state = sessions.get(entry.cid);
-      if (state) state.commands += 1;
-    },
-    trace() {},
-    info() {},
-    warn(entry: unknown, message: string) {
-      log.debug({ smtp: entry }, message);
-    },
-    error(entry: unknown, message: string) {
-      log.warn({ smtp: entry }, message);
-    },
-    fatal(entry: unknown, message: string) {
-      log.error({ smtp: entry }, message);
-    },
-  };
+  const logger = smtpLogger(log, (connectionId) => {
+    const state = sessions.get(connectionId);
+    if (state) state.commands += 1;
+  });
 
   const tooChatty = (state: SessionState): Error | undefined =>
     state.commands > config.max_commands
@@ -133,7 +119,7 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
     disableReverseLookup: true,
     socketTimeout: parseDuration(config.idle_timeout),
     closeTimeout: deps.shutdownTimeoutMs,
-    logger: commandCounter as unknown as SMTPServerOptions['logger'],
+    logger,
 
     onConnect(session, callback) {
       const client = clientKey(session.remoteAddress);
@@ -193,7 +179,7 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
     onData(stream, session, callback) {
       const state = stateOf(session);
       state.commands = 0;
-      const envelope = envelopeOf(session, state);
+      const envelope = envelopeOf(session, state.accepted);
       const head = Buffer.from(receivedHeader(envelope, config.hostname));
       // A client may go before the file is open: with a listener its stream errors, not the process.
       stream.on('error', () => undefined);
@@ -234,26 +220,6 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
         callback(smtpError(451, 'Local error storing the message, try again later'));
         return;
     }
-  }
-
-  /** The envelope is fixed once DATA starts; the message is spooled after it as it arrives. */
-  function envelopeOf(session: SMTPServerSession, state: SessionState): SpoolEnvelope {
-    const receivedAt = Date.now();
-    const recipients: InboundRecipient[] = [];
-    for (const rcpt of session.envelope.rcptTo) {
-      const recipient = state.accepted.get(rcpt.address);
-      if (recipient) recipients.push(recipient);
-    }
-    return {
-      id: newId('rcv', receivedAt),
-      receivedAt,
-      mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-      recipients,
-      remoteIp: session.remoteAddress,
-      helo: session.hostNameAppearsAs || '',
-      clientHostname: session.clientHostname,
-      tls: session.secure,
-    };
   }
 
   const server = new SMTPServer(options);
@@ -302,12 +268,4 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
       await Promise.all([...transactions].map((transaction) => transaction.replied));
     },
   };
-}
-
-/** The trace field every receiving SMTP server adds (RFC 5321 §4.4). */
-function receivedHeader(envelope: SpoolEnvelope, hostname: string): string {
-  const helo = envelope.helo.replace(/[^\x21-\x7e]/g, '') || 'unknown';
-  const protocol = envelope.tls ? 'ESMTPS' : 'ESMTP';
-  const date = new Date(envelope.receivedAt).toUTCString().replace('GMT', '+0000');
-  return `Received: from ${helo} ([${envelope.remoteIp}])\r\n\tby ${hostname} (Posthorn) with ${protocol} id ${envelope.id};\r\n\t${date}\r\n`;
 }
