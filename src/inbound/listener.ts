@@ -22,9 +22,11 @@ import { parseHostPort } from '../platform/host-port.js';
 import { ListenError } from '../platform/listen-error.js';
 import type { Logger } from '../platform/log.js';
 import { clientKey } from './client-key.js';
+import { connectionsOf } from './connections.js';
 import type { InboundRecipient, RecipientCheck } from './recipients.js';
 import type { Spool, SpoolEnvelope, SpooledMessage } from './spool.js';
 import { type DataMeter, type DataOutcome, type DataStream, spoolData } from './spool-data.js';
+import { smtpError, spoolFailure } from './smtp-error.js';
 import { smtpLogger } from './smtp-logger.js';
 import { envelopeOf, receivedHeader } from './transaction-envelope.js';
 
@@ -61,16 +63,6 @@ interface SessionState {
   refused: number;
   readonly accepted: Map<string, InboundRecipient>;
   timer: NodeJS.Timeout | undefined;
-}
-
-/** The parts of smtp-server's connection objects that the session limit uses. */
-interface LiveConnection {
-  readonly id: string;
-  send(code: number, message: string): void;
-}
-
-function smtpError(code: number, message: string): Error & { responseCode: number } {
-  return Object.assign(new Error(message), { responseCode: code });
 }
 
 export async function startListener(deps: ListenerDeps): Promise<InboundListener> {
@@ -129,9 +121,10 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
         return;
       }
       perIp.set(client, open + 1);
+      connections.keepOwnEnhancedCodes(session.id);
       const state = stateOf(session);
       state.timer = setTimeout(
-        () => cutOff(session.id, 'Session time limit reached, closing connection'),
+        () => connections.cutOff(session.id, 'Session time limit reached, closing connection'),
         maxSessionMs,
       );
       state.timer.unref();
@@ -217,16 +210,13 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
         return;
       case 'failed':
         log.error({ err: result.error }, 'could not spool an inbound message');
-        callback(smtpError(451, 'Local error storing the message, try again later'));
+        callback(spoolFailure(result.error));
         return;
     }
   }
 
   const server = new SMTPServer(options);
-  const connections = (server as unknown as { connections: Set<LiveConnection> }).connections;
-  const cutOff = (sessionId: string, message: string): void => {
-    for (const connection of connections) if (connection.id === sessionId) connection.send(421, message);
-  };
+  const connections = connectionsOf(server);
   // smtp-server re-emits the listen failure here too: that one is the start's error, not a connection's.
   let listening = false;
   server.on('error', (error) => {
