@@ -1,7 +1,8 @@
 /**
  * The parts of smtp-server's connection objects the listener reaches into, because its API offers
- * neither: a reply sent outside a command (the 421 of the session limit), and a reply whose
- * enhanced status code (RFC 3463) is not the one smtp-server's table gives its reply code.
+ * neither: a reply sent outside a command (the 421 of the session limit and of a stop's end, after
+ * the reply to a commit in progress), and a reply whose enhanced status code (RFC 3463) is not the
+ * one smtp-server's table gives its reply code.
  *
  * It must never change what smtp-server sends other than that code.
  */
@@ -23,8 +24,15 @@ export interface Connections {
    * with (`smtpError(452, ..., '4.3.1')`) instead of adding smtp-server's for the reply code.
    */
   keepOwnEnhancedCodes(sessionId: string): void;
-  /** Answers 421 with `message` outside any command and closes the connection (RFC 5321 §3.8). */
-  cutOff(sessionId: string, message: string): void;
+  /**
+   * Answers 421 with `message` outside any command and closes the connection (RFC 5321 §3.8).
+   * The reply to a commit in progress (`pending`) goes first, if it comes within `graceMs`: a 421
+   * in its place makes the client send again a message that was kept. Resolves with whether the
+   * pending reply came in time.
+   */
+  cutOff(sessionId: string, message: string, pending?: Promise<void>, graceMs?: number): Promise<boolean>;
+  /** The session IDs of the connections open now. */
+  ids(): string[];
 }
 
 export function connectionsOf(server: SMTPServer): Connections {
@@ -43,8 +51,23 @@ export function connectionsOf(server: SMTPServer): Connections {
         send(code, message, own && own[1] === String(code)[0] ? false : context);
       };
     },
-    cutOff(sessionId, message) {
+    async cutOff(sessionId, message, pending, graceMs = 0) {
+      const inTime = pending === undefined || (await settlesWithin(pending, graceMs));
       find(sessionId)?.send(421, message);
+      return inTime;
     },
+    ids: () => [...live].map((connection) => connection.id),
   };
+}
+
+async function settlesWithin(pending: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([pending.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
