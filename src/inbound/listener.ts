@@ -9,7 +9,9 @@
  * Limits (config `[smtp_in]`): message size, recipients per transaction, connections in all and
  * per client (an IPv4 address or an IPv6 /64, `client-key.ts`), commands before DATA, refused
  * recipients per connection, idle time and total session time. A client past one of them gets
- * 421 and is disconnected (RFC 5321 §3.8).
+ * 421 and is disconnected (RFC 5321 §3.8). The session limit and the end of a stop's grace never
+ * take the place of a commit's reply: past the final dot the message may already be kept, and a
+ * 421 would make the client send it again, so the cut waits for that reply (`COMMIT_GRACE_MS`).
  *
  * It never parses a message, never writes to the database and never waits for DNS beyond the
  * recipient check: accepting must stay fast under load.
@@ -20,17 +22,23 @@ import { parseDuration } from '../platform/config/duration.js';
 import type { Config } from '../platform/config/schema.js';
 import { parseHostPort } from '../platform/host-port.js';
 import { ListenError } from '../platform/listen-error.js';
-import { newId } from '../platform/ids.js';
 import type { Logger } from '../platform/log.js';
 import { clientKey } from './client-key.js';
+import { connectionsOf } from './connections.js';
+import { type Accepted, replyToData } from './data-reply.js';
 import type { InboundRecipient, RecipientCheck } from './recipients.js';
-import type { Spool, SpoolEnvelope, SpooledMessage } from './spool.js';
+import type { Spool } from './spool.js';
 import { type DataMeter, type DataOutcome, type DataStream, spoolData } from './spool-data.js';
+import { smtpError } from './smtp-error.js';
+import { smtpLogger } from './smtp-logger.js';
+import { envelopeOf, receivedHeader } from './transaction-envelope.js';
 
 export interface ListenerDeps {
   readonly config: Config['smtp_in'];
   /** How long a stop waits for sessions in progress before closing them. */
   readonly shutdownTimeoutMs: number;
+  /** How long a cut waits for a commit in progress to answer first (`COMMIT_GRACE_MS`). */
+  readonly commitGraceMs?: number;
   readonly tls: { readonly key: Buffer; readonly cert: Buffer };
   readonly log: Logger;
   readonly checkRecipient: RecipientCheck;
@@ -39,13 +47,7 @@ export interface ListenerDeps {
   readonly onSpooled: (accepted: Accepted) => void;
 }
 
-/** A transaction durable in the spool; a small message comes along in memory (`HAND_OFF_BYTES`). */
-export interface Accepted {
-  readonly id: string;
-  /** Bytes of the message with Posthorn's `Received:` field. */
-  readonly bytes: number;
-  readonly message: SpooledMessage | undefined;
-}
+export type { Accepted } from './data-reply.js';
 
 export interface InboundListener {
   address(): AddressInfo;
@@ -60,17 +62,15 @@ interface SessionState {
   refused: number;
   readonly accepted: Map<string, InboundRecipient>;
   timer: NodeJS.Timeout | undefined;
+  /** The reply to the transaction being committed: from the end of DATA until it is sent. */
+  committing: Promise<void> | undefined;
 }
 
-/** The parts of smtp-server's connection objects that the session limit uses. */
-interface LiveConnection {
-  readonly id: string;
-  send(code: number, message: string): void;
-}
-
-function smtpError(code: number, message: string): Error & { responseCode: number } {
-  return Object.assign(new Error(message), { responseCode: code });
-}
+/**
+ * A cut (`max_session`, the end of a stop's grace) that comes while a message is being committed
+ * waits this long for the commit's reply (fsync, rename and directory fsync take milliseconds).
+ */
+export const COMMIT_GRACE_MS = 5_000;
 
 export async function startListener(deps: ListenerDeps): Promise<InboundListener> {
   const { config, log } = deps;
@@ -81,35 +81,21 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
   // Transactions from DATA until their reply, for `close()`.
   const transactions = new Set<{ readonly stream: DataStream; readonly replied: Promise<void> }>();
   const maxSessionMs = parseDuration(config.max_session);
+  const commitGraceMs = deps.commitGraceMs ?? COMMIT_GRACE_MS;
 
   const stateOf = (session: SMTPServerSession): SessionState => {
     let state = sessions.get(session.id);
     if (!state) {
-      state = { commands: 0, refused: 0, accepted: new Map(), timer: undefined };
+      state = { commands: 0, refused: 0, accepted: new Map(), timer: undefined, committing: undefined };
       sessions.set(session.id, state);
     }
     return state;
   };
 
-  /** smtp-server logs every command line with its connection id; that is what is counted. */
-  const commandCounter = {
-    debug(entry: { tnx?: string; cid?: string } | undefined) {
-      if (entry?.tnx !== 'command' || entry.cid === undefined) return;
-      const state = sessions.get(entry.cid);
-      if (state) state.commands += 1;
-    },
-    trace() {},
-    info() {},
-    warn(entry: unknown, message: string) {
-      log.debug({ smtp: entry }, message);
-    },
-    error(entry: unknown, message: string) {
-      log.warn({ smtp: entry }, message);
-    },
-    fatal(entry: unknown, message: string) {
-      log.error({ smtp: entry }, message);
-    },
-  };
+  const logger = smtpLogger(log, (connectionId) => {
+    const state = sessions.get(connectionId);
+    if (state) state.commands += 1;
+  });
 
   const tooChatty = (state: SessionState): Error | undefined =>
     state.commands > config.max_commands
@@ -132,8 +118,9 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
     // The reverse lookup would put DNS in front of every greeting; mailauth reads the address.
     disableReverseLookup: true,
     socketTimeout: parseDuration(config.idle_timeout),
-    closeTimeout: deps.shutdownTimeoutMs,
-    logger: commandCounter as unknown as SMTPServerOptions['logger'],
+    // A backstop: `close()` cuts the sessions itself, each after its commit in progress.
+    closeTimeout: deps.shutdownTimeoutMs + commitGraceMs + 1_000,
+    logger,
 
     onConnect(session, callback) {
       const client = clientKey(session.remoteAddress);
@@ -143,9 +130,10 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
         return;
       }
       perIp.set(client, open + 1);
+      connections.keepOwnEnhancedCodes(session.id);
       const state = stateOf(session);
       state.timer = setTimeout(
-        () => cutOff(session.id, 'Session time limit reached, closing connection'),
+        () => void cutOff(session.id, 'Session time limit reached, closing connection'),
         maxSessionMs,
       );
       state.timer.unref();
@@ -193,7 +181,7 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
     onData(stream, session, callback) {
       const state = stateOf(session);
       state.commands = 0;
-      const envelope = envelopeOf(session, state);
+      const envelope = envelopeOf(session, state.accepted);
       const head = Buffer.from(receivedHeader(envelope, config.hostname));
       // A client may go before the file is open: with a listener its stream errors, not the process.
       stream.on('error', () => undefined);
@@ -205,61 +193,32 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
         },
         (error: unknown): DataOutcome => ({ kind: 'failed', error }),
       );
-      const transaction = { stream, replied: outcome.then((result) => reply(envelope, result, callback)) };
+      const transaction = {
+        stream,
+        replied: outcome.then((result) => replyToData(envelope, result, callback, deps)),
+      };
       transactions.add(transaction);
-      transaction.replied.finally(() => transactions.delete(transaction));
+      // From the end of DATA the client waits for the reply, and the message may already be kept.
+      stream.once('end', () => {
+        state.committing = transaction.replied;
+      });
+      transaction.replied.finally(() => {
+        transactions.delete(transaction);
+        if (state.committing === transaction.replied) state.committing = undefined;
+      });
     },
   };
 
-  function reply(
-    envelope: SpoolEnvelope,
-    result: DataOutcome,
-    callback: (error?: Error | null, message?: string) => void,
-  ): void {
-    switch (result.kind) {
-      case 'spooled': {
-        callback(null, `Queued as ${envelope.id}`);
-        const message = result.raw ? { envelope, raw: result.raw } : undefined;
-        deps.onSpooled({ id: envelope.id, bytes: result.bytes, message });
-        return;
-      }
-      case 'oversized':
-        callback(smtpError(552, 'Message exceeds the maximum size'));
-        return;
-      case 'gone':
-        log.debug({ receipt: envelope.id }, 'client went away during DATA; nothing spooled');
-        return;
-      case 'failed':
-        log.error({ err: result.error }, 'could not spool an inbound message');
-        callback(smtpError(451, 'Local error storing the message, try again later'));
-        return;
-    }
-  }
-
-  /** The envelope is fixed once DATA starts; the message is spooled after it as it arrives. */
-  function envelopeOf(session: SMTPServerSession, state: SessionState): SpoolEnvelope {
-    const receivedAt = Date.now();
-    const recipients: InboundRecipient[] = [];
-    for (const rcpt of session.envelope.rcptTo) {
-      const recipient = state.accepted.get(rcpt.address);
-      if (recipient) recipients.push(recipient);
-    }
-    return {
-      id: newId('rcv', receivedAt),
-      receivedAt,
-      mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-      recipients,
-      remoteIp: session.remoteAddress,
-      helo: session.hostNameAppearsAs || '',
-      clientHostname: session.clientHostname,
-      tls: session.secure,
-    };
-  }
-
   const server = new SMTPServer(options);
-  const connections = (server as unknown as { connections: Set<LiveConnection> }).connections;
-  const cutOff = (sessionId: string, message: string): void => {
-    for (const connection of connections) if (connection.id === sessionId) connection.send(421, message);
+  const connections = connectionsOf(server);
+  /** 421 and close, but the reply to a commit in progress first (a 421 would make it a duplicate). */
+  const cutOff = async (sessionId: string, message: string): Promise<void> => {
+    const committing = sessions.get(sessionId)?.committing;
+    if (!(await connections.cutOff(sessionId, message, committing, commitGraceMs)))
+      log.warn(
+        { session: sessionId },
+        'cut off before the reply to its commit; the client may send it again',
+      );
   };
   // smtp-server re-emits the listen failure here too: that one is the start's error, not a connection's.
   let listening = false;
@@ -291,10 +250,17 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
       return { messages: receiving.size, bytes };
     },
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const state of sessions.values()) clearTimeout(state.timer);
+      for (const state of sessions.values()) clearTimeout(state.timer);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      let grace: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<void>((resolve) => {
+        grace = setTimeout(() => {
+          const cuts = connections.ids().map((id) => cutOff(id, 'Server shutting down'));
+          void Promise.all(cuts).then(() => resolve());
+        }, deps.shutdownTimeoutMs);
       });
+      await Promise.race([closed, graceOver]);
+      clearTimeout(grace);
       // Every client now got 421 or is gone; smtp-server only half-closes, so a message still
       // arriving held its spool file open until the client went (or 5 s more). Never to be
       // acknowledged, it is discarded now; one being committed is waited for and handed over.
@@ -302,12 +268,4 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
       await Promise.all([...transactions].map((transaction) => transaction.replied));
     },
   };
-}
-
-/** The trace field every receiving SMTP server adds (RFC 5321 §4.4). */
-function receivedHeader(envelope: SpoolEnvelope, hostname: string): string {
-  const helo = envelope.helo.replace(/[^\x21-\x7e]/g, '') || 'unknown';
-  const protocol = envelope.tls ? 'ESMTPS' : 'ESMTP';
-  const date = new Date(envelope.receivedAt).toUTCString().replace('GMT', '+0000');
-  return `Received: from ${helo} ([${envelope.remoteIp}])\r\n\tby ${hostname} (Posthorn) with ${protocol} id ${envelope.id};\r\n\t${date}\r\n`;
 }

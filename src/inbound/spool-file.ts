@@ -51,9 +51,16 @@ export async function createSpoolFile(
     gathered = [];
     gatheredBytes = 0;
     try {
-      const { bytesWritten } = await file.writev(parts);
-      if (bytesWritten !== expected)
-        throw new Error(`short write to ${temp}: ${bytesWritten} of ${expected} bytes`);
+      // A disk that runs out of room takes what fits and says so only at the next write (ENOSPC,
+      // EDQUOT); the listener answers that reason (452), so the rest is written until it comes.
+      let rest = parts;
+      for (let written = 0; written < expected; ) {
+        const { bytesWritten } = await file.writev(rest);
+        if (bytesWritten <= 0)
+          throw new Error(`no progress writing ${temp}: ${written} of ${expected} bytes`);
+        written += bytesWritten;
+        rest = after(rest, bytesWritten);
+      }
     } finally {
       writingBytes = 0;
     }
@@ -104,4 +111,18 @@ export async function createSpoolFile(
       }
     },
   };
+}
+
+/** What is left of `parts` once their first `bytes` bytes are written. */
+function after(parts: readonly Buffer[], bytes: number): Buffer[] {
+  const rest: Buffer[] = [];
+  let skip = bytes;
+  for (const part of parts) {
+    if (skip >= part.length) skip -= part.length;
+    else {
+      rest.push(skip > 0 ? part.subarray(skip) : part);
+      skip = 0;
+    }
+  }
+  return rest;
 }

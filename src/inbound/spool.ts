@@ -79,10 +79,21 @@ const RUNS_SUFFIX = '.runs';
 /** Bytes read to find the envelope line (an envelope with 100 recipients is a few KB). */
 const ENVELOPE_MAX = 256 * 1024;
 
-export async function openSpool(dir: string): Promise<Spool> {
+/**
+ * `fsyncDir` makes the entries of a directory durable; tests pass one that also records the calls.
+ *
+ * @example
+ * const spool = await openSpool('/var/lib/posthorn/inbound/spool');
+ */
+export async function openSpool(
+  dir: string,
+  fsyncDir: (path: string) => Promise<void> = fsyncDirectory,
+): Promise<Spool> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const failedDir = join(dirname(dir), 'failed');
-  const syncDir = groupSync(dir);
+  const syncDir = shareSync(() => fsyncDir(dir));
+  const syncFailedDir = shareSync(() => fsyncDir(failedDir));
+  const syncParentDir = shareSync(() => fsyncDir(dirname(dir)));
   const unlinkIfThere = async (path: string) => {
     try {
       await unlink(path);
@@ -164,22 +175,24 @@ export async function openSpool(dir: string): Promise<Spool> {
       return earlier;
     },
     async moveToFailed(id) {
-      await mkdir(failedDir, { recursive: true, mode: 0o700 });
+      // A `failed/` made now is itself an entry of the directory above, which must be durable too.
+      if ((await mkdir(failedDir, { recursive: true, mode: 0o700 })) !== undefined) await syncParentDir();
       await rename(join(dir, `${id}${SUFFIX}`), join(failedDir, `${id}${SUFFIX}`));
+      // The new name first, then the old one's removal: a crash between the two may leave the
+      // file in both directories (the next start moves it again), never in neither.
+      await syncFailedDir();
       await unlinkIfThere(join(dir, `${id}${RUNS_SUFFIX}`));
       await syncDir();
     },
   };
 }
 
-/** fsync of the spool directory, shared by concurrent writers (`shareSync`). */
-function groupSync(dir: string): () => Promise<void> {
-  return shareSync(async () => {
-    const handle = await open(dir, constants.O_RDONLY);
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  });
+/** fsync of a directory, which makes the names in it (a rename into or out of it) durable. */
+async function fsyncDirectory(path: string): Promise<void> {
+  const handle = await open(path, constants.O_RDONLY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }

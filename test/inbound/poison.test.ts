@@ -4,10 +4,12 @@
  * processing it, as an out-of-memory crash would end them) is given up on at the next start: a
  * `failed` receipt with the reason, and the file moved to `inbound/failed/`. Other left-over mail
  * is processed as usual. A message given up on is never deleted, even when its move to `failed/`
- * did not happen in the run that gave up on it.
+ * did not happen in the run that gave up on it, and its move is fsynced on both sides.
  */
 import { createSocket } from 'node:dgram';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { stoppedSetup } from './stopped-setup.js';
@@ -125,4 +127,36 @@ test('a message given up on whose move to failed/ did not happen is moved there 
   t.deepEqual(readdirSync(spoolDir), []);
   t.deepEqual(existsSync(failedDir) ? readdirSync(failedDir) : [], [`${poison}.eml`]);
   t.true(readFileSync(join(failedDir, `${poison}.eml`), 'latin1').includes('Subject: Poison'));
+});
+
+test('a message given up on is fsynced into failed/ and out of the spool before its move resolves', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'posthorn-poison-fsync-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const recipient: InboundRecipient = { kind: 'complaint', address: 'complaints@acme.example' };
+  const inboundDir = join(dataDir, 'inbound');
+  const spoolDir = join(inboundDir, 'spool');
+  const failedDir = join(inboundDir, 'failed');
+  // The real directory fsync, with a note of each one and of where the message was at the time.
+  const syncs: Array<{ dir: string; inSpool: boolean; inFailed: boolean }> = [];
+  let name = '';
+  const spool = await openSpool(spoolDir, async (dir) => {
+    syncs.push({
+      dir,
+      inSpool: existsSync(join(spoolDir, name)),
+      inFailed: existsSync(join(failedDir, name)),
+    });
+    const handle = await open(dir, 'r');
+    await handle.sync().finally(() => handle.close());
+  });
+  const poison = await spoolMessage(spool, recipient, 'Poison');
+  name = `${poison}.eml`;
+  syncs.length = 0;
+
+  await spool.moveToFailed(poison);
+  t.deepEqual(syncs, [
+    // failed/ was made by this move: its own name, in inbound/, first.
+    { dir: inboundDir, inSpool: true, inFailed: false },
+    { dir: failedDir, inSpool: false, inFailed: true },
+    { dir: spoolDir, inSpool: false, inFailed: true },
+  ]);
 });

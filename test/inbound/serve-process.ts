@@ -1,9 +1,10 @@
 /**
  * The real `posthorn serve` process for inbound tests that kill it (SIGKILL) to prove what
- * survives a crash: a free port, a config file, and waiting for a port to open.
+ * survives a crash, or give it a spool disk that fills up: a free port, a config file, and
+ * waiting for a port to open.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { BIN } from '../helpers/cli.js';
@@ -38,12 +39,18 @@ export async function waitForPort(port: number, deadline = Date.now() + 20_000):
  * Writes `config.toml` in `dataDir` for a serve process with inbound SMTP on `smtpPort`, no
  * delivery, `dns` as its resolver (a black hole stalls the processing of received mail) and clamd
  * on `clamdPort`, and starts it. `exited` resolves with the signal that ended it.
+ *
+ * With `spoolDiskBytes` the spool directory is a tmpfs of that size seen by the process alone (a
+ * disk that fills up): the process runs in a user and mount namespace of its own (unshare(1), no
+ * root needed where unprivileged user namespaces are allowed); the test sees the spool through
+ * `/proc/<pid>/root` (`spoolSeenBy`).
  */
 export async function spawnServe(options: {
   readonly dataDir: string;
   readonly smtpPort: number;
   readonly dns: string;
   readonly clamdPort: number;
+  readonly spoolDiskBytes?: number;
 }): Promise<{ child: ChildProcess; exited: Promise<NodeJS.Signals | null>; stderr: () => string }> {
   const configFile = join(options.dataDir, 'config.toml');
   writeFileSync(
@@ -68,7 +75,9 @@ export async function spawnServe(options: {
       'level = "silent"',
     ].join('\n'),
   );
-  const child = spawn(BIN, ['serve', '--config', configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const serve = [BIN, 'serve', '--config', configFile];
+  const command = options.spoolDiskBytes === undefined ? serve : onSmallSpoolDisk(options, serve);
+  const child = spawn(command[0] as string, command.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk) => {
     stderr += chunk;
@@ -77,4 +86,31 @@ export async function spawnServe(options: {
     child.once('exit', (_code, signal) => resolve(signal)),
   );
   return { child, exited, stderr: () => stderr };
+}
+
+/** `serve` run with a tmpfs of `spoolDiskBytes` mounted on the spool directory, for it alone. */
+function onSmallSpoolDisk(
+  options: { readonly dataDir: string; readonly spoolDiskBytes?: number },
+  serve: readonly string[],
+): string[] {
+  const spool = join(options.dataDir, 'inbound', 'spool');
+  mkdirSync(spool, { recursive: true, mode: 0o700 });
+  const mount = 'mount -t tmpfs -o "size=$0,mode=700" posthorn-spool "$1" && shift && exec "$@"';
+  return [
+    'unshare',
+    '--user',
+    '--map-root-user',
+    '--mount',
+    'sh',
+    '-c',
+    mount,
+    String(options.spoolDiskBytes),
+    spool,
+    ...serve,
+  ];
+}
+
+/** The spool directory as the process `pid` sees it (its own mounts included). */
+export function spoolSeenBy(pid: number, dataDir: string): string {
+  return join(`/proc/${pid}/root`, dataDir, 'inbound', 'spool');
 }

@@ -15,6 +15,8 @@ export interface RawSmtp {
   command(line: string): Promise<Reply>;
   /** Sends raw bytes (a message body ending in CRLF.CRLF) and reads the reply. */
   data(bytes: string): Promise<Reply>;
+  /** Reads the next reply without sending anything (one the server sends unasked, as a 421). */
+  next(): Promise<Reply>;
   /** Sends raw bytes without waiting for a reply (part of a message); resolves once they are flushed. */
   write(bytes: string): Promise<void>;
   /** Resolves when the server has closed the connection. */
@@ -74,6 +76,7 @@ export async function openSmtp(
       socket.write(bytes);
       return readReply();
     },
+    next: readReply,
     write: (bytes) =>
       new Promise<void>((resolve, reject) =>
         socket.write(bytes, (error) => (error ? reject(error) : resolve())),

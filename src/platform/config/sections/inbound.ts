@@ -59,7 +59,9 @@ export const smtpInSection = z
       ),
     max_session: duration({ min: '1ms', timer: true })
       .default('10m')
-      .describe('Longest time one connection may stay open, whatever it does; then 421 and close.'),
+      .describe(
+        'Longest time one connection may stay open, whatever it does; then 421 and close (a message being committed is answered first, waiting up to 5s).',
+      ),
     max_commands: z
       .int()
       .positive()

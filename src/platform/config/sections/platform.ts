@@ -13,7 +13,9 @@ export const serverSection = z
       .describe('Base URL applications and recipients use to reach this server (links, tracking).'),
     shutdown_timeout: duration({ timer: true })
       .default('10s')
-      .describe('On SIGTERM, how long in-flight requests may take before connections are closed.'),
+      .describe(
+        'On SIGTERM, how long in-flight requests and SMTP sessions may take before connections are closed (a message being committed then gets up to 5s more to be answered).',
+      ),
     trust_proxy: z
       .boolean()
       .default(false)

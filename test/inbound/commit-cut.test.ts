@@ -1,0 +1,142 @@
+/**
+ * A cut that comes while a message is being committed (the end of `max_session`, the end of a
+ * stop's grace) lets the commit answer first: the client reads 250 and then 421, and the message
+ * is kept once. A 421 in place of the 250 would make the client send the kept message again.
+ * The commit's wait is bounded (`commitGraceMs`): one that outlasts it is cut off with 421.
+ *
+ * The real listener on loopback and a real SMTP client; the one thing held is the commit of the
+ * spool file (written for real), so that the cut lands inside it every time.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { type Accepted, type InboundListener, startListener } from '../../src/inbound/listener.js';
+import { openSpool, type Spool } from '../../src/inbound/spool.js';
+import { createLogger } from '../../src/platform/log.js';
+import { ensureSelfSignedCert } from '../../src/platform/tls/self-signed.js';
+import { testConfig } from '../helpers/server.js';
+import { openSmtp, type RawSmtp, type Reply } from './smtp-client.js';
+
+interface HeldListener {
+  readonly listener: InboundListener;
+  readonly spoolDir: string;
+  readonly accepted: Accepted[];
+  /** Resolves when a commit has begun (the whole message is written, the client waits). */
+  readonly commitBegun: Promise<void>;
+  /** Lets the held commit go on. */
+  release(): void;
+}
+
+async function startHeldListener(
+  t: ExecutionContext,
+  options: { maxSession?: string; shutdownTimeoutMs?: number; commitGraceMs?: number },
+): Promise<HeldListener> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'posthorn-commit-cut-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const config = testConfig(dataDir, {
+    smtp_in: { enabled: true, listen: '127.0.0.1:0', max_session: options.maxSession ?? '10m' },
+  }).smtp_in;
+  const spoolDir = join(dataDir, 'inbound', 'spool');
+  const real = await openSpool(spoolDir);
+  let begun = () => {};
+  const commitBegun = new Promise<void>((resolve) => {
+    begun = resolve;
+  });
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const spool: Spool = {
+    ...real,
+    async create(envelope, head) {
+      const file = await real.create(envelope, head);
+      return {
+        ...file,
+        async commit() {
+          begun();
+          await released;
+          return file.commit();
+        },
+      };
+    },
+  };
+  const certs = await ensureSelfSignedCert(join(dataDir, 'tls'), config.hostname);
+  const accepted: Accepted[] = [];
+  const listener = await startListener({
+    config,
+    shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
+    ...(options.commitGraceMs === undefined ? {} : { commitGraceMs: options.commitGraceMs }),
+    tls: { key: await readFile(certs.keyFile), cert: await readFile(certs.certFile) },
+    log: createLogger('silent'),
+    checkRecipient: async (address) => ({ kind: 'complaint', address }),
+    spool,
+    onSpooled: (transaction) => accepted.push(transaction),
+  });
+  t.teardown(async () => {
+    release();
+    await listener.close();
+  });
+  return { listener, spoolDir, accepted, commitBegun, release };
+}
+
+/** A transaction up to the final dot, once its commit has begun; `reply` is the reply to come. */
+async function sendUntilCommit(smtp: RawSmtp, held: HeldListener): Promise<{ reply: Promise<Reply> }> {
+  await smtp.command('EHLO client.example');
+  await smtp.command('MAIL FROM:<ann@sender.example>');
+  await smtp.command('RCPT TO:<abuse@acme.example>');
+  await smtp.command('DATA');
+  const reply = smtp.data('Subject: Held at its commit\r\n\r\nHello.\r\n.\r\n');
+  await held.commitBegun;
+  return { reply };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const spooled = (held: HeldListener) => readdirSync(held.spoolDir).filter((name) => name.endsWith('.eml'));
+
+test('a message being committed when max_session ends is answered 250 before the 421 and kept once', async (t) => {
+  const held = await startHeldListener(t, { maxSession: '1s' });
+  const smtp = await openSmtp(held.listener.address().port);
+  t.teardown(() => smtp.end());
+  const connected = Date.now();
+  const { reply } = await sendUntilCommit(smtp, held);
+  // The session limit passes while the commit is held.
+  await sleep(Math.max(0, connected + 1_500 - Date.now()));
+  held.release();
+
+  t.regex((await reply).text, /^250 /);
+  t.regex((await smtp.next()).text, /^421 .*Session time limit/);
+  await smtp.closed();
+  t.is(spooled(held).length, 1);
+  t.is(held.accepted.length, 1);
+});
+
+test('a message being committed when a stop’s grace ends is answered 250 before the 421 and kept once', async (t) => {
+  const held = await startHeldListener(t, { shutdownTimeoutMs: 200 });
+  const smtp = await openSmtp(held.listener.address().port);
+  t.teardown(() => smtp.end());
+  const { reply } = await sendUntilCommit(smtp, held);
+  const stopped = held.listener.close();
+  // The grace ends while the commit is held.
+  await sleep(700);
+  held.release();
+
+  t.regex((await reply).text, /^250 /);
+  t.regex((await smtp.next()).text, /^421 .*shutting down/);
+  await stopped;
+  await smtp.closed();
+  t.is(spooled(held).length, 1);
+  t.is(held.accepted.length, 1);
+});
+
+test('a commit that outlasts commitGraceMs is cut off with 421 once the grace is over', async (t) => {
+  const held = await startHeldListener(t, { maxSession: '300ms', commitGraceMs: 500 });
+  const smtp = await openSmtp(held.listener.address().port);
+  t.teardown(() => smtp.end());
+  const { reply } = await sendUntilCommit(smtp, held);
+  const begun = Date.now();
+  t.regex((await reply).text, /^421 .*Session time limit/);
+  t.true(Date.now() - begun >= 400, 'the cut waited for the commit');
+  await smtp.closed();
+});
