@@ -13,7 +13,9 @@ export const serverSection = z
       .describe('Base URL applications and recipients use to reach this server (links, tracking).'),
     shutdown_timeout: duration({ timer: true })
       .default('10s')
-      .describe('On SIGTERM, how long in-flight requests may take before connections are closed.'),
+      .describe(
+        "On SIGTERM, how long in-flight requests and inbound SMTP sessions may take before connections are closed (it runs beside delivery.drain_timeout; keep both well under the unit's TimeoutStopSec of 30s).",
+      ),
     trust_proxy: z
       .boolean()
       .default(false)
