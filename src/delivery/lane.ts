@@ -25,17 +25,11 @@ import type {
   SmtpError,
   TlsMode,
 } from './mx-connection.js';
-import {
-  type Outcome,
-  outcomeOfError,
-  outcomeOfReply,
-  outcomeOfTransport,
-  type PerRecipient,
-} from './outcome.js';
+import { type Outcome, outcomeOfError, outcomeOfTransport, type PerRecipient } from './outcome.js';
 import { addressesOf, type MxRoute } from './route.js';
-import { parseSmtpReply, type SmtpReply } from './smtp-reply.js';
 import { noSourceFor, SourceAddresses } from './source-addresses.js';
 import { TokenBucket } from './token-bucket.js';
+import { outcomesOfReplies, resultOfError } from './transaction-outcomes.js';
 
 export interface LaneSettings {
   readonly port: number;
@@ -184,14 +178,8 @@ export class Lane {
     try {
       const replies = await connection.send(envelope, message);
       this.#pool.release(connection, key);
-      const outcomes = new Map<string, Outcome>();
-      const accepted = parseSmtpReply(replies.response) ?? parseSmtpReply('250 OK');
-      for (const rcpt of envelope.to) {
-        const refused = replies.rejected.get(rcpt);
-        outcomes.set(rcpt, outcomeOf(refused ?? null, accepted));
-      }
       return {
-        result: { kind: 'per_recipient', outcomes },
+        result: { kind: 'per_recipient', outcomes: outcomesOfReplies(envelope.to, replies) },
         mxHost: connection.target.host,
         secure: connection.secure,
       };
@@ -262,28 +250,4 @@ export class Lane {
       await new Promise((resolve) => setTimeout(resolve, Math.max(1, this.#bucket.waitMs())));
     }
   }
-}
-
-function outcomeOf(refused: string | null, accepted: SmtpReply | null): Outcome {
-  const reply = refused === null ? accepted : parseSmtpReply(refused);
-  if (reply === null) return outcomeOfTransport('protocol', refused ?? 'no reply');
-  return outcomeOfReply(reply);
-}
-
-/**
- * A failed transaction. A recipient the server refused at RCPT TO keeps that reply; the others get
- * the error that ended the transaction (the reply to DATA concerns only the recipients accepted,
- * RFC 5321 §4.1.1.4). One outcome for all when nobody was refused at RCPT TO or MAIL FROM failed.
- */
-function resultOfError(err: SmtpError, envelope: Envelope): Outcome | PerRecipient {
-  const rejected = err.rejectedErrors ?? [];
-  const whole = outcomeOfError(err);
-  if (rejected.length === 0 || err.command === 'MAIL FROM') return whole;
-  const byRecipient = new Map(rejected.map((e) => [e.recipient ?? '', e.response ?? e.message]));
-  const outcomes = new Map<string, Outcome>();
-  for (const rcpt of envelope.to) {
-    const refused = byRecipient.get(rcpt);
-    outcomes.set(rcpt, refused === undefined ? whole : outcomeOf(refused, null));
-  }
-  return { kind: 'per_recipient', outcomes };
 }
