@@ -2,7 +2,9 @@
  * A provider lane at work: its budget (connections, messages per connection, rate) applied to
  * real SMTP transactions. `transmit` sends one job's message to the first MX host that takes a
  * connection, in preference order (RFC 5321 §5.1: try the next MX when one cannot be reached or
- * answers the greeting with a failure), and returns one outcome per recipient.
+ * answers the greeting with a failure), and returns one outcome per recipient. Recipients the
+ * server refused as too many for one transaction go in the next one on the same connection, at
+ * once (recipient-limit.ts).
  *
  * Hosts that refused or timed out a connection are remembered as down for a minute, so that the
  * jobs behind them are deferred at once instead of each waiting out a connect timeout; a failed
@@ -24,8 +26,10 @@ import type {
   MxTarget,
   SmtpError,
   TlsMode,
+  TransactionReplies,
 } from './mx-connection.js';
 import { type Outcome, outcomeOfError, outcomeOfTransport, type PerRecipient } from './outcome.js';
+import { sendOverLimit } from './recipient-limit.js';
 import { addressesOf, type MxRoute } from './route.js';
 import { noSourceFor, SourceAddresses } from './source-addresses.js';
 import { TokenBucket } from './token-bucket.js';
@@ -175,14 +179,9 @@ export class Lane {
   ): Promise<Transmission> {
     const key = `${connection.target.host}|${tls}`;
     const reused = connection.transactions > 0;
+    let replies: TransactionReplies;
     try {
-      const replies = await connection.send(envelope, message);
-      this.#pool.release(connection, key);
-      return {
-        result: { kind: 'per_recipient', outcomes: outcomesOfReplies(envelope.to, replies) },
-        mxHost: connection.target.host,
-        secure: connection.secure,
-      };
+      replies = await connection.send(envelope, message);
     } catch (error) {
       const err = error as SmtpError;
       const secure = connection.secure;
@@ -195,6 +194,13 @@ export class Lane {
       }
       return { result: resultOfError(err, envelope), mxHost: connection.target.host, secure };
     }
+    const outcomes = outcomesOfReplies(envelope.to, replies);
+    const secure = connection.secure;
+    const accepting = () => this.#pool.accepting;
+    if (await sendOverLimit(connection, envelope, message, replies.rejected, outcomes, accepting))
+      this.#pool.release(connection, key);
+    else this.#pool.discard(connection);
+    return { result: { kind: 'per_recipient', outcomes }, mxHost: connection.target.host, secure };
   }
 
   #acquire(host: string, addresses: readonly string[], tls: TlsMode): Promise<MxConnection> {
