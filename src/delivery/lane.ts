@@ -110,14 +110,26 @@ export class Lane {
     await this.#rateToken();
     const tls: TlsMode = route.tls ?? (this.config.tls === '' ? this.#deps.settings.tls : this.config.tls);
     let last: Outcome | null = null;
+    let withoutAddress = 0;
     const live = route.hosts.filter((host) => this.#down.outcomeFor(host, tls) === undefined);
     for (const host of live) {
       const attempt = await this.#tryHost(host, tls, envelope, message);
       if ('next' in attempt) {
         last = attempt.next;
+        if (attempt.noAddress === true) withoutAddress += 1;
         continue;
       }
       return attempt;
+    }
+    // Every MX host is known, for sure, to have no address: no retry can route the mail until the
+    // domain's DNS changes (RFC 3463 X.4.4). Under an enforced MTA-STS policy the hosts are the
+    // policy's, and a policy may be fixed: deferred (RFC 8461 §5.1).
+    if (withoutAddress === route.hosts.length && route.hosts.length > 0 && route.mtaSts !== 'enforce') {
+      const names = route.hosts.join(', ');
+      last = outcomeOfTransport(
+        'no_mx_address',
+        `no usable MX host for ${route.domain}: ${names} have no address`,
+      );
     }
     if (last === null) {
       const remembered = route.hosts
@@ -144,12 +156,12 @@ export class Lane {
     wanted: TlsMode,
     envelope: Envelope,
     message: Buffer,
-  ): Promise<Transmission | { next: Outcome }> {
+  ): Promise<Transmission | { next: Outcome; noAddress?: true }> {
     const addresses = await addressesOf(this.#deps.dns, host);
     if (addresses === 'temporary')
       return { next: outcomeOfTransport('dns_temporary', `no address for ${host} now`) };
     if (addresses.length === 0)
-      return { next: outcomeOfTransport('connect_failed', `${host} has no address`) };
+      return { next: outcomeOfTransport('connect_failed', `${host} has no address`), noAddress: true };
     const tls = wanted === 'opportunistic' && (this.#plaintext.get(host) ?? 0) > Date.now() ? 'none' : wanted;
     let connection: MxConnection;
     try {
