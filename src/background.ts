@@ -1,7 +1,13 @@
 /**
  * Background engines of `posthorn serve` (timers, the delivery engine, the dispatcher, the
- * scheduler). Each starts after HTTP is listening and is stopped, in reverse order, on shutdown
- * or when a later one fails to start.
+ * scheduler). Each starts after HTTP is listening and is stopped on shutdown, or when a later one
+ * fails to start.
+ *
+ * They stop all at once, not one after another: none needs another to be running while it stops
+ * (they share only the store, which closes after all of them), and the waits of the slow ones (the
+ * inbound listener's `server.shutdown_timeout`, the delivery engine's `drain_timeout`) must overlap
+ * rather than add up, or a stop outlasts the unit's `TimeoutStopSec` and systemd kills the process
+ * with jobs still leased.
  */
 import { startAnalyticsProjection } from './analytics/engine.js';
 import { startScheduler } from './emails/scheduler.js';
@@ -34,7 +40,10 @@ export async function startBackground(
 ): Promise<{ stop(): Promise<void> }> {
   const engines: Engine[] = [];
   const stop = async () => {
-    for (const engine of engines.splice(0).reverse()) await engine.stop();
+    // Each stop() is called before any is awaited: an engine stops taking work the moment it is asked.
+    const stopped = await Promise.allSettled(engines.splice(0).map(async (engine) => engine.stop()));
+    const failed = stopped.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
   };
   try {
     engines.push(lastUsedFlusher(kernel, services));

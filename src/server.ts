@@ -1,7 +1,12 @@
 /**
  * The boot sequence of `posthorn serve` and its graceful stop. Order: store, migrations, master
- * key (checked against what the store holds sealed), services, HTTP, background engines. Stop runs it backwards: stop accepting, let
- * in-flight requests finish (up to `server.shutdown_timeout`), stop engines, flush, close the store.
+ * key (checked against what the store holds sealed), services, HTTP, background engines.
+ *
+ * Stop: HTTP stops accepting and lets in-flight requests finish (up to `server.shutdown_timeout`)
+ * while the engines stop beside it (background.ts): the delivery engine claims nothing more from
+ * the first moment and drains its transactions (`delivery.drain_timeout`) as the requests finish,
+ * instead of after them. Then the last-used times are flushed and the store closed. A stop so takes
+ * about the longer of the two waits, not their sum, and stays within the unit's `TimeoutStopSec`.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -84,8 +89,12 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
-      await closeHttp(server, parseDuration(config.server.shutdown_timeout));
-      await background.stop();
+      const stopped = await Promise.allSettled([
+        background.stop(),
+        closeHttp(server, parseDuration(config.server.shutdown_timeout)),
+      ]);
+      const failed = stopped.find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
       await services.keys.flushLastUsed();
       await store.close();
       log.info('posthorn stopped');

@@ -113,6 +113,7 @@ export type TransportFailure =
   | 'dns_temporary'
   | 'domain_not_found'
   | 'null_mx'
+  | 'no_mx_address'
   | 'protocol'
   | 'unknown';
 
@@ -125,11 +126,18 @@ const transportRules: Readonly<Record<TransportFailure, BounceClass>> = {
   dns_temporary: deferred('dns_failure', '4.4.3'), // directory server failure
   domain_not_found: { outcome: 'bounced', category: 'domain_unknown', hard: true, status: '5.1.2' },
   null_mx: { outcome: 'bounced', category: 'domain_unknown', hard: true, status: '5.1.10' }, // RFC 7505 §4.2
+  // Every MX host of the domain has no address (NXDOMAIN or NODATA): unable to route. The domain
+  // exists and says it takes mail, its DNS is broken: not the address's fault, so never hard.
+  no_mx_address: { outcome: 'bounced', category: 'dns_failure', hard: false, status: '5.4.4' },
   protocol: deferred('other', '4.5.0'),
   unknown: deferred('other', '4.0.0'),
 };
 
-/** Classifies a failure that produced no SMTP reply. All are retried except a domain that cannot receive mail. */
+/**
+ * Classifies a failure that produced no SMTP reply. All are retried except a domain that cannot
+ * receive mail: one that does not exist or publishes a null MX (hard), or whose MX hosts all have
+ * no address (not hard).
+ */
 export function classifyTransportFailure(kind: TransportFailure): BounceClass {
   return transportRules[kind];
 }

@@ -48,6 +48,11 @@ export class ConnectionPool {
     return this.#total;
   }
 
+  /** False once the pool is closed: no new transaction may start, on a new connection or a held one. */
+  get accepting(): boolean {
+    return !this.#closed;
+  }
+
   get idleCount(): number {
     return this.#idle.length;
   }

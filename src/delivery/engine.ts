@@ -8,7 +8,8 @@
  *   stays flat whatever the queue's depth, and a stalled provider fills only its own lane.
  * - Transactional and marketing traffic have separate lanes (and budgets) and separate routers.
  * - A send wakes the engine at once (the event log's notification); otherwise it polls.
- * - Leases of jobs held in memory are renewed; a crash lets them expire and the jobs come back.
+ * - Leases of jobs held in memory are renewed (held-jobs.ts); a crash lets them expire and the
+ *   jobs come back.
  * - At start, jobs of lanes no longer configured go back to the router (removed-lanes.ts).
  * - Stopping: no new claims and no new transactions; jobs not yet on the wire go back to the queue;
  *   transactions in flight get `drain_timeout` to finish, then their connections are dropped
@@ -20,6 +21,7 @@ import type { Logger } from '../platform/log.js';
 import type { DnsResolver } from '../platform/dns/resolver.js';
 import type { Lane } from './lane.js';
 import type { LaneTable } from './lanes.js';
+import { HeldJobs } from './held-jobs.js';
 import { type Outcome, type PerRecipient, RELEASED } from './outcome.js';
 import type { OutcomeWriter } from './outcome-writer.js';
 import { rerouteRemovedLanes } from './removed-lanes.js';
@@ -52,11 +54,8 @@ const SANDBOX_HIGH_WATER = 256;
 
 export class DeliveryEngine {
   readonly #o: EngineOptions;
-  readonly #held = new Map<string, ClaimedJob>();
-  /** Held jobs whose result is known and being written (recorded or released). */
-  readonly #settling = new Set<string>();
+  readonly #held: HeldJobs;
   readonly #sandboxHeld: Record<Traffic, number> = { transactional: 0, marketing: 0 };
-  readonly #toRelease: { id: string; lane: string | null; traffic: Traffic }[] = [];
   /** Claim sources (`traffic/lane`, router: `traffic/`) known to have nothing due. */
   readonly #drained = new Set<string>();
   /** Traffic classes whose router is running (it never blocks the claims: DNS may be slow). */
@@ -70,7 +69,6 @@ export class DeliveryEngine {
   #renew: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
   #rerouting: Promise<void> = Promise.resolve();
-  #idle: (() => void) | null = null;
   /** The last error of the claim loop, for the health probe; cleared by a good pass. */
   lastError: string | null = null;
   /** When the claim loop last completed a pass. */
@@ -78,6 +76,7 @@ export class DeliveryEngine {
 
   constructor(options: EngineOptions) {
     this.#o = options;
+    this.#held = new HeldJobs(options.store, options.leaseMs, options.log);
   }
 
   start(): void {
@@ -86,7 +85,7 @@ export class DeliveryEngine {
       this.wake();
     }, this.#o.pollMs);
     this.#renew = setInterval(
-      () => void this.#renewLeases(),
+      () => void this.#held.renewLeases(),
       Math.max(1000, Math.floor(this.#o.leaseMs / 3)),
     );
     this.#unsubscribe = this.#o.onWake?.(() => {
@@ -134,31 +133,13 @@ export class DeliveryEngine {
     this.#unsubscribe?.();
     for (const lane of this.#o.lanes.values()) lane.close();
     await this.#pass;
-    await this.#untilIdle(this.#o.drainMs);
+    await this.#held.untilIdle(this.#o.drainMs);
     // Transactions still in flight are cut off before their jobs are released: no reply can then
     // arrive for a job that is back in the queue (the server may have kept the message: at least once).
     for (const lane of this.#o.lanes.values()) lane.abort();
-    const abandoned = [...this.#held.values()].filter((job) => !this.#settling.has(job.id));
-    for (const job of abandoned) this.#held.delete(job.id);
-    await this.#o.store.release(
-      [...this.#toRelease.splice(0), ...abandoned.map(({ id, lane, traffic }) => ({ id, lane, traffic }))],
-      Date.now(),
-      Date.now(),
-    );
+    await this.#held.releaseAbandoned();
     // Results already in hand are written before the store can close.
-    await Promise.all([this.#untilIdle(), this.#rerouting]);
-  }
-
-  /** Resolves once no job is held (checked by #run as jobs finish while stopping), or after `ms`. */
-  #untilIdle(ms?: number): Promise<void> {
-    if (this.#held.size === 0) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const timer = ms === undefined ? undefined : setTimeout(resolve, ms);
-      this.#idle = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+    await Promise.all([this.#held.untilIdle(), this.#rerouting]);
   }
 
   async #tick(): Promise<void> {
@@ -234,7 +215,7 @@ export class DeliveryEngine {
 
   /** Runs one job's steps in `lane` (null: the sandbox) and records the outcome. */
   #run(job: ClaimedJob, lane: Lane | null): void {
-    this.#held.set(job.id, job);
+    this.#held.add(job);
     if (lane) lane.held += 1;
     else this.#sandboxHeld[job.traffic] += 1;
     const startedAt = Date.now();
@@ -242,10 +223,10 @@ export class DeliveryEngine {
     void deliverJob(ctx, { ...this.#o.steps, stopping: () => this.#stopping })
       .then(async (result) => {
         if (!this.#held.has(job.id)) return; // abandoned at shutdown: already released
-        this.#settling.add(job.id);
+        this.#held.settle(job.id);
         const reachedServer = ctx.via !== null && ctx.via.mxHost !== null;
         if (result === RELEASED || (this.#stopping && !reachedServer)) {
-          this.#toRelease.push({ id: job.id, lane: lane?.name ?? SANDBOX_LANE, traffic: job.traffic });
+          this.#held.queueRelease({ id: job.id, lane: lane?.name ?? SANDBOX_LANE, traffic: job.traffic });
           if (this.#stopping) await this.#flushReleases();
           return;
         }
@@ -259,32 +240,18 @@ export class DeliveryEngine {
         this.#o.log.error({ err: error, job_id: job.id }, 'a delivery outcome could not be recorded');
       })
       .finally(() => {
+        // While stopping, the last job to finish lets stop() go on (HeldJobs.untilIdle).
         this.#held.delete(job.id);
-        this.#settling.delete(job.id);
         if (lane) lane.held -= 1;
         else this.#sandboxHeld[job.traffic] -= 1;
-        if (this.#stopping) {
-          if (this.#held.size === 0) this.#idle?.();
-        } else {
-          this.wake();
-        }
+        if (!this.#stopping) this.wake();
       });
   }
 
+  /** Gives back the jobs steps released; their lanes may have work again. */
   async #flushReleases(): Promise<void> {
-    if (this.#toRelease.length === 0) return;
-    const now = Date.now();
-    const released = this.#toRelease.splice(0);
-    await this.#o.store.release(released, now, now);
-    for (const job of released) this.#drained.delete(`${job.traffic}/${job.lane ?? ''}`);
-  }
-
-  async #renewLeases(): Promise<void> {
-    try {
-      await this.#o.store.renew([...this.#held.keys()], Date.now() + this.#o.leaseMs);
-    } catch (error) {
-      this.#o.log.error({ err: error }, 'renewing delivery leases failed');
-    }
+    for (const job of await this.#held.flushReleases())
+      this.#drained.delete(`${job.traffic}/${job.lane ?? ''}`);
   }
 }
 

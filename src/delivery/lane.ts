@@ -2,7 +2,9 @@
  * A provider lane at work: its budget (connections, messages per connection, rate) applied to
  * real SMTP transactions. `transmit` sends one job's message to the first MX host that takes a
  * connection, in preference order (RFC 5321 §5.1: try the next MX when one cannot be reached or
- * answers the greeting with a failure), and returns one outcome per recipient.
+ * answers the greeting with a failure), and returns one outcome per recipient. Recipients the
+ * server refused as too many for one transaction go in the next one on the same connection, at
+ * once (recipient-limit.ts).
  *
  * Hosts that refused or timed out a connection are remembered as down for a minute, so that the
  * jobs behind them are deferred at once instead of each waiting out a connect timeout; a failed
@@ -24,18 +26,14 @@ import type {
   MxTarget,
   SmtpError,
   TlsMode,
+  TransactionReplies,
 } from './mx-connection.js';
-import {
-  type Outcome,
-  outcomeOfError,
-  outcomeOfReply,
-  outcomeOfTransport,
-  type PerRecipient,
-} from './outcome.js';
+import { type Outcome, outcomeOfError, outcomeOfTransport, type PerRecipient } from './outcome.js';
+import { sendOverLimit } from './recipient-limit.js';
 import { addressesOf, type MxRoute } from './route.js';
-import { parseSmtpReply, type SmtpReply } from './smtp-reply.js';
 import { noSourceFor, SourceAddresses } from './source-addresses.js';
 import { TokenBucket } from './token-bucket.js';
+import { outcomesOfReplies, resultOfError } from './transaction-outcomes.js';
 
 export interface LaneSettings {
   readonly port: number;
@@ -112,14 +110,26 @@ export class Lane {
     await this.#rateToken();
     const tls: TlsMode = route.tls ?? (this.config.tls === '' ? this.#deps.settings.tls : this.config.tls);
     let last: Outcome | null = null;
+    let withoutAddress = 0;
     const live = route.hosts.filter((host) => this.#down.outcomeFor(host, tls) === undefined);
     for (const host of live) {
       const attempt = await this.#tryHost(host, tls, envelope, message);
       if ('next' in attempt) {
         last = attempt.next;
+        if (attempt.noAddress === true) withoutAddress += 1;
         continue;
       }
       return attempt;
+    }
+    // Every MX host is known, for sure, to have no address: no retry can route the mail until the
+    // domain's DNS changes (RFC 3463 X.4.4). Under an enforced MTA-STS policy the hosts are the
+    // policy's, and a policy may be fixed: deferred (RFC 8461 §5.1).
+    if (withoutAddress === route.hosts.length && route.hosts.length > 0 && route.mtaSts !== 'enforce') {
+      const names = route.hosts.join(', ');
+      last = outcomeOfTransport(
+        'no_mx_address',
+        `no usable MX host for ${route.domain}: ${names} have no address`,
+      );
     }
     if (last === null) {
       const remembered = route.hosts
@@ -146,12 +156,12 @@ export class Lane {
     wanted: TlsMode,
     envelope: Envelope,
     message: Buffer,
-  ): Promise<Transmission | { next: Outcome }> {
+  ): Promise<Transmission | { next: Outcome; noAddress?: true }> {
     const addresses = await addressesOf(this.#deps.dns, host);
     if (addresses === 'temporary')
       return { next: outcomeOfTransport('dns_temporary', `no address for ${host} now`) };
     if (addresses.length === 0)
-      return { next: outcomeOfTransport('connect_failed', `${host} has no address`) };
+      return { next: outcomeOfTransport('connect_failed', `${host} has no address`), noAddress: true };
     const tls = wanted === 'opportunistic' && (this.#plaintext.get(host) ?? 0) > Date.now() ? 'none' : wanted;
     let connection: MxConnection;
     try {
@@ -181,20 +191,9 @@ export class Lane {
   ): Promise<Transmission> {
     const key = `${connection.target.host}|${tls}`;
     const reused = connection.transactions > 0;
+    let replies: TransactionReplies;
     try {
-      const replies = await connection.send(envelope, message);
-      this.#pool.release(connection, key);
-      const outcomes = new Map<string, Outcome>();
-      const accepted = parseSmtpReply(replies.response) ?? parseSmtpReply('250 OK');
-      for (const rcpt of envelope.to) {
-        const refused = replies.rejected.get(rcpt);
-        outcomes.set(rcpt, outcomeOf(refused ?? null, accepted));
-      }
-      return {
-        result: { kind: 'per_recipient', outcomes },
-        mxHost: connection.target.host,
-        secure: connection.secure,
-      };
+      replies = await connection.send(envelope, message);
     } catch (error) {
       const err = error as SmtpError;
       const secure = connection.secure;
@@ -207,6 +206,13 @@ export class Lane {
       }
       return { result: resultOfError(err, envelope), mxHost: connection.target.host, secure };
     }
+    const outcomes = outcomesOfReplies(envelope.to, replies);
+    const secure = connection.secure;
+    const accepting = () => this.#pool.accepting;
+    if (await sendOverLimit(connection, envelope, message, replies.rejected, outcomes, accepting))
+      this.#pool.release(connection, key);
+    else this.#pool.discard(connection);
+    return { result: { kind: 'per_recipient', outcomes }, mxHost: connection.target.host, secure };
   }
 
   #acquire(host: string, addresses: readonly string[], tls: TlsMode): Promise<MxConnection> {
@@ -262,28 +268,4 @@ export class Lane {
       await new Promise((resolve) => setTimeout(resolve, Math.max(1, this.#bucket.waitMs())));
     }
   }
-}
-
-function outcomeOf(refused: string | null, accepted: SmtpReply | null): Outcome {
-  const reply = refused === null ? accepted : parseSmtpReply(refused);
-  if (reply === null) return outcomeOfTransport('protocol', refused ?? 'no reply');
-  return outcomeOfReply(reply);
-}
-
-/**
- * A failed transaction. A recipient the server refused at RCPT TO keeps that reply; the others get
- * the error that ended the transaction (the reply to DATA concerns only the recipients accepted,
- * RFC 5321 §4.1.1.4). One outcome for all when nobody was refused at RCPT TO or MAIL FROM failed.
- */
-function resultOfError(err: SmtpError, envelope: Envelope): Outcome | PerRecipient {
-  const rejected = err.rejectedErrors ?? [];
-  const whole = outcomeOfError(err);
-  if (rejected.length === 0 || err.command === 'MAIL FROM') return whole;
-  const byRecipient = new Map(rejected.map((e) => [e.recipient ?? '', e.response ?? e.message]));
-  const outcomes = new Map<string, Outcome>();
-  for (const rcpt of envelope.to) {
-    const refused = byRecipient.get(rcpt);
-    outcomes.set(rcpt, refused === undefined ? whole : outcomeOf(refused, null));
-  }
-  return { kind: 'per_recipient', outcomes };
 }

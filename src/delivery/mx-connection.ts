@@ -46,6 +46,7 @@ export interface ConnectOptions {
 export interface Envelope {
   readonly from: string;
   readonly to: readonly string[];
+  /** SIZE= (RFC 1870 §3): the message's octets before dot-stuffing, not the bytes written in DATA. */
   readonly size: number;
 }
 

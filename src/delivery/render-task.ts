@@ -16,7 +16,7 @@ import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { parseHeaders } from 'mailauth/lib/tools.js';
 import { workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { move } from 'piscina';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { SIGNED_HEADERS } from '../dkim/sign-worker.js';
 import { type ComposeFields, composeMessage, SIGNATURE_HEADROOM, splitHeaderBody } from './compose.js';
 import { stuffDots } from './dot-stuffing.js';
@@ -55,13 +55,19 @@ export interface RenderTask {
 
 /**
  * Where the finished message is: in the task's slot, `offset` bytes in and `length` long, or
- * moved over in a buffer of its own (no slot, or the message did not fit in it).
+ * moved over in a buffer of its own (`bytes`: no slot, or the message did not fit in it). `size`
+ * is the message's size as SIZE= declares it (RFC 1870 §3: the octets before dot-stuffing).
  */
-export type RenderOutput = { readonly offset: number; readonly length: number } | Uint8Array;
+export type RenderOutput =
+  | { readonly offset: number; readonly length: number; readonly size: number }
+  | { readonly bytes: Uint8Array; readonly size: number };
 
 const CANONICALIZATION = 'relaxed/relaxed';
 
-/** The finished message in its DATA form (dot-stuffed, `stuffDots`), DKIM-Signature lines first. */
+/**
+ * The finished message in its DATA form (dot-stuffed, `stuffDots`), DKIM-Signature lines first,
+ * and its size before stuffing.
+ */
 export default async function render(task: RenderTask): Promise<RenderOutput> {
   const bodies =
     task.messageId === null ? (task.bodies ?? { html: null, text: null }) : readContent(task.messageId);
@@ -84,8 +90,8 @@ export default async function render(task: RenderTask): Promise<RenderOutput> {
   const room = inSlot ? slot.byteOffset + slot.length - (signed.byteOffset + signed.length) : 0;
   const wire = stuffDots(signed, room);
   if (inSlot && wire.buffer === slot.buffer)
-    return { offset: wire.byteOffset - slot.byteOffset, length: wire.length };
-  return transfer(wire);
+    return { offset: wire.byteOffset - slot.byteOffset, length: wire.length, size: signed.length };
+  return transfer(wire, signed.length);
 }
 
 /** The signature lines in the room the composer left in front of the message (no copy), else a new buffer. */
@@ -182,10 +188,16 @@ function checked(
 }
 
 /**
- * Moves the message's buffer to the caller. Every buffer a render makes is its own
- * (`allocUnsafeSlow`, never a view into Node's shared pool), so it may go whole; a message left
+ * Moves the message's buffer to the caller (piscina's Transferable: its buffer is transferred, not
+ * copied, and `{ bytes, size }` is what the caller receives). Every buffer a render makes is its
+ * own (`allocUnsafeSlow`, never a view into Node's shared pool), so it may go whole; a message left
  * in shared memory is copied out.
  */
-function transfer(message: Buffer): Uint8Array {
-  return move(message.buffer instanceof SharedArrayBuffer ? new Uint8Array(message) : message) as Uint8Array;
+function transfer(message: Buffer, size: number): RenderOutput {
+  const bytes = message.buffer instanceof SharedArrayBuffer ? new Uint8Array(message) : message;
+  const output: RenderOutput = { bytes, size };
+  return move({
+    [transferableSymbol]: bytes.buffer,
+    [valueSymbol]: output,
+  }) as unknown as RenderOutput;
 }

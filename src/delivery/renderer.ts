@@ -17,6 +17,11 @@ import type { RenderOutput, RenderTask } from './render-task.js';
 export interface RenderedMessage {
   /** The finished message (signed when the task named keys), dot-stuffed for DATA. */
   readonly bytes: Buffer;
+  /**
+   * The message's size for MAIL FROM's SIZE= (RFC 1870 §3): its octets without the dots that
+   * stuffing added (and without the final dot), so fewer than `bytes` when a line starts with ".".
+   */
+  readonly size: number;
   /** Gives the memory back; the bytes must not be used afterwards. Safe to call twice. */
   release(): void;
 }
@@ -77,15 +82,17 @@ export function createRenderer(
         if (slot !== null) slab.release(slot);
         throw error;
       }
-      if (output instanceof Uint8Array) {
+      if ('bytes' in output) {
         if (slot !== null) slab.release(slot);
-        const bytes = Buffer.from(output.buffer, output.byteOffset, output.byteLength);
-        return { bytes: markStuffed(bytes), release: () => {} };
+        const moved = output.bytes;
+        const bytes = Buffer.from(moved.buffer, moved.byteOffset, moved.byteLength);
+        return { bytes: markStuffed(bytes), size: output.size, release: () => {} };
       }
       const bytes = slotView(slab, slot as number).subarray(output.offset, output.offset + output.length);
       let released = false;
       return {
         bytes: markStuffed(bytes),
+        size: output.size,
         release() {
           if (released) return;
           released = true;

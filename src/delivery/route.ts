@@ -2,7 +2,8 @@
  * Where a job's mail goes: the recipient domain's MX hosts in the order to try them (RFC 5321
  * §5.1: lowest preference first, the implicit MX when there is none), through the configured
  * resolver and its TTL cache. A null MX (RFC 7505) and a domain that does not exist are permanent
- * (the job bounces); a resolver failure is temporary (the job is deferred), never permanent.
+ * (the job bounces); a resolver failure is temporary (the job is deferred), never permanent. MX
+ * hosts that all have no address are permanent too, when every lookup says so (`addressesOf`).
  */
 import type { DnsResolver } from '../platform/dns/resolver.js';
 import type { TlsMode } from './mx-connection.js';
@@ -56,7 +57,11 @@ export async function resolveMx(dns: DnsResolver, domain: string): Promise<MxRou
   }
 }
 
-/** The addresses of an MX host, IPv4 first; empty when it has none (the host is skipped). */
+/**
+ * The addresses of an MX host, IPv4 first. Empty only when both lookups answered for sure that
+ * there is none (NXDOMAIN or NODATA): the host is skipped, and a domain none of whose hosts has
+ * an address bounces (lane.ts). 'temporary' when a lookup failed and none was found.
+ */
 export async function addressesOf(dns: DnsResolver, host: string): Promise<string[] | 'temporary'> {
   const [v4, v6] = await Promise.all([dns.a(host), dns.aaaa(host)]);
   const found = [...(v4.status === 'found' ? v4.records : []), ...(v6.status === 'found' ? v6.records : [])];

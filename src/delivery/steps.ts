@@ -181,12 +181,12 @@ const transmit: Step = async (ctx, deps) => {
     ctx.via = { mxHost: SANDBOX_HOST, secure: true };
     return sinkOutcomes(to, deps.testDomain, ctx.job.attempts);
   }
-  const bytes = (ctx.rendered as RenderedMessage).bytes;
+  const { bytes, size } = ctx.rendered as RenderedMessage;
   const outcomes = new Map<string, Outcome>();
   for (let start = 0; start < to.length; start += RECIPIENTS_PER_TRANSACTION) {
     const chunk =
       to.length <= RECIPIENTS_PER_TRANSACTION ? to : to.slice(start, start + RECIPIENTS_PER_TRANSACTION);
-    const envelope = { from: ctx.envelopeFrom, to: chunk, size: bytes.length };
+    const envelope = { from: ctx.envelopeFrom, to: chunk, size };
     const sent = await ctx.lane.transmit(ctx.route, envelope, bytes);
     // The host of the first chunk that reached one: outcomes from a server are never released.
     if (ctx.via === null || ctx.via.mxHost === null) ctx.via = { mxHost: sent.mxHost, secure: sent.secure };

@@ -10,24 +10,18 @@
  * are claimed by the router the same way (lane IS NULL).
  *
  * Hot statements are prepared once on the raw handle (store-statements.ts; the row shapes are in
- * store-rows.ts). Every call runs under Kysely's connection lock (`db.connection()` or the caller's
- * transaction), so none of them ever lands inside another capability's open transaction, and with
- * relaxed durability (see durability.ts).
+ * store-rows.ts; the synchronous writes of one outcome, run in the caller's transaction, in
+ * store-writes.ts). Every call runs under Kysely's connection lock (`db.connection()` or the
+ * caller's transaction), so none of them ever lands inside another capability's open
+ * transaction, and with relaxed durability (see durability.ts).
  */
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
 import { withRelaxedSync } from '../platform/db/durability.js';
-import type { KeyMode, MessageStatus, RecipientStatus, Traffic } from '../platform/db/tables.js';
-import type {
-  AttemptRow,
-  ClaimedJob,
-  LaneDepth,
-  MessageRow,
-  RecipientRow,
-  RecipientUpdate,
-  StoredPolicy,
-} from './store-rows.js';
+import type { KeyMode, Traffic } from '../platform/db/tables.js';
+import type { ClaimedJob, LaneDepth, MessageRow, RecipientRow, StoredPolicy } from './store-rows.js';
 import { type JobSqlRow, prepare, type Statements } from './store-statements.js';
+import { outcomeWrites } from './store-writes.js';
 
 export type * from './store-rows.js';
 
@@ -162,66 +156,7 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
     },
 
     /** The writes of one outcome; call inside the caller's transaction (it holds the lock). */
-    writes: {
-      recipient(update: RecipientUpdate, now: number): void {
-        stmt().updateRecipient.run(
-          update.status,
-          update.smtpCode,
-          update.smtpReply,
-          update.category,
-          update.deliveredAt,
-          now,
-          update.id,
-        );
-      },
-      finishJob(jobId: string, lane: string | null, lastError: string | null, now: number): void {
-        stmt().finishJob.run(lane, lastError, now, jobId);
-      },
-      rescheduleJob(
-        jobId: string,
-        dueAt: number,
-        lane: string | null,
-        lastError: string | null,
-        now: number,
-      ): void {
-        stmt().rescheduleJob.run(dueAt, lane, lastError, now, jobId);
-      },
-      statusCounts(messageId: string): Partial<Record<RecipientStatus, number>> {
-        const counts: Partial<Record<RecipientStatus, number>> = {};
-        for (const row of stmt().statusCounts.all(messageId)) counts[row.status] = row.n;
-        return counts;
-      },
-      setMessageStatus(messageId: string, status: MessageStatus, now: number): boolean {
-        return stmt().setMessageStatus.run(status, now, messageId, status).changes > 0;
-      },
-      /** Counts one more soft bounce in a row; returns the count. */
-      bumpSoftBounce(projectId: string, email: string, now: number): number {
-        return stmt().bumpSoftBounce.get(projectId, email, now)?.count ?? 1;
-      },
-      clearSoftBounce(projectId: string, email: string): void {
-        stmt().clearSoftBounce.run(projectId, email);
-      },
-      attempt(row: AttemptRow): void {
-        stmt().insertAttempt.run(
-          row.jobId,
-          row.messageId,
-          row.lane,
-          row.mxHost,
-          row.tls ? 1 : 0,
-          row.outcome,
-          row.smtpCode,
-          row.smtpReply,
-          row.startedAt,
-          row.durationMs,
-        );
-      },
-      recipientById(id: string) {
-        return stmt().recipientById.get(id);
-      },
-      message(id: string): MessageRow | undefined {
-        return stmt().message.get(id);
-      },
-    },
+    writes: outcomeWrites(stmt),
 
     /** The recipient (or the recipients of the job) a VERP address names. */
     verpTarget(kind: 'recipient' | 'job', id: string) {

@@ -264,6 +264,7 @@ const transport: readonly [string, Expect][] = [
   ['dns_temporary', 'deferred dns_failure'],
   ['domain_not_found', 'hard domain_unknown'],
   ['null_mx', 'hard domain_unknown'],
+  ['no_mx_address', 'soft dns_failure'],
   ['protocol', 'deferred other'],
   ['unknown', 'deferred other'],
 ];
@@ -279,6 +280,10 @@ for (const [kind, expected] of transport) {
 
 test('a null MX bounces with status 5.1.10 (RFC 7505)', (t) => {
   t.is(classifyTransportFailure('null_mx').status, '5.1.10');
+});
+
+test('MX hosts that all have no address bounce with status 5.4.4 (unable to route)', (t) => {
+  t.is(classifyTransportFailure('no_mx_address').status, '5.4.4');
 });
 
 test("thrown errors are named by their system code before nodemailer's", (t) => {

@@ -32,8 +32,10 @@ test('a MAIL FROM refused with an address code bounces the message without suppr
 test('a 552 "too many recipients" at RCPT TO is retried, not bounced (RFC 5321 ยง4.5.3.1.10)', async (t) => {
   const env = await startDeliveryEnv(t);
   mx(env.dns, 'example.net', [{ host: 'mx1.example.net', ip: '127.0.0.1' }]);
+  // The only recipient: no transaction can carry it now, so it waits for the retry (with others
+  // accepted, it would go in the next transaction at once: recipient-limit.test.ts).
   env.peer.rcptReply('cat@example.net', 552, '5.5.3 Too many recipients', { times: 1 });
-  const id = await send(env, { to: ['ann@example.net', 'cat@example.net'] });
+  const id = await send(env, { to: ['cat@example.net'] });
 
   t.is(await settled(env.ph, id), 'delivered');
   t.is(messageStatus(env.ph, id), 'delivered');
@@ -45,7 +47,7 @@ test('a 552 "too many recipients" at RCPT TO is retried, not bounced (RFC 5321 ย
   );
   t.deepEqual(
     env.peer.messages.map((m) => m.rcptTo),
-    [['ann@example.net'], ['cat@example.net']],
+    [['cat@example.net']],
   );
 });
 

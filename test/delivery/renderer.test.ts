@@ -32,6 +32,10 @@ function task(html: string, n: number): RenderTask {
   };
 }
 
+/** The length of a message in DATA form once the dots stuffing added are taken out (RFC 5321 §4.5.2). */
+const unstuffedLength = (bytes: Buffer) =>
+  Buffer.from(bytes.toString('latin1').replaceAll('\r\n..', '\r\n.'), 'latin1').length;
+
 const html = (n: number, kb: number) =>
   `<style>\n.btn{color:red}\n</style>\n${`<p>Grüße, order ${n} — thanks.</p>\n`.repeat(Math.ceil((kb * 1024) / 40))}`;
 
@@ -50,8 +54,9 @@ test('messages rendered into shared slots, or handed over when none is free, are
         'the first two in slots, then their own',
       );
     }
-    // Lines starting with a dot (the style sheet) were stuffed for DATA.
+    // Lines starting with a dot (the style sheet) were stuffed for DATA; the size is the message's.
     t.true(held[0]?.bytes.includes('\r\n..btn{color:red}'));
+    for (const message of held) t.is(message.size, unstuffedLength(message.bytes));
     for (const message of held) message.release();
     const again = await renderer.render(task(html(9, 8), 9));
     t.true(again.bytes.buffer instanceof SharedArrayBuffer, 'a released slot is used again');
@@ -70,6 +75,8 @@ test('a message larger than a slot is handed over in a buffer of its own', async
     t.false(big.bytes.buffer instanceof SharedArrayBuffer);
     t.true(big.bytes.length > 40 * 1024);
     t.true(big.bytes.includes('\r\n..btn{color:red}'), 'stuffed for DATA too');
+    t.is(big.size, unstuffedLength(big.bytes), 'its size is the message before stuffing');
+    t.true(big.size < big.bytes.length);
     big.release();
   } finally {
     await renderer.close();

@@ -1,9 +1,10 @@
 /**
  * A real SMTP server on loopback that plays a recipient's MX in tests (smtp-server, in-process).
- * It records every transaction that reaches the end of DATA (EHLO name, envelope, the message
- * bytes as received, TLS or not, which connection carried it) and answers what a test scripts:
- * per recipient at RCPT TO, at MAIL FROM, at the end of DATA, or 421 at connect. It advertises
- * PIPELINING and SIZE, and STARTTLS with a throwaway self-signed certificate when asked.
+ * It records every transaction that reaches the end of DATA (EHLO name, envelope, MAIL FROM's
+ * parameters, the message bytes as received, TLS or not, which connection carried it) and answers
+ * what a test scripts: per recipient at RCPT TO, at MAIL FROM, at the end of DATA, or 421 at
+ * connect. It advertises PIPELINING and SIZE, and STARTTLS with a throwaway self-signed
+ * certificate when asked.
  *
  * Scripted texts go out verbatim, enhanced status code included ("5.1.1 User unknown"): the
  * server's own ENHANCEDSTATUSCODES is off so that it does not prefix a second one.
@@ -42,6 +43,8 @@ export interface PeerMessage {
   /** The argument of EHLO/HELO. */
   readonly clientHostname: string;
   readonly mailFrom: string;
+  /** The parameters of MAIL FROM, keys upper-cased (`{ SIZE: '1234', BODY: '8BITMIME' }`). */
+  readonly mailFromParams: Readonly<Record<string, string | true>>;
   /** Recipients accepted at RCPT TO. */
   readonly rcptTo: readonly string[];
   /** Recipients refused at RCPT TO in this transaction. */
@@ -259,6 +262,7 @@ export class SmtpPeer {
       connection: state.connection,
       clientHostname: String(session.hostNameAppearsAs || ''),
       mailFrom: mailFrom === false ? '' : mailFrom.address,
+      mailFromParams: mailFrom === false || mailFrom.args === false ? {} : { ...mailFrom.args },
       rcptTo: session.envelope.rcptTo.map((rcpt) => rcpt.address),
       rejectedRcptTo: state.rejected.slice(),
       data,

@@ -3,6 +3,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
+import { parseDuration } from '../../src/platform/config/duration.js';
+import { validateConfig } from '../../src/platform/config/load.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const unit = readFileSync(path.join(root, 'systemd/posthorn.service'), 'utf8');
@@ -42,4 +44,17 @@ test('systemd-analyze verify accepts the unit', (t) => {
   const result = spawnSync('systemd-analyze', ['verify', file], { encoding: 'utf8' });
   t.is(result.status, 0, result.stderr);
   t.is(result.stderr.trim(), '', result.stderr);
+});
+
+test("the default stop fits within the unit's TimeoutStopSec, with room for the flush and store close", (t) => {
+  const [stopSec] = directive('TimeoutStopSec');
+  const limitMs = Number(stopSec) * 1000;
+  t.true(limitMs > 0, 'TimeoutStopSec is set in seconds');
+  const config = validateConfig({}, 'defaults');
+  // HTTP, the inbound listener and the delivery engine drain side by side (server.ts, background.ts).
+  const longestWait = Math.max(
+    parseDuration(config.server.shutdown_timeout),
+    parseDuration(config.delivery.drain_timeout),
+  );
+  t.true(longestWait * 2 <= limitMs, `${longestWait} ms of waits against ${limitMs} ms`);
 });

@@ -131,7 +131,9 @@ export const deliverySection = z
       .describe('An unused connection to an MX host is closed after this long.'),
     drain_timeout: duration({ timer: true })
       .default('10s')
-      .describe('On shutdown, how long transactions in flight may take before their jobs are released.'),
+      .describe(
+        'On shutdown, how long transactions in flight may take before their jobs are released (counted from the SIGTERM, beside server.shutdown_timeout).',
+      ),
     mta_sts: z
       .boolean()
       .default(true)

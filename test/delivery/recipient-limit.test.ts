@@ -1,0 +1,79 @@
+/**
+ * RFC 5321 §4.5.3.1.10: a server with a limit on recipients per transaction answers the RCPT TOs
+ * past it with 452 (RFC 821 said 552), and the client sends those recipients in another
+ * transaction. Posthorn does it at once, on the same connection, instead of deferring them to the
+ * next retry.
+ */
+import test from 'ava';
+import { overRecipientLimit } from '../../src/delivery/recipient-limit.js';
+import { events, mx, recipientStatuses, rows, send, settled, startDeliveryEnv } from './env.js';
+
+const replies: [string, boolean][] = [
+  ['452 4.5.3 Too many recipients', true],
+  ['452 Error: too many recipients', true],
+  ['552 5.5.3 Too many recipients', true],
+  ['552 too many recipients in this transaction', true],
+  ['452 4.2.2 Mailbox full', false],
+  ['452 Insufficient system storage', false],
+  ['552 5.2.2 Mailbox full', false],
+  ['550 5.5.3 Too many recipients', false],
+  ['451 4.5.3 Too many recipients', false],
+];
+
+for (const [reply, over] of replies) {
+  test(`"${reply}" is ${over ? '' : 'not '}a refusal over the recipient limit`, (t) => {
+    t.is(overRecipientLimit(reply), over);
+  });
+}
+
+test('five recipients to a server that takes two per transaction are all delivered in one attempt, in three transactions on one connection', async (t) => {
+  const env = await startDeliveryEnv(t, { peer: { maxRecipients: 2 } });
+  mx(env.dns, 'example.net', [{ host: 'mx.example.net', ip: '127.0.0.1' }]);
+  const to = ['a', 'b', 'c', 'd', 'e'].map((local) => `${local}@example.net`);
+  const id = await send(env, { to });
+
+  t.is(await settled(env.ph, id), 'delivered');
+  t.deepEqual(
+    env.peer.messages.map((m) => m.rcptTo),
+    [to.slice(0, 2), to.slice(2, 4), to.slice(4)],
+  );
+  t.deepEqual(
+    env.peer.messages.map((m) => m.connection),
+    [1, 1, 1],
+  );
+  const types = events(env.ph, id).map((e) => e.type);
+  t.is(types.filter((type) => type === 'email.delivered').length, 5);
+  t.false(types.includes('email.delivery_delayed'), 'no recipient waited for a retry');
+  t.deepEqual(rows(env.ph, 'select attempts from delivery_jobs where message_id = ?', id), [{ attempts: 1 }]);
+});
+
+test('recipients refused with 552 5.5.3 "too many recipients" go in the next transaction too', async (t) => {
+  const env = await startDeliveryEnv(t);
+  mx(env.dns, 'example.net', [{ host: 'mx.example.net', ip: '127.0.0.1' }]);
+  env.peer
+    .rcptReply('c@example.net', 552, '5.5.3 Too many recipients', { times: 1 })
+    .rcptReply('d@example.net', 552, '5.5.3 Too many recipients', { times: 1 })
+    .rcptReply('e@example.net', 550, '5.1.1 User unknown');
+  const to = ['a', 'b', 'c', 'd', 'e'].map((local) => `${local}@example.net`);
+  const id = await send(env, { to });
+
+  t.is(await settled(env.ph, id), 'partially_delivered');
+  t.deepEqual(
+    env.peer.messages.map((m) => m.rcptTo),
+    [
+      ['a@example.net', 'b@example.net'],
+      ['c@example.net', 'd@example.net'],
+    ],
+  );
+  t.deepEqual(recipientStatuses(env.ph, id), {
+    'a@example.net': 'delivered',
+    'b@example.net': 'delivered',
+    'c@example.net': 'delivered',
+    'd@example.net': 'delivered',
+    'e@example.net': 'bounced',
+  });
+  t.false(
+    events(env.ph, id).some((e) => e.type === 'email.delivery_delayed'),
+    'no recipient waited for a retry',
+  );
+});
