@@ -7,7 +7,6 @@
  * - `complaint@`: accepted, then complained about (as an ARF report would say): suppressed.
  * - `delay@`: deferred with 451 4.7.1 on the first attempt, accepted on the retry.
  */
-import { type ReservedTestLocalPart, reservedTestRecipient } from '../emails/test-recipients.js';
 import { type Outcome, outcomeOfReply, type PerRecipient } from './outcome.js';
 import { smtpReply } from './smtp-reply.js';
 
@@ -22,26 +21,30 @@ export function sinkOutcomes(
   testDomain: string,
   attemptsBefore: number,
 ): PerRecipient {
+  const domain = testDomain.toLowerCase();
   const outcomes = new Map<string, Outcome>();
   for (const address of recipients) {
-    const reserved = reservedTestRecipient(address, testDomain);
-    outcomes.set(address, reserved ? RESERVED[reserved](attemptsBefore) : accepted());
+    outcomes.set(address, sinkOutcome(address.toLowerCase(), domain, attemptsBefore));
   }
   return { kind: 'per_recipient', outcomes };
 }
 
-const accepted = (): Outcome => outcomeOfReply(smtpReply(250, '2.0.0 OK: accepted by the Posthorn sandbox'));
-
-/** The answer for each reserved recipient (emails/test-recipients.ts holds the list). */
-const RESERVED: Record<ReservedTestLocalPart, (attemptsBefore: number) => Outcome> = {
-  bounce: () => outcomeOfReply(smtpReply(550, '5.1.1 The email account does not exist (Posthorn sandbox)')),
-  complaint: () => ({
-    kind: 'delivered',
-    reply: smtpReply(250, '2.0.0 OK: accepted by the Posthorn sandbox'),
-    complained: true,
-  }),
-  delay: (attemptsBefore) =>
-    attemptsBefore === 0
-      ? outcomeOfReply(smtpReply(451, '4.7.1 Temporarily deferred, try again later (Posthorn sandbox)'))
-      : accepted(),
-};
+function sinkOutcome(address: string, testDomain: string, attemptsBefore: number): Outcome {
+  const accepted = outcomeOfReply(smtpReply(250, '2.0.0 OK: accepted by the Posthorn sandbox'));
+  switch (address) {
+    case `bounce@${testDomain}`:
+      return outcomeOfReply(smtpReply(550, '5.1.1 The email account does not exist (Posthorn sandbox)'));
+    case `complaint@${testDomain}`:
+      return {
+        kind: 'delivered',
+        reply: smtpReply(250, '2.0.0 OK: accepted by the Posthorn sandbox'),
+        complained: true,
+      };
+    case `delay@${testDomain}`:
+      return attemptsBefore === 0
+        ? outcomeOfReply(smtpReply(451, '4.7.1 Temporarily deferred, try again later (Posthorn sandbox)'))
+        : accepted;
+    default:
+      return accepted;
+  }
+}

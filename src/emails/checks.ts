@@ -16,7 +16,6 @@ import { normalizeEmail } from '../suppressions/normalize.js';
 import { type Mailbox, parseMailbox } from './address.js';
 import type { Draft } from './model.js';
 import { MAX_SCHEDULE_AHEAD_MS } from './schemas.js';
-import { reservedTestAddresses, reservedTestRecipient } from './test-recipients.js';
 
 /** What the send path needs from the domains, suppressions, templates and projects services. */
 export interface SendPorts {
@@ -77,38 +76,24 @@ export function checkNotSuspended(principal: Pick<KeyPrincipal, 'projectStatus'>
   }
 }
 
-/**
- * Who may send from where (spec §4.1 rule 4, DESIGN §4): a verified domain of an active project
- * to anyone; the shared sandbox sender to the organization's members only, and with a `ph_test_`
- * key also to the reserved test recipients (test-recipients.ts), whose mail never leaves the box
- * either.
- */
 export function createSenderCheck(sandbox: Config['sandbox'], ports: SendPorts) {
   const parsed = parseMailbox(sandbox.from);
   const sandboxSender: Mailbox | undefined = parsed.ok ? parsed.value : undefined;
   const sandboxEmail = sandboxSender && normalizeEmail(sandboxSender.email);
-  const isReserved = (email: string) => reservedTestRecipient(email, sandbox.test_domain) !== undefined;
-  const reserved = reservedTestAddresses(sandbox.test_domain);
 
   return async function checkSender(
-    principal: Pick<KeyPrincipal, 'projectId' | 'organizationId' | 'projectStatus' | 'mode'>,
+    principal: Pick<KeyPrincipal, 'projectId' | 'organizationId' | 'projectStatus'>,
     draft: SenderCheckInput,
   ): Promise<void> {
     if (sandboxSender && normalizeEmail(draft.from.email) === sandboxEmail) {
       const members = new Set(
         (await ports.memberEmails(principal.organizationId)).map((email) => normalizeEmail(email) ?? email),
       );
-      const test = principal.mode === 'test';
-      const outsider = draft.recipients.find((r) => !members.has(r.email) && !(test && isReserved(r.email)));
+      const outsider = draft.recipients.find((recipient) => !members.has(recipient.email));
       if (outsider) {
-        const whom = test
-          ? `members of your organization and, with a ph_test_ key, the test recipients ${reserved}`
-          : 'members of your organization';
-        const hint =
-          !test && isReserved(outsider.email) ? ' Send to it with a ph_test_ key, or verify' : ' Verify';
         throw forbidden(
-          `The shared sandbox sender ${sandboxSender.email} may send only to ${whom}; ` +
-            `${outsider.mailbox.email} is not one.${hint} a domain to send to anyone.`,
+          `The shared sandbox sender ${sandboxSender.email} may send only to members of your organization; ` +
+            `${outsider.mailbox.email} is not one. Verify a domain to send to anyone.`,
         );
       }
       return;

@@ -8,7 +8,6 @@
  * It only decides; the scheduler writes the outcome, and it never writes anything itself.
  */
 import type { Config } from '../platform/config/schema.js';
-import type { KeyMode } from '../platform/db/tables.js';
 import { AppError } from '../platform/http/errors.js';
 import { checkNotSuspended, createSenderCheck, type SendPorts } from './checks.js';
 import type { ScheduledRecipient } from './store.js';
@@ -16,8 +15,6 @@ import type { ScheduledRecipient } from './store.js';
 /** The parts of a due message the checks read. */
 export interface DueMessage {
   readonly project_id: string;
-  /** The mode of the key that sent it: a test send may reach the reserved test recipients. */
-  readonly mode: KeyMode;
   readonly from_email: string;
   readonly from_domain: string;
 }
@@ -51,7 +48,6 @@ export function createReleaseCheck(sandbox: Config['sandbox'], ports: SendPorts)
           projectId: message.project_id,
           organizationId: project.organizationId,
           projectStatus: project.status,
-          mode: message.mode,
         },
         {
           from: { email: message.from_email, domain: message.from_domain },

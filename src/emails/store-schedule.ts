@@ -71,7 +71,6 @@ export function scheduleQueries() {
         .select([
           'id',
           'project_id',
-          'mode',
           'from_header',
           'from_email',
           'from_domain',
