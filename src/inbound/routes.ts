@@ -177,13 +177,20 @@ export function inboundRoutes(inbound: InboundService): RouteSpec[] {
       params: idParams,
       query: threadQuery,
       responses: {
-        200: { description: 'The thread with one page of its messages.', schema: threadRecord },
-        400: { description: '`after` is not a message of this thread, or `limit` is out of range.' },
+        200: {
+          description:
+            'The thread with one page of its messages: received mail, and the sent messages of the calling key’s mode (test or live).',
+          schema: threadRecord,
+        },
+        400: {
+          description:
+            '`after` is not a message of this thread (a sent message of the other key mode included), or `limit` is out of range.',
+        },
         404: { description: 'No such thread.' },
       },
       handler: async (req) => ({
         status: 200,
-        body: await inbound.getThread(requireKey(req.principal).projectId, req.params.id, req.query),
+        body: await inbound.getThread(requireKey(req.principal), req.params.id, req.query),
       }),
     }),
   ];

@@ -138,18 +138,20 @@ export function createInboundService(deps: {
 
     /**
      * A thread's messages, received and sent, oldest first, one page at a time (`after` = the last
-     * message ID of the previous page): a long conversation is never read whole.
+     * message ID of the previous page): a long conversation is never read whole. Sent messages are
+     * those of the scope's key mode only, as `GET /v1/emails` lists them; received mail has no mode.
      */
     async getThread(
-      projectId: string,
+      scope: MessageScope,
       id: string,
       page: { limit: number; after?: string | undefined },
     ): Promise<z.infer<typeof threadRecord>> {
+      const { projectId, mode } = scope;
       const thread = await store.getThread(projectId, id);
       if (!thread) throw notFound(`Thread ${id}`);
       let cursor: ThreadCursor | undefined;
       if (page.after !== undefined) {
-        const at = await store.threadPosition(thread.id, page.after);
+        const at = await store.threadPosition(thread.id, mode, page.after);
         if (at === undefined)
           throw badRequest(`after: ${page.after} is not a message of thread ${thread.id}.`, [
             { path: 'after', message: 'is not a message of this thread' },
@@ -157,7 +159,7 @@ export function createInboundService(deps: {
         cursor = { at, id: page.after };
       }
       const inbound = await store.messagesInThread(thread.id, page.limit + 1, cursor);
-      const members = await store.outboundMembers(thread.id, page.limit + 1, cursor);
+      const members = await store.outboundMembers(thread.id, mode, page.limit + 1, cursor);
       const merged = [
         ...inbound.map((row) => ({ at: row.created_at, id: row.id, row })),
         ...members.map((member) => ({ at: member.at, id: member.ref_id, row: undefined })),

@@ -3,11 +3,13 @@
  * messages one page at a time, oldest first. Part of `store.ts` (spread into it), kept apart to
  * keep that file small; like it, the only code querying these tables.
  */
-import type { Selectable } from 'kysely';
+import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { Db } from '../platform/db/database.js';
 import type {
+  Database,
   InboundMessagesTable,
   InboundThreadsTable,
+  KeyMode,
   ThreadMessageIdsTable,
 } from '../platform/db/tables.js';
 
@@ -36,6 +38,20 @@ export interface ThreadCursor {
   readonly id: string;
 }
 
+/**
+ * A thread member that is a message sent with a key of `mode`: one primary-key read of `messages`
+ * per member (an IN over the project's messages of a mode would read them all).
+ */
+const sentInMode =
+  (mode: KeyMode) =>
+  ({ exists, selectFrom }: ExpressionBuilder<Database, 'thread_message_ids'>) =>
+    exists(
+      selectFrom('messages')
+        .select('messages.id')
+        .whereRef('messages.id', '=', 'thread_message_ids.ref_id')
+        .where('messages.mode', '=', mode),
+    );
+
 export function createThreadReads(db: Db) {
   return {
     getThread(projectId: string, id: string): Promise<ThreadRow | undefined> {
@@ -46,21 +62,33 @@ export function createThreadReads(db: Db) {
         .where('id', '=', id)
         .executeTakeFirst();
     },
-    /** Sent messages of a thread, oldest first, after `cursor` when given. */
-    outboundMembers(threadId: string, limit: number, cursor?: ThreadCursor): Promise<ThreadMemberRow[]> {
+    /**
+     * Sent messages of a thread sent with keys of `mode` (a key sees only its own mode's messages,
+     * as `GET /v1/emails` does), oldest first, after `cursor` when given.
+     */
+    outboundMembers(
+      threadId: string,
+      mode: KeyMode,
+      limit: number,
+      cursor?: ThreadCursor,
+    ): Promise<ThreadMemberRow[]> {
       let query = db
         .selectFrom('thread_message_ids')
         .selectAll()
         .where('thread_id', '=', threadId)
-        .where('direction', '=', 'outbound');
+        .where('direction', '=', 'outbound')
+        .where(sentInMode(mode));
       if (cursor)
         query = query.where((eb) =>
           eb.or([eb('at', '>', cursor.at), eb.and([eb('at', '=', cursor.at), eb('ref_id', '>', cursor.id)])]),
         );
       return query.orderBy('at').orderBy('ref_id').limit(limit).execute();
     },
-    /** When the message `id` (inb_ or msg_) joined the thread, or undefined when it is not in it. */
-    async threadPosition(threadId: string, id: string): Promise<number | undefined> {
+    /**
+     * When the message `id` (inb_, or msg_ sent in `mode`) joined the thread, or undefined when it
+     * is not in it as a key of `mode` sees the thread.
+     */
+    async threadPosition(threadId: string, mode: KeyMode, id: string): Promise<number | undefined> {
       const inbound = await db
         .selectFrom('inbound_messages')
         .select('created_at')
@@ -74,6 +102,7 @@ export function createThreadReads(db: Db) {
         .where('thread_id', '=', threadId)
         .where('direction', '=', 'outbound')
         .where('ref_id', '=', id)
+        .where(sentInMode(mode))
         .executeTakeFirst();
       return member?.at;
     },
