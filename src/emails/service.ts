@@ -63,9 +63,12 @@ export function createEmailService(deps: EmailServiceDeps) {
     },
 
     /** As `get`, with each recipient's status (`GET /v1/emails/{id}`). */
+    /** The message and its recipients read in one transaction, so a cancel cannot fall between them. */
     async detail(scope: MessageScope, id: string): Promise<MessageDetail | undefined> {
-      const ref = await store.get(scope, id);
-      return ref && { ...ref, recipients: await store.recipientStatuses(id) };
+      return db.transaction().execute(async (trx) => {
+        const ref = await store.get(scope, id, trx);
+        return ref && { ...ref, recipients: await store.recipientStatuses(id, trx) };
+      });
     },
 
     /** Live or test: the key mode a message was sent with (analytics reports the modes apart). */

@@ -125,8 +125,8 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
       return (stmt().modeOf.get(messageId) as { mode: KeyMode } | undefined)?.mode;
     },
 
-    async get(scope: MessageScope, id: string): Promise<MessageRef | undefined> {
-      const row = await db
+    async get(scope: MessageScope, id: string, executor: Db = db): Promise<MessageRef | undefined> {
+      const row = await executor
         .selectFrom('messages')
         .select(['id', 'status', 'created_at'])
         .where('id', '=', id)
@@ -137,8 +137,8 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
     },
 
     /** A message's recipients and their statuses, in submission order. */
-    async recipientStatuses(messageId: string): Promise<MessageDetail['recipients']> {
-      return db
+    async recipientStatuses(messageId: string, executor: Db = db): Promise<MessageDetail['recipients']> {
+      return executor
         .selectFrom('message_recipients')
         .select(['email', 'kind', 'status'])
         .where('message_id', '=', messageId)
