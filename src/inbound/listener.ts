@@ -62,9 +62,23 @@ interface SessionState {
   refused: number;
   readonly accepted: Map<string, InboundRecipient>;
   timer: NodeJS.Timeout | undefined;
-  /** The reply to the transaction being committed: from the end of DATA until it is sent. */
-  committing: Promise<void> | undefined;
+  /** The transaction from DATA until its reply is sent. */
+  transaction: Transaction | undefined;
 }
+
+interface Transaction {
+  readonly stream: DataStream;
+  /** Resolves once the reply to the end of DATA is sent (or there is none: the client went). */
+  readonly replied: Promise<void>;
+}
+
+/**
+ * The reply a cut must let go first: once the final dot has arrived (smtp-server ends the stream's
+ * writable side there) the client waits for it and the message may be kept, even while the last
+ * of it is still being read and written (the stream's 'end' comes only after that).
+ */
+const awaitedReply = (transaction: Transaction | undefined): Promise<void> | undefined =>
+  transaction?.stream.writableEnded ? transaction.replied : undefined;
 
 /**
  * A cut (`max_session`, the end of a stop's grace) that comes while a message is being committed
@@ -79,14 +93,14 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
   // Transactions in DATA, for `receiving()`.
   const receiving = new Set<DataMeter>();
   // Transactions from DATA until their reply, for `close()`.
-  const transactions = new Set<{ readonly stream: DataStream; readonly replied: Promise<void> }>();
+  const transactions = new Set<Transaction>();
   const maxSessionMs = parseDuration(config.max_session);
   const commitGraceMs = deps.commitGraceMs ?? COMMIT_GRACE_MS;
 
   const stateOf = (session: SMTPServerSession): SessionState => {
     let state = sessions.get(session.id);
     if (!state) {
-      state = { commands: 0, refused: 0, accepted: new Map(), timer: undefined, committing: undefined };
+      state = { commands: 0, refused: 0, accepted: new Map(), timer: undefined, transaction: undefined };
       sessions.set(session.id, state);
     }
     return state;
@@ -193,18 +207,15 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
         },
         (error: unknown): DataOutcome => ({ kind: 'failed', error }),
       );
-      const transaction = {
+      const transaction: Transaction = {
         stream,
         replied: outcome.then((result) => replyToData(envelope, result, callback, deps)),
       };
       transactions.add(transaction);
-      // From the end of DATA the client waits for the reply, and the message may already be kept.
-      stream.once('end', () => {
-        state.committing = transaction.replied;
-      });
+      state.transaction = transaction;
       transaction.replied.finally(() => {
         transactions.delete(transaction);
-        if (state.committing === transaction.replied) state.committing = undefined;
+        if (state.transaction === transaction) state.transaction = undefined;
       });
     },
   };
@@ -213,7 +224,7 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
   const connections = connectionsOf(server);
   /** 421 and close, but the reply to a commit in progress first (a 421 would make it a duplicate). */
   const cutOff = async (sessionId: string, message: string): Promise<void> => {
-    const committing = sessions.get(sessionId)?.committing;
+    const committing = awaitedReply(sessions.get(sessionId)?.transaction);
     if (!(await connections.cutOff(sessionId, message, committing, commitGraceMs)))
       log.warn(
         { session: sessionId },

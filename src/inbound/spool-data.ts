@@ -11,8 +11,11 @@
 import type { Readable } from 'node:stream';
 import type { SpoolFile } from './spool-file.js';
 
-/** smtp-server's DATA stream: it counts the bytes and flags a message past `size`. */
-export type DataStream = Readable & { readonly sizeExceeded?: boolean };
+/**
+ * smtp-server's DATA stream: it counts the bytes and flags a message past `size`. It is a
+ * PassThrough whose writable side smtp-server ends at the final dot (`writableEnded`).
+ */
+export type DataStream = Readable & { readonly sizeExceeded?: boolean; readonly writableEnded?: boolean };
 
 export type DataOutcome =
   | {

@@ -1,8 +1,10 @@
 /**
  * Finds the real clamd that scanner tests talk to: 127.0.0.1:$CLAMD_PORT (default 3310), as started
- * by `scripts/peers`. When it does not answer PING the test fails with how to start it; tests that
- * need ClamAV never pass by skipping. Speaks clamd's protocol itself, so it does not test the
- * scanner with the scanner.
+ * by `scripts/peers`. It must answer PING and find EICAR in an INSTREAM scan, as `scripts/peers`
+ * requires before it reuses a clamd: one started from a worktree since deleted answers PING but
+ * fails every scan. Otherwise the test fails saying which and what to do; tests that need ClamAV
+ * never pass by skipping. Speaks clamd's protocol itself, so it does not test the scanner with the
+ * scanner.
  */
 import { connect } from 'node:net';
 
@@ -11,15 +13,26 @@ export interface ClamdAddress {
   readonly port: number;
 }
 
-const PING_TIMEOUT_MS = 2_000;
+const REPLY_TIMEOUT_MS = 5_000;
+
+// The public EICAR test string, assembled so that no file in the repository holds it whole.
+const EICAR = Buffer.from(
+  ['X5O!P%@AP[4\\PZX54(P^)7CC)7}$', 'EICAR-STANDARD-ANTI', 'VIRUS-TEST-FILE!$H+H*'].join(''),
+);
 
 export async function requireClamd(): Promise<ClamdAddress> {
   const host = '127.0.0.1';
   const port = clamdPort();
-  if (await answersPing(host, port)) return { host, port };
-  throw new Error(
-    `clamd does not answer PING on ${host}:${port}; run scripts/peers (it needs Debian's clamav-daemon)`,
-  );
+  if ((await ask(host, port, [Buffer.from('zPING\0')])) !== 'PONG')
+    throw new Error(
+      `clamd does not answer PING on ${host}:${port}; run scripts/peers (it needs Debian's clamav-daemon)`,
+    );
+  const scan = await ask(host, port, instream(EICAR));
+  if (scan === undefined || !scan.endsWith(' FOUND'))
+    throw new Error(
+      `clamd on ${host}:${port} answers PING but cannot scan (EICAR: '${scan ?? 'no answer'}'), e.g. it was started from a worktree since deleted; scripts/peers status names it: stop it and run scripts/peers, or set CLAMD_PORT to another port`,
+    );
+  return { host, port };
 }
 
 function clamdPort(): number {
@@ -30,22 +43,33 @@ function clamdPort(): number {
   return port;
 }
 
-/** Sends `zPING\0` and expects `PONG\0` (clamd's null-terminated command form). */
-function answersPing(host: string, port: number): Promise<boolean> {
+/** `zINSTREAM\0`, then `bytes` as one chunk (a 4-byte big-endian length first), then a zero length. */
+function instream(bytes: Buffer): Buffer[] {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(bytes.length);
+  return [Buffer.from('zINSTREAM\0'), length, bytes, Buffer.alloc(4)];
+}
+
+/**
+ * Sends a null-terminated clamd command and resolves with its null-terminated reply, without the
+ * NUL; undefined when there is none within `REPLY_TIMEOUT_MS` (refused, closed, silent).
+ */
+function ask(host: string, port: number, request: readonly Buffer[]): Promise<string | undefined> {
   return new Promise((resolve) => {
     const socket = connect({ host, port });
     let reply = '';
-    const finish = (ok: boolean): void => {
+    const finish = (answer: string | undefined): void => {
       socket.destroy();
-      resolve(ok);
+      resolve(answer);
     };
-    socket.setTimeout(PING_TIMEOUT_MS, () => finish(false));
-    socket.on('error', () => finish(false));
-    socket.on('connect', () => socket.write('zPING\0'));
+    socket.setTimeout(REPLY_TIMEOUT_MS, () => finish(undefined));
+    socket.on('error', () => finish(undefined));
+    socket.on('connect', () => socket.write(Buffer.concat(request)));
     socket.on('data', (chunk) => {
       reply += chunk.toString('latin1');
-      if (reply.includes('\0')) finish(reply === 'PONG\0');
+      const end = reply.indexOf('\0');
+      if (end >= 0) finish(reply.slice(0, end));
     });
-    socket.on('end', () => finish(false));
+    socket.on('end', () => finish(reply === '' ? undefined : reply));
   });
 }

@@ -5,7 +5,8 @@
  * The commit's wait is bounded (`commitGraceMs`): one that outlasts it is cut off with 421.
  *
  * The real listener on loopback and a real SMTP client; the one thing held is the commit of the
- * spool file (written for real), so that the cut lands inside it every time.
+ * spool file (written for real), so that the cut lands inside it every time, or a write of the
+ * message (a slow disk), so that the final dot has arrived while the message is still being read.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -23,15 +24,21 @@ interface HeldListener {
   readonly listener: InboundListener;
   readonly spoolDir: string;
   readonly accepted: Accepted[];
-  /** Resolves when a commit has begun (the whole message is written, the client waits). */
+  /** Resolves when the held step has begun (a commit: the whole message is written, the client waits). */
   readonly commitBegun: Promise<void>;
-  /** Lets the held commit go on. */
+  /** Lets the held step go on. */
   release(): void;
 }
 
 async function startHeldListener(
   t: ExecutionContext,
-  options: { maxSession?: string; shutdownTimeoutMs?: number; commitGraceMs?: number },
+  options: {
+    maxSession?: string;
+    shutdownTimeoutMs?: number;
+    commitGraceMs?: number;
+    /** What is held: the commit (the default) or every write of the message, as a slow disk does. */
+    hold?: 'commit' | 'append';
+  },
 ): Promise<HeldListener> {
   const dataDir = mkdtempSync(join(tmpdir(), 'posthorn-commit-cut-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -52,6 +59,15 @@ async function startHeldListener(
     ...real,
     async create(envelope, head) {
       const file = await real.create(envelope, head);
+      if (options.hold === 'append')
+        return {
+          ...file,
+          async append(chunk) {
+            begun();
+            await released;
+            return file.append(chunk);
+          },
+        };
       return {
         ...file,
         async commit() {
@@ -125,6 +141,30 @@ test('a message being committed when a stop’s grace ends is answered 250 befor
   t.regex((await reply).text, /^250 /);
   t.regex((await smtp.next()).text, /^421 .*shutting down/);
   await stopped;
+  await smtp.closed();
+  t.is(spooled(held).length, 1);
+  t.is(held.accepted.length, 1);
+});
+
+test('a message whose last write is still going when the final dot and then max_session come is answered 250 before the 421', async (t) => {
+  const held = await startHeldListener(t, { maxSession: '1s', hold: 'append' });
+  const smtp = await openSmtp(held.listener.address().port);
+  t.teardown(() => smtp.end());
+  const connected = Date.now();
+  await smtp.command('EHLO client.example');
+  await smtp.command('MAIL FROM:<ann@sender.example>');
+  await smtp.command('RCPT TO:<abuse@acme.example>');
+  await smtp.command('DATA');
+  // Two parts: the write of the first is held, so the second and the final dot wait unread.
+  await smtp.write('Subject: Its write is slow\r\n\r\n');
+  await held.commitBegun;
+  const reply = smtp.data('Hello.\r\n.\r\n');
+  // The session limit passes after the final dot, while the message is still being written.
+  await sleep(Math.max(300, connected + 1_500 - Date.now()));
+  held.release();
+
+  t.regex((await reply).text, /^250 /);
+  t.regex((await smtp.next()).text, /^421 .*Session time limit/);
   await smtp.closed();
   t.is(spooled(held).length, 1);
   t.is(held.accepted.length, 1);
