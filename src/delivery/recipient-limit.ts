@@ -28,8 +28,8 @@ export function overRecipientLimit(raw: string): boolean {
 
 /**
  * Sends `message` again on `connection` to the recipients of `envelope` that `refused` names as
- * over the limit, as long as some are left and `mayStart()` says yes; their outcomes replace the
- * ones in `outcomes`. Returns false when the connection must be dropped (a follow-up failed and
+ * over the limit, as long as some are left and `mayStart()` says yes; each transaction's outcomes
+ * are given to `answer` as it ends, replacing the earlier ones. Returns false when the connection must be dropped (a follow-up failed and
  * could not be reset).
  */
 export async function sendOverLimit(
@@ -37,7 +37,7 @@ export async function sendOverLimit(
   envelope: Envelope,
   message: Buffer,
   refused: ReadonlyMap<string, string>,
-  outcomes: Map<string, Outcome>,
+  answer: (rcpt: string, outcome: Outcome) => void,
   mayStart: () => boolean,
 ): Promise<boolean> {
   let rest = leftOver(envelope.to, refused);
@@ -45,7 +45,7 @@ export async function sendOverLimit(
     const next: Envelope = { ...envelope, to: rest };
     try {
       const replies = await connection.send(next, message);
-      for (const [rcpt, outcome] of outcomesOfReplies(rest, replies)) outcomes.set(rcpt, outcome);
+      for (const [rcpt, outcome] of outcomesOfReplies(rest, replies)) answer(rcpt, outcome);
       const after = leftOver(rest, replies.rejected);
       // The server took none of them after all: they keep their 452 (never loop).
       if (after.length >= rest.length) break;
@@ -54,7 +54,7 @@ export async function sendOverLimit(
       const result = resultOfError(error as SmtpError, next);
       for (const rcpt of rest) {
         const outcome = result.kind === 'per_recipient' ? result.outcomes.get(rcpt) : result;
-        if (outcome !== undefined) outcomes.set(rcpt, outcome);
+        if (outcome !== undefined) answer(rcpt, outcome);
       }
       return connection.usable && (await connection.reset());
     }
