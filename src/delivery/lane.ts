@@ -222,7 +222,12 @@ export class Lane {
     };
     for (const [rcpt, outcome] of outcomes) answered.set(rcpt, outcome);
     const secure = connection.secure;
-    const accepting = () => this.#pool.accepting;
+    // A follow-up is one more message to the server: it takes a token of the rate like the first.
+    const accepting = async () => {
+      if (!this.#pool.accepting) return false;
+      await this.#rateToken();
+      return this.#pool.accepting;
+    };
     if (await sendOverLimit(connection, envelope, message, replies.rejected, answer, accepting))
       this.#pool.release(connection, key);
     else this.#pool.discard(connection);

@@ -5,8 +5,9 @@
  * server took the others, so each new transaction makes progress; it goes on until every
  * recipient has a reply of its own (delivered, refused for another reason, or a failure).
  *
- * A follow-up transaction is part of the same delivery: it takes no token of the lane's rate, and
- * none is started once the engine is stopping (those recipients keep their 452: deferred).
+ * A follow-up transaction is one more message to the server: it waits for a token of the lane's
+ * rate like any other, and none is started once the engine is stopping (those recipients keep their
+ * 452: deferred).
  */
 import type { Envelope, MxConnection, SmtpError } from './mx-connection.js';
 import type { Outcome } from './outcome.js';
@@ -28,7 +29,7 @@ export function overRecipientLimit(raw: string): boolean {
 
 /**
  * Sends `message` again on `connection` to the recipients of `envelope` that `refused` names as
- * over the limit, as long as some are left and `mayStart()` says yes; each transaction's outcomes
+ * over the limit, as long as some are left and `mayStart()` (which waits for the lane's rate) says yes; each transaction's outcomes
  * are given to `answer` as it ends, replacing the earlier ones. Returns false when the connection must be dropped (a follow-up failed and
  * could not be reset).
  */
@@ -38,10 +39,10 @@ export async function sendOverLimit(
   message: Buffer,
   refused: ReadonlyMap<string, string>,
   answer: (rcpt: string, outcome: Outcome) => void,
-  mayStart: () => boolean,
+  mayStart: () => Promise<boolean>,
 ): Promise<boolean> {
   let rest = leftOver(envelope.to, refused);
-  while (rest.length > 0 && mayStart() && connection.usable) {
+  while (rest.length > 0 && connection.usable && (await mayStart()) && connection.usable) {
     const next: Envelope = { ...envelope, to: rest };
     try {
       const replies = await connection.send(next, message);
