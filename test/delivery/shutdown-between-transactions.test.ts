@@ -187,3 +187,26 @@ test('a stop during a follow-up after "452 too many recipients" records what the
     'the two delivered before the stop are not sent again',
   );
 });
+
+test('once stopping, no follow-up starts after "452 too many recipients": those recipients keep their 452', async (t) => {
+  const env = await startDeliveryEnv(t, { config: { delivery: { drain_timeout: '5s' } } });
+  const held = await heldMx(t, '127.0.0.4', env.peer.port, { firstAfterMs: 1000, maxRecipients: 2 });
+  mx(env.dns, 'limit.example', [{ host: 'mx.limit.example', ip: '127.0.0.4' }]);
+  const id = await send(env, { to: addresses(5, 'limit.example') });
+  await eventually('the first transaction to reach the MX', () => held.received.length === 1, 15_000);
+
+  const stopping = Date.now();
+  await env.ph.server.stop();
+  t.true(Date.now() - stopping < 4000, 'the stop did not wait for a follow-up');
+  t.is(held.received.length, 1, 'no follow-up transaction was begun');
+  const store = openStore(t, env);
+  t.deepEqual(store.statuses(id), [
+    { status: 'deferred', n: 3 },
+    { status: 'delivered', n: 2 },
+  ]);
+  t.deepEqual(store.eventCounts(id), [
+    { type: 'email.delivered', n: 2 },
+    { type: 'email.delivery_delayed', n: 3 },
+    { type: 'email.sent', n: 1 },
+  ]);
+});
