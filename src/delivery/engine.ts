@@ -14,19 +14,21 @@
  * - Stopping: no new claims and no new transactions; jobs not yet on the wire go back to the queue;
  *   transactions in flight get `drain_timeout` to finish, then their connections are dropped
  *   before their jobs are released, so no late reply is read for a released job and no socket
- *   keeps the process alive. Outcomes already known are written, never released.
+ *   keeps the process alive. Outcomes already known are written, never released; so are those of
+ *   a job's transactions that ended before a later one was cut off or not started (its other
+ *   recipients go back to the queue with the job).
  */
 import type { Traffic } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
 import type { DnsResolver } from '../platform/dns/resolver.js';
 import type { Lane } from './lane.js';
 import type { LaneTable } from './lanes.js';
-import { HeldJobs } from './held-jobs.js';
-import { type Outcome, type PerRecipient, RELEASED } from './outcome.js';
+import { cutOff, HeldJobs } from './held-jobs.js';
+import { type CutOff, type Outcome, type PerRecipient, RELEASED } from './outcome.js';
 import type { OutcomeWriter } from './outcome-writer.js';
 import { rerouteRemovedLanes } from './removed-lanes.js';
 import { ROUTE_BATCH, routeBatch, SANDBOX_LANE } from './router.js';
-import { deliverJob, newContext, type StepDeps } from './steps.js';
+import { deliverJob, type JobContext, newContext, type StepDeps } from './steps.js';
 import type { ClaimedJob, DeliveryStore } from './store.js';
 
 export interface EngineOptions {
@@ -137,9 +139,13 @@ export class DeliveryEngine {
     // Transactions still in flight are cut off before their jobs are released: no reply can then
     // arrive for a job that is back in the queue (the server may have kept the message: at least once).
     for (const lane of this.#o.lanes.values()) lane.abort();
-    await this.#held.releaseAbandoned();
+    const cut = await this.#held.releaseAbandoned();
     // Results already in hand are written before the store can close.
-    await Promise.all([this.#held.untilIdle(), this.#rerouting]);
+    await Promise.all([
+      this.#held.untilIdle(),
+      this.#rerouting,
+      ...cut.map(({ ctx, result }) => this.#recordCutOff(ctx, result)),
+    ]);
   }
 
   async #tick(): Promise<void> {
@@ -215,24 +221,29 @@ export class DeliveryEngine {
 
   /** Runs one job's steps in `lane` (null: the sandbox) and records the outcome. */
   #run(job: ClaimedJob, lane: Lane | null): void {
-    this.#held.add(job);
+    const ctx = newContext(job, lane);
+    this.#held.add(ctx);
     if (lane) lane.held += 1;
     else this.#sandboxHeld[job.traffic] += 1;
-    const startedAt = Date.now();
-    const ctx = newContext(job, lane);
     void deliverJob(ctx, { ...this.#o.steps, stopping: () => this.#stopping })
       .then(async (result) => {
         if (!this.#held.has(job.id)) return; // abandoned at shutdown: already released
         this.#held.settle(job.id);
         const reachedServer = ctx.via !== null && ctx.via.mxHost !== null;
         if (result === RELEASED || (this.#stopping && !reachedServer)) {
+          if (ctx.answered.size > 0) return await this.#recordCutOff(ctx, cutOff(ctx));
           this.#held.queueRelease({ id: job.id, lane: lane?.name ?? SANDBOX_LANE, traffic: job.traffic });
           if (this.#stopping) await this.#flushReleases();
           return;
         }
         if (result.kind === 'released') return;
         if (lane) flagReputation(lane, result);
-        await this.#o.writer.record({ ctx, result, lane: lane?.name ?? SANDBOX_LANE, startedAt });
+        await this.#o.writer.record({
+          ctx,
+          result,
+          lane: lane?.name ?? SANDBOX_LANE,
+          startedAt: ctx.startedAt,
+        });
       })
       .catch((error: unknown) => {
         // Neither the outcome nor the job's deferral could be written (the database refuses writes,
@@ -246,6 +257,22 @@ export class DeliveryEngine {
         else this.#sandboxHeld[job.traffic] -= 1;
         if (!this.#stopping) this.wake();
       });
+  }
+
+  /**
+   * Records the recipients a stopped job's ended transactions answered and gives the job back
+   * (outcome-recorder.ts); a failure leaves the job leased until its lease runs out.
+   */
+  async #recordCutOff(ctx: JobContext, result: CutOff): Promise<void> {
+    const lane = ctx.lane?.name ?? SANDBOX_LANE;
+    try {
+      await this.#o.writer.record({ ctx, result, lane, startedAt: ctx.startedAt });
+    } catch (error) {
+      this.#o.log.error(
+        { err: error, job_id: ctx.job.id },
+        'the outcomes of a stopped job could not be recorded',
+      );
+    }
   }
 
   /** Gives back the jobs steps released; their lanes may have work again. */

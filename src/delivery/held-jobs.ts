@@ -4,11 +4,14 @@
  * (in batches), and at a stop releases those whose result is not known yet.
  *
  * A job whose result is known is "settling" (being recorded or released): a stop never abandons
- * it, so an outcome already in hand is written, not released.
+ * it, so an outcome already in hand is written, not released. An abandoned job some of whose
+ * transactions had ended keeps what they answered: the engine records that (CutOff).
  */
 import type { Traffic } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
-import type { ClaimedJob, DeliveryStore } from './store.js';
+import type { CutOff } from './outcome.js';
+import type { JobContext } from './steps.js';
+import type { DeliveryStore } from './store.js';
 
 /** A job to give back to the queue, with the lane it keeps. */
 export interface Released {
@@ -21,7 +24,7 @@ export class HeldJobs {
   readonly #store: Pick<DeliveryStore, 'release' | 'renew'>;
   readonly #leaseMs: number;
   readonly #log: Logger;
-  readonly #jobs = new Map<string, ClaimedJob>();
+  readonly #jobs = new Map<string, JobContext>();
   readonly #settling = new Set<string>();
   readonly #toRelease: Released[] = [];
   #idle: (() => void) | null = null;
@@ -40,8 +43,8 @@ export class HeldJobs {
     return this.#jobs.has(id);
   }
 
-  add(job: ClaimedJob): void {
-    this.#jobs.set(job.id, job);
+  add(ctx: JobContext): void {
+    this.#jobs.set(ctx.job.id, ctx);
   }
 
   /** The job's result is known and being written: a stop no longer abandons it. */
@@ -72,17 +75,27 @@ export class HeldJobs {
 
   /**
    * At a stop, once the transactions in flight are cut off: forgets the jobs whose result is not
-   * known and gives them back, with those queued for release, due now.
+   * known and gives them back, with those queued for release, due now. Returns instead those with
+   * recipients already answered, and what those were answered (taken now: a cut-off transaction's
+   * error comes later and must not count); the caller records it, which gives the job back.
    */
-  async releaseAbandoned(): Promise<void> {
-    const abandoned = [...this.#jobs.values()].filter((job) => !this.#settling.has(job.id));
-    for (const job of abandoned) this.#jobs.delete(job.id);
+  async releaseAbandoned(): Promise<{ readonly ctx: JobContext; readonly result: CutOff }[]> {
+    const abandoned = [...this.#jobs.values()].filter((ctx) => !this.#settling.has(ctx.job.id));
+    for (const ctx of abandoned) this.#jobs.delete(ctx.job.id);
+    const cut = abandoned.filter((ctx) => ctx.answered.size > 0);
+    const results = cut.map((ctx) => ({ ctx, result: cutOff(ctx) }));
     const now = Date.now();
     await this.#store.release(
-      [...this.#toRelease.splice(0), ...abandoned.map(({ id, lane, traffic }) => ({ id, lane, traffic }))],
+      [
+        ...this.#toRelease.splice(0),
+        ...abandoned
+          .filter((ctx) => ctx.answered.size === 0)
+          .map(({ job: { id, lane, traffic } }) => ({ id, lane, traffic })),
+      ],
       now,
       now,
     );
+    return results;
   }
 
   /** Resolves once no job is held, or after `ms`. */
@@ -105,4 +118,9 @@ export class HeldJobs {
       this.#log.error({ err: error }, 'renewing delivery leases failed');
     }
   }
+}
+
+/** What the job's ended transactions answered so far. */
+export function cutOff(ctx: JobContext): CutOff {
+  return { kind: 'cut_off', outcomes: new Map(ctx.answered) };
 }

@@ -61,6 +61,13 @@ export interface Transmission {
   readonly secure: boolean;
 }
 
+/** One message on its way, and where the outcomes of its ended transactions go. */
+interface Mail {
+  readonly envelope: Envelope;
+  readonly message: Buffer;
+  readonly answered: Map<string, Outcome>;
+}
+
 const PLAINTEXT_AFTER_TLS_FAILURE_MS = 60 * 60_000;
 
 export class Lane {
@@ -105,15 +112,23 @@ export class Lane {
     return this.#pool.size;
   }
 
-  /** Sends one message to the route's hosts; never throws. */
-  async transmit(route: MxRoute, envelope: Envelope, message: Buffer): Promise<Transmission> {
+  /**
+   * Sends one message to the route's hosts; never throws. `answered` gets the outcomes of each
+   * transaction that ends (the first, then each follow-up of recipient-limit.ts) as it ends.
+   */
+  async transmit(
+    route: MxRoute,
+    envelope: Envelope,
+    message: Buffer,
+    answered: Map<string, Outcome>,
+  ): Promise<Transmission> {
     await this.#rateToken();
     const tls: TlsMode = route.tls ?? (this.config.tls === '' ? this.#deps.settings.tls : this.config.tls);
     let last: Outcome | null = null;
     let withoutAddress = 0;
     const live = route.hosts.filter((host) => this.#down.outcomeFor(host, tls) === undefined);
     for (const host of live) {
-      const attempt = await this.#tryHost(host, tls, envelope, message);
+      const attempt = await this.#tryHost(host, tls, { envelope, message, answered });
       if ('next' in attempt) {
         last = attempt.next;
         if (attempt.noAddress === true) withoutAddress += 1;
@@ -154,8 +169,7 @@ export class Lane {
   async #tryHost(
     host: string,
     wanted: TlsMode,
-    envelope: Envelope,
-    message: Buffer,
+    mail: Mail,
   ): Promise<Transmission | { next: Outcome; noAddress?: true }> {
     const addresses = await addressesOf(this.#deps.dns, host);
     if (addresses === 'temporary')
@@ -172,23 +186,18 @@ export class Lane {
       const failure = transportFailureOf(error);
       if (failure === 'tls_failed' && tls === 'opportunistic') {
         this.#plaintext.set(host, Date.now() + PLAINTEXT_AFTER_TLS_FAILURE_MS);
-        return this.#tryHost(host, wanted, envelope, message);
+        return this.#tryHost(host, wanted, mail);
       }
       const outcome = outcomeOfError(error);
       // A host that answered (a 421 greeting) is alive; one that did not is skipped for a while.
       if ((error as SmtpError).response === undefined) this.#down.mark(host, tls, error, outcome);
       return { next: outcome };
     }
-    return this.#send(connection, tls, envelope, message, true);
+    return this.#send(connection, tls, mail, true);
   }
 
-  async #send(
-    connection: MxConnection,
-    tls: TlsMode,
-    envelope: Envelope,
-    message: Buffer,
-    mayRetry: boolean,
-  ): Promise<Transmission> {
+  async #send(connection: MxConnection, tls: TlsMode, mail: Mail, mayRetry: boolean): Promise<Transmission> {
+    const { envelope, message, answered } = mail;
     const key = `${connection.target.host}|${tls}`;
     const reused = connection.transactions > 0;
     let replies: TransactionReplies;
@@ -201,15 +210,25 @@ export class Lane {
       else this.#pool.discard(connection);
       // A reused connection the server dropped while idle: try once more on a fresh one.
       if (mayRetry && reused && err.response === undefined && err.code !== 'EMESSAGE') {
-        const fresh = await this.#tryHost(connection.target.host, tls, envelope, message);
+        const fresh = await this.#tryHost(connection.target.host, tls, mail);
         return 'next' in fresh ? { result: fresh.next, mxHost: null, secure: false } : fresh;
       }
       return { result: resultOfError(err, envelope), mxHost: connection.target.host, secure };
     }
     const outcomes = outcomesOfReplies(envelope.to, replies);
+    const answer = (rcpt: string, outcome: Outcome) => {
+      outcomes.set(rcpt, outcome);
+      answered.set(rcpt, outcome);
+    };
+    for (const [rcpt, outcome] of outcomes) answered.set(rcpt, outcome);
     const secure = connection.secure;
-    const accepting = () => this.#pool.accepting;
-    if (await sendOverLimit(connection, envelope, message, replies.rejected, outcomes, accepting))
+    // A follow-up is one more message to the server: it takes a token of the rate like the first.
+    const accepting = async () => {
+      if (!this.#pool.accepting) return false;
+      await this.#rateToken();
+      return this.#pool.accepting;
+    };
+    if (await sendOverLimit(connection, envelope, message, replies.rejected, answer, accepting))
       this.#pool.release(connection, key);
     else this.#pool.discard(connection);
     return { result: { kind: 'per_recipient', outcomes }, mxHost: connection.target.host, secure };

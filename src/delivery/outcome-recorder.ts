@@ -11,6 +11,9 @@
  * Retries follow `retry-policy.ts`, counted from the message's due time (due-time.ts); a deferral
  * past the maximum age becomes a bounce with 5.4.7 (RFC 5321 §4.5.4.1), which is soft: the address
  * may be fine and only the server unreachable.
+ *
+ * A job a stop cut off between its transactions (CutOff) records only the recipients they
+ * answered; the job goes back to the queue due now with its other recipients untouched.
  */
 import type SQLite from 'better-sqlite3';
 import type { EventService } from '../events/service.js';
@@ -22,7 +25,7 @@ import type { SuppressionInput } from '../suppressions/service.js';
 import { type BounceClass, countsAsSoftBounce, expired } from './bounce-classifier.js';
 import { dueTime } from './due-time.js';
 import { messageStatus } from './message-status.js';
-import { type Outcome, outcomeOfTransport, type PerRecipient } from './outcome.js';
+import { type CutOff, type Outcome, outcomeOfTransport, type PerRecipient } from './outcome.js';
 import {
   bouncedEvent,
   complainedEvent,
@@ -55,7 +58,8 @@ export interface RecorderDeps {
 
 export interface JobReport {
   readonly ctx: JobContext;
-  readonly result: Outcome | PerRecipient;
+  /** A cut-off job's recipients not in `outcomes` stay as they are, and the job is released. */
+  readonly result: Outcome | PerRecipient | CutOff;
   readonly lane: string | null;
   readonly startedAt: number;
 }
@@ -82,7 +86,9 @@ export class OutcomeRecorder {
       return;
     }
     const attempt = job.attempts + 1;
-    const outcomes = ctx.recipients.map((r) => [r, outcomeFor(result, r)] as const);
+    const cutOff = result.kind === 'cut_off';
+    const answered = cutOff ? ctx.recipients.filter((r) => result.outcomes.has(r.email)) : ctx.recipients;
+    const outcomes = answered.map((r) => [r, outcomeFor(result, r)] as const);
     const firstDeferred = outcomes.find(([, o]) => o.kind === 'deferred')?.[1];
     const next =
       firstDeferred === undefined
@@ -108,9 +114,12 @@ export class OutcomeRecorder {
       if (outcome.kind !== 'delivered') lastError ??= formatSmtpReply(outcome.reply);
       statuses.push(await this.#recipient(trx, recipient, outcome, next, event, now));
     }
-    if (next instanceof Date) writes.rescheduleJob(job.id, next.getTime(), report.lane, lastError, now);
+    // A stop cut the job off: the rest go back due now, as a released job (no attempt counted).
+    if (cutOff) writes.releaseJob(job.id, report.lane, now);
+    else if (next instanceof Date) writes.rescheduleJob(job.id, next.getTime(), report.lane, lastError, now);
     else writes.finishJob(job.id, report.lane, lastError, now);
-    writes.setMessageStatus(message.id, messageStatus(this.#counts(ctx, statuses)), now);
+    const counts = cutOff ? writes.statusCounts(message.id) : this.#counts(ctx, statuses);
+    writes.setMessageStatus(message.id, messageStatus(counts), now);
     const first = outcomes[0]?.[1];
     writes.attempt({
       jobId: job.id,
@@ -245,8 +254,8 @@ export class OutcomeRecorder {
   }
 }
 
-function outcomeFor(result: Outcome | PerRecipient, recipient: RecipientRow): Outcome {
-  if (result.kind !== 'per_recipient') return result;
+function outcomeFor(result: Outcome | PerRecipient | CutOff, recipient: RecipientRow): Outcome {
+  if (result.kind !== 'per_recipient' && result.kind !== 'cut_off') return result;
   return (
     result.outcomes.get(recipient.email) ??
     outcomeOfTransport('protocol', 'the server gave no reply for this recipient')

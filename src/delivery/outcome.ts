@@ -33,6 +33,16 @@ export interface PerRecipient {
   readonly outcomes: ReadonlyMap<string, Outcome>;
 }
 
+/**
+ * A job a stop cut off after some of its transactions had ended (steps.ts chunks, recipient-limit.ts
+ * follow-ups): the outcomes of the recipients those transactions answered. The job's other
+ * recipients go back to the queue with it, untouched, like a released job (no event, no attempt).
+ */
+export interface CutOff {
+  readonly kind: 'cut_off';
+  readonly outcomes: ReadonlyMap<string, Outcome>;
+}
+
 export const CONTINUE = 'continue' as const;
 
 /** The engine is stopping: the job goes back to the queue untouched, with no event. */

@@ -5,8 +5,9 @@
  * server took the others, so each new transaction makes progress; it goes on until every
  * recipient has a reply of its own (delivered, refused for another reason, or a failure).
  *
- * A follow-up transaction is part of the same delivery: it takes no token of the lane's rate, and
- * none is started once the engine is stopping (those recipients keep their 452: deferred).
+ * A follow-up transaction is one more message to the server: it waits for a token of the lane's
+ * rate like any other, and none is started once the engine is stopping (those recipients keep their
+ * 452: deferred).
  */
 import type { Envelope, MxConnection, SmtpError } from './mx-connection.js';
 import type { Outcome } from './outcome.js';
@@ -28,8 +29,8 @@ export function overRecipientLimit(raw: string): boolean {
 
 /**
  * Sends `message` again on `connection` to the recipients of `envelope` that `refused` names as
- * over the limit, as long as some are left and `mayStart()` says yes; their outcomes replace the
- * ones in `outcomes`. Returns false when the connection must be dropped (a follow-up failed and
+ * over the limit, as long as some are left and `mayStart()` (which waits for the lane's rate) says yes; each transaction's outcomes
+ * are given to `answer` as it ends, replacing the earlier ones. Returns false when the connection must be dropped (a follow-up failed and
  * could not be reset).
  */
 export async function sendOverLimit(
@@ -37,15 +38,15 @@ export async function sendOverLimit(
   envelope: Envelope,
   message: Buffer,
   refused: ReadonlyMap<string, string>,
-  outcomes: Map<string, Outcome>,
-  mayStart: () => boolean,
+  answer: (rcpt: string, outcome: Outcome) => void,
+  mayStart: () => Promise<boolean>,
 ): Promise<boolean> {
   let rest = leftOver(envelope.to, refused);
-  while (rest.length > 0 && mayStart() && connection.usable) {
+  while (rest.length > 0 && connection.usable && (await mayStart()) && connection.usable) {
     const next: Envelope = { ...envelope, to: rest };
     try {
       const replies = await connection.send(next, message);
-      for (const [rcpt, outcome] of outcomesOfReplies(rest, replies)) outcomes.set(rcpt, outcome);
+      for (const [rcpt, outcome] of outcomesOfReplies(rest, replies)) answer(rcpt, outcome);
       const after = leftOver(rest, replies.rejected);
       // The server took none of them after all: they keep their 452 (never loop).
       if (after.length >= rest.length) break;
@@ -54,7 +55,7 @@ export async function sendOverLimit(
       const result = resultOfError(error as SmtpError, next);
       for (const rcpt of rest) {
         const outcome = result.kind === 'per_recipient' ? result.outcomes.get(rcpt) : result;
-        if (outcome !== undefined) outcomes.set(rcpt, outcome);
+        if (outcome !== undefined) answer(rcpt, outcome);
       }
       return connection.usable && (await connection.reset());
     }

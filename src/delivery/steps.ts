@@ -69,6 +69,13 @@ export interface JobContext {
   /** The rendered message, released when the job's steps are over (deliverJob). */
   rendered: RenderedMessage | null;
   via: { readonly mxHost: string | null; readonly secure: boolean } | null;
+  /**
+   * Each recipient's outcome as soon as a transaction that answered it has ended: what a stop that
+   * cuts off a later transaction of the job records (engine.ts), instead of releasing them too.
+   */
+  readonly answered: Map<string, Outcome>;
+  /** When the engine took the job up (the attempt log's start). */
+  readonly startedAt: number;
 }
 
 type Step = (ctx: JobContext, deps: StepDeps) => Promise<StepResult>;
@@ -174,6 +181,8 @@ export const RECIPIENTS_PER_TRANSACTION = 100;
 /**
  * One SMTP transaction with every recipient of the job (or the sandbox sink's answers); a job with
  * more than RECIPIENTS_PER_TRANSACTION recipients takes one transaction per chunk of them, at once.
+ * Once the engine is stopping no further chunk starts: the job is released, and the engine records
+ * the recipients the chunks before answered (`ctx.answered`).
  */
 const transmit: Step = async (ctx, deps) => {
   const to = ctx.recipients.map((r) => r.email);
@@ -184,16 +193,20 @@ const transmit: Step = async (ctx, deps) => {
   const { bytes, size } = ctx.rendered as RenderedMessage;
   const outcomes = new Map<string, Outcome>();
   for (let start = 0; start < to.length; start += RECIPIENTS_PER_TRANSACTION) {
+    if (start > 0 && deps.stopping()) return RELEASED;
     const chunk =
       to.length <= RECIPIENTS_PER_TRANSACTION ? to : to.slice(start, start + RECIPIENTS_PER_TRANSACTION);
     const envelope = { from: ctx.envelopeFrom, to: chunk, size };
-    const sent = await ctx.lane.transmit(ctx.route, envelope, bytes);
+    const sent = await ctx.lane.transmit(ctx.route, envelope, bytes, ctx.answered);
     // The host of the first chunk that reached one: outcomes from a server are never released.
     if (ctx.via === null || ctx.via.mxHost === null) ctx.via = { mxHost: sent.mxHost, secure: sent.secure };
     if (chunk.length === to.length) return sent.result;
     for (const rcpt of chunk) {
       const outcome = sent.result.kind === 'per_recipient' ? sent.result.outcomes.get(rcpt) : sent.result;
-      if (outcome !== undefined) outcomes.set(rcpt, outcome);
+      if (outcome === undefined) continue;
+      outcomes.set(rcpt, outcome);
+      // Only a server's answers are kept at a stop; a host not reached says nothing yet.
+      if (sent.mxHost !== null) ctx.answered.set(rcpt, outcome);
     }
   }
   return { kind: 'per_recipient', outcomes };
@@ -245,6 +258,8 @@ export function newContext(job: ClaimedJob, lane: Lane | null): JobContext {
     envelopeFrom: '',
     rendered: null,
     via: null,
+    answered: new Map(),
+    startedAt: Date.now(),
   };
 }
 

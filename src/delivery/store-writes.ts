@@ -35,6 +35,10 @@ export function outcomeWrites(statements: () => Statements) {
     ): void {
       statements().rescheduleJob.run(dueAt, lane, lastError, now, jobId);
     },
+    /** Back to the queue due at `now`, its attempts not counted (a stop cut it off). */
+    releaseJob(jobId: string, lane: string | null, now: number): void {
+      statements().release.run(lane, now, now, jobId);
+    },
     statusCounts(messageId: string): Partial<Record<RecipientStatus, number>> {
       const counts: Partial<Record<RecipientStatus, number>> = {};
       for (const row of statements().statusCounts.all(messageId)) counts[row.status] = row.n;

@@ -55,3 +55,23 @@ test('an MX host whose address lookup fails for now defers the message, though t
   env.dns.set('mx2.flaky.example', 'A', ['127.0.0.1']);
   t.is(await settled(env.ph, id, 20_000), 'delivered');
 });
+
+test('an MX host that has an address but cannot be reached defers the message, though the others have none', async (t) => {
+  const env = await startDeliveryEnv(t);
+  env.dns.set('half.example', 'MX', [
+    { preference: 10, exchange: 'mx1.half.example' },
+    { preference: 20, exchange: 'mx2.half.example' },
+  ]);
+  // mx1 does not exist; mx2 has an address where nothing listens (the connection is refused).
+  env.dns.set('mx2.half.example', 'A', ['127.0.0.9']);
+  const id = await send(env, { to: ['ann@half.example'] });
+
+  const delayed = await eventually('a deferral', () =>
+    events(env.ph, id).find((e) => e.type === 'email.delivery_delayed'),
+  );
+  t.regex(String(delayed.data.delay.status), /^4\./);
+  t.false(
+    events(env.ph, id).some((e) => e.type === 'email.bounced'),
+    'nothing bounced',
+  );
+});

@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { overRecipientLimit } from '../../src/delivery/recipient-limit.js';
-import { events, mx, recipientStatuses, rows, send, settled, startDeliveryEnv } from './env.js';
+import { events, eventually, mx, recipientStatuses, rows, send, settled, startDeliveryEnv } from './env.js';
 
 const replies: [string, boolean][] = [
   ['452 4.5.3 Too many recipients', true],
@@ -75,5 +75,25 @@ test('recipients refused with 552 5.5.3 "too many recipients" go in the next tra
   t.false(
     events(env.ph, id).some((e) => e.type === 'email.delivery_delayed'),
     'no recipient waited for a retry',
+  );
+});
+
+test("follow-up transactions wait for the lane's rate like any other message", async (t) => {
+  const env = await startDeliveryEnv(t, {
+    peer: { maxRecipients: 1 },
+    config: { delivery: { lanes: [{ name: 'default', rate_per_second: 1 } as never] } },
+  });
+  mx(env.dns, 'example.net', [{ host: 'mx.example.net', ip: '127.0.0.1' }]);
+  const to = ['a', 'b', 'c'].map((local) => `${local}@example.net`);
+  const id = await send(env, { to });
+
+  await eventually('the first transaction', () => env.peer.messages.length === 1);
+  const first = Date.now();
+  t.is(await settled(env.ph, id), 'delivered');
+  // Three messages at one a second (a burst of one): the third starts two seconds after the first.
+  t.true(Date.now() - first >= 1500, `three transactions took ${Date.now() - first} ms`);
+  t.deepEqual(
+    env.peer.messages.map((m) => m.rcptTo),
+    [[to[0]], [to[1]], [to[2]]],
   );
 });
