@@ -29,9 +29,9 @@ export function overRecipientLimit(raw: string): boolean {
 
 /**
  * Sends `message` again on `connection` to the recipients of `envelope` that `refused` names as
- * over the limit, as long as some are left and `mayStart()` (which waits for the lane's rate) says yes; each transaction's outcomes
- * are given to `answer` as it ends, replacing the earlier ones. Returns false when the connection must be dropped (a follow-up failed and
- * could not be reset).
+ * over the limit, as long as some are left and `mayStart()` (which waits for the lane's rate) says
+ * yes; each transaction's outcomes are given to `answer` as it ends, replacing the earlier ones.
+ * Returns false when the connection must be dropped (a follow-up failed and could not be reset).
  */
 export async function sendOverLimit(
   connection: MxConnection,
