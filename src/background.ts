@@ -56,7 +56,7 @@ export async function startBackground(
         kernel.log.child({ capability: 'emails' }),
       ),
     );
-    engines.push(startWebhooks(kernel, services.webhooks, services.events));
+    engines.push(startWebhooks(kernel, services.webhooks, services));
     engines.push(
       startAnalyticsProjection(
         services.analytics,

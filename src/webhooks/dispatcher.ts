@@ -19,7 +19,7 @@ import type { Db } from '../platform/db/database.js';
 import type { Logger } from '../platform/log.js';
 import { VERSION } from '../version.js';
 import { afterFailure } from './failing-streak.js';
-import { fanOutPage } from './fan-out.js';
+import { fanOutPage, type MessageMode } from './fan-out.js';
 import { nextRetryDelay, parseRetryAfter } from './retry-schedule.js';
 import type { WebhookResult, WebhookSender } from './sender.js';
 import type { WebhookService } from './service.js';
@@ -39,6 +39,8 @@ export interface DispatcherDeps {
   readonly store: WebhookStore;
   readonly cursors: CursorStore;
   readonly events: EventService;
+  /** A message's mode: its events go to endpoints of that mode only. */
+  readonly messageMode: MessageMode;
   readonly webhooks: WebhookService;
   readonly send: WebhookSender;
   readonly config: Config['webhooks'];
@@ -81,7 +83,13 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
     for (;;) {
       const { read } = await fanOutPage(
         db,
-        { sqlite: deps.sqlite, store, cursors: deps.cursors, readAfter: deps.events.rowsAfter },
+        {
+          sqlite: deps.sqlite,
+          store,
+          cursors: deps.cursors,
+          readAfter: deps.events.rowsAfter,
+          messageMode: deps.messageMode,
+        },
         FAN_OUT_PAGE,
       );
       if (read < FAN_OUT_PAGE || stopped) break;

@@ -3,16 +3,24 @@ import type { EventService } from '../events/service.js';
 import type { Kernel } from '../kernel.js';
 import type { Webhooks } from './build.js';
 import { startWebhookDispatcher } from './dispatcher.js';
+import type { MessageMode } from './fan-out.js';
 import { webhookHostLookup } from './host-lookup.js';
 import { createWebhookSender, type HostLookup } from './sender.js';
 
-export function startWebhooks(kernel: Kernel, webhooks: Webhooks, events: EventService, lookup?: HostLookup) {
+export function startWebhooks(
+  kernel: Kernel,
+  webhooks: Webhooks,
+  deps: { events: EventService; emails: { messageMode: MessageMode } },
+  lookup?: HostLookup,
+) {
+  const { events, emails } = deps;
   return startWebhookDispatcher({
     db: kernel.db,
     sqlite: kernel.store.sqlite,
     store: webhooks.store,
     cursors: webhooks.cursors,
     events,
+    messageMode: (messageId) => emails.messageMode(messageId),
     webhooks: webhooks.service,
     send: createWebhookSender({ lookup: lookup ?? webhookHostLookup(kernel.config) }),
     config: kernel.config.webhooks,

@@ -5,6 +5,10 @@
  * once even across crashes (delivery itself is at least once). An endpoint only receives events
  * created after it was: a new endpoint is not flooded with a backlog. Internal events (the log's
  * own, e.g. `email.cancelled` for analytics) are read past and never reach an endpoint, `*` or not.
+ * An event about a message goes only to endpoints of the message's mode (a test send's events to
+ * test endpoints); one about no message (`domain.*`, `contact.*`, `email.received`) goes to
+ * endpoints of both modes. The mode is asked of the emails capability once per message per page,
+ * as analytics does; a message it does not know (none in practice) counts as live, as there.
  *
  * The page commits without an fsync on the event loop (synchronous=NORMAL): everything it writes
  * derives from the event log, and a power cut rolls the messages back with the cursor, so the
@@ -15,6 +19,7 @@ import type { CursorStore } from '../events/cursors.js';
 import { type EventRecord, toPayload } from '../events/service.js';
 import { isInternalEvent } from '../events/types.js';
 import type SQLite from 'better-sqlite3';
+import type { KeyMode } from '../platform/db/tables.js';
 import type { Db } from '../platform/db/database.js';
 import { withRelaxedSyncAsync } from '../platform/db/durability.js';
 import { newId } from '../platform/ids.js';
@@ -39,6 +44,9 @@ function subscriptionOf(endpoint: EndpointRow): Subscription {
   return { endpoint, all: types.has('*'), types };
 }
 
+/** Live or test: the mode of the key a message was sent with (the emails capability knows). */
+export type MessageMode = (messageId: string) => KeyMode | undefined;
+
 function subscribed({ endpoint, all, types }: Subscription, event: EventRecord): boolean {
   return (
     !isInternalEvent(event.type) &&
@@ -59,6 +67,7 @@ export async function fanOutPage(
     store: WebhookStore;
     cursors: CursorStore;
     readAfter: (afterId: string, limit: number, executor: Db) => Promise<EventRecord[]>;
+    messageMode: MessageMode;
   },
   pageSize: number,
 ): Promise<{ read: number; queued: number }> {
@@ -85,10 +94,23 @@ async function fanOut(
   const messages: MessageRow[] = [];
   const attempts: AttemptRow[] = [];
   const now = Date.now();
+  const modes = new Map<string, KeyMode>();
+  const modeOf = (messageId: string): KeyMode => {
+    let mode = modes.get(messageId);
+    if (!mode) {
+      mode = deps.messageMode(messageId) ?? 'live';
+      modes.set(messageId, mode);
+    }
+    return mode;
+  };
   for (const event of events) {
     let body: string | undefined;
+    let mode: KeyMode | undefined;
     for (const subscription of subscriptions) {
       if (!subscribed(subscription, event)) continue;
+      // Asked only of an event some endpoint subscribes to; undefined: the event is about no message.
+      if (event.message_id) mode ??= modeOf(event.message_id);
+      if (mode !== undefined && subscription.endpoint.mode !== mode) continue;
       const { endpoint } = subscription;
       body ??= JSON.stringify(toPayload(event));
       const message: MessageRow = {

@@ -22,7 +22,12 @@ const TAG = 'Webhooks';
 
 function actorOf(req: RouteRequest<unknown, unknown, unknown>): Actor {
   const key = requireKey(req.principal);
-  return { projectId: key.projectId, organizationId: key.organizationId, name: `key:${key.keyId}` };
+  return {
+    projectId: key.projectId,
+    mode: key.mode,
+    organizationId: key.organizationId,
+    name: `key:${key.keyId}`,
+  };
 }
 
 export function webhookRoutes(webhooks: WebhookService): RouteSpec[] {
@@ -30,7 +35,8 @@ export function webhookRoutes(webhooks: WebhookService): RouteSpec[] {
     defineRoute({
       method: 'post',
       path: '/v1/webhooks',
-      summary: 'Create a webhook endpoint (its signing secret is shown only in this response)',
+      summary:
+        'Create a webhook endpoint of the key’s mode (live or test; its signing secret is shown only in this response)',
       tag: TAG,
       auth: 'key',
       scope: 'webhooks:write',
@@ -41,7 +47,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteSpec[] {
     defineRoute({
       method: 'get',
       path: '/v1/webhooks',
-      summary: 'List webhook endpoints, oldest first (without secrets)',
+      summary: 'List the webhook endpoints of the key’s mode (live or test), oldest first (without secrets)',
       tag: TAG,
       auth: 'key',
       scope: 'webhooks:read',
@@ -49,7 +55,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteSpec[] {
       responses: { 200: { description: 'One page of endpoints.', schema: endpointList } },
       handler: async (req) => ({
         status: 200,
-        body: await webhooks.list(requireKey(req.principal).projectId, req.query),
+        body: await webhooks.list(requireKey(req.principal), req.query),
       }),
     }),
     defineRoute({
@@ -63,7 +69,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteSpec[] {
       responses: { 200: { description: 'The endpoint.', schema: endpointRecord } },
       handler: async (req) => ({
         status: 200,
-        body: await webhooks.get(requireKey(req.principal).projectId, req.params.id),
+        body: await webhooks.get(requireKey(req.principal), req.params.id),
       }),
     }),
     defineRoute({
@@ -121,7 +127,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteSpec[] {
       responses: { 200: { description: 'One page of attempts.', schema: attemptList } },
       handler: async (req) => ({
         status: 200,
-        body: await webhooks.deliveries(requireKey(req.principal).projectId, req.params.id, req.query),
+        body: await webhooks.deliveries(requireKey(req.principal), req.params.id, req.query),
       }),
     }),
     defineRoute({
@@ -135,11 +141,7 @@ export function webhookRoutes(webhooks: WebhookService): RouteSpec[] {
       responses: { 200: { description: 'The attempt.', schema: attemptDetail } },
       handler: async (req) => ({
         status: 200,
-        body: await webhooks.delivery(
-          requireKey(req.principal).projectId,
-          req.params.id,
-          req.params.deliveryId,
-        ),
+        body: await webhooks.delivery(requireKey(req.principal), req.params.id, req.params.deliveryId),
       }),
     }),
     defineRoute({

@@ -33,6 +33,11 @@ export const updateEndpointRequest = z
 
 export const endpointRecord = z.object({
   id: z.string().describe('wh_...'),
+  mode: z
+    .enum(['live', 'test'])
+    .describe(
+      "The mode of the key that created it: it receives the events of that mode's messages (and events of no message, such as domain.*), and only keys of that mode see it.",
+    ),
   url: z.string(),
   description: z.string().nullable(),
   events: z.array(z.string()),

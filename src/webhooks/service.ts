@@ -14,12 +14,12 @@ import { conflict, notFound } from '../platform/http/errors.js';
 import { newId } from '../platform/ids.js';
 import type { CreateEndpointRequest, UpdateEndpointRequest } from './schemas.js';
 import { newSigningSecret } from './signing.js';
-import { type EndpointRow, pendingAttempt, type WebhookStore } from './store.js';
+import { type EndpointRow, type EndpointScope, pendingAttempt, type WebhookStore } from './store.js';
 import { checkEndpointUrl } from './url-policy.js';
 import { attemptView, endpointView } from './views.js';
 
-export interface Actor {
-  readonly projectId: string;
+/** The calling key: its project and mode scope every read and change (`EndpointScope`). */
+export interface Actor extends EndpointScope {
   readonly organizationId: string;
   /** Who, for the audit log: `key:<id>`. */
   readonly name: string;
@@ -39,8 +39,8 @@ export function createWebhookService(deps: {
   const rotationOverlapMs = parseDuration(config.rotation_overlap);
   const queued = new EventEmitter();
 
-  const find = async (projectId: string, id: string): Promise<EndpointRow> => {
-    const row = await store.findEndpoint(projectId, id);
+  const find = async (scope: EndpointScope, id: string): Promise<EndpointRow> => {
+    const row = await store.findEndpoint(scope, id);
     if (!row) throw notFound(`Webhook endpoint ${id}`);
     return row;
   };
@@ -64,6 +64,7 @@ export function createWebhookService(deps: {
       const row: EndpointRow = {
         id,
         project_id: actor.projectId,
+        mode: actor.mode,
         url,
         description: input.description ?? null,
         events: JSON.stringify([...new Set(input.events)]),
@@ -78,21 +79,21 @@ export function createWebhookService(deps: {
         updated_at: now,
       };
       await store.insertEndpoint(row);
-      await record(actor, 'webhook.create', id, { url, events: input.events });
+      await record(actor, 'webhook.create', id, { url, events: input.events, mode: actor.mode });
       return { ...endpointView(row), secret };
     },
 
-    async list(projectId: string, page: { limit: number; after?: string | undefined }) {
-      const rows = await store.listEndpoints(projectId, page.limit + 1, page.after);
+    async list(scope: EndpointScope, page: { limit: number; after?: string | undefined }) {
+      const rows = await store.listEndpoints(scope, page.limit + 1, page.after);
       return { data: rows.slice(0, page.limit).map(endpointView), has_more: rows.length > page.limit };
     },
 
-    async get(projectId: string, id: string) {
-      return endpointView(await find(projectId, id));
+    async get(scope: EndpointScope, id: string) {
+      return endpointView(await find(scope, id));
     },
 
     async update(actor: Actor, id: string, input: UpdateEndpointRequest) {
-      const row = await find(actor.projectId, id);
+      const row = await find(actor, id);
       const patch: Partial<EndpointRow> = { updated_at: Date.now() };
       if (input.url !== undefined) patch.url = checkEndpointUrl(input.url, policy);
       // Failures of the old URL say nothing about the new one.
@@ -112,12 +113,12 @@ export function createWebhookService(deps: {
     },
 
     async remove(actor: Actor, id: string): Promise<void> {
-      if (!(await store.deleteEndpoint(actor.projectId, id))) throw notFound(`Webhook endpoint ${id}`);
+      if (!(await store.deleteEndpoint(actor, id))) throw notFound(`Webhook endpoint ${id}`);
       await record(actor, 'webhook.delete', id);
     },
 
     async rotateSecret(actor: Actor, id: string) {
-      const row = await find(actor.projectId, id);
+      const row = await find(actor, id);
       const now = Date.now();
       const secret = newSigningSecret();
       const patch: Partial<EndpointRow> = {
@@ -144,14 +145,14 @@ export function createWebhookService(deps: {
       return secrets;
     },
 
-    async deliveries(projectId: string, id: string, page: { limit: number; after?: string | undefined }) {
-      await find(projectId, id);
+    async deliveries(scope: EndpointScope, id: string, page: { limit: number; after?: string | undefined }) {
+      await find(scope, id);
       const rows = await store.listAttempts(id, page.limit + 1, page.after);
       return { data: rows.slice(0, page.limit).map(attemptView), has_more: rows.length > page.limit };
     },
 
-    async delivery(projectId: string, id: string, deliveryId: string) {
-      await find(projectId, id);
+    async delivery(scope: EndpointScope, id: string, deliveryId: string) {
+      await find(scope, id);
       const row = await store.findAttempt(id, deliveryId);
       if (!row) throw notFound(`Delivery ${deliveryId}`);
       return { ...attemptView(row), payload: row.body };
@@ -159,7 +160,7 @@ export function createWebhookService(deps: {
 
     /** Queues the original body again, now, as a new attempt pointing at `deliveryId`. */
     async replay(actor: Actor, id: string, deliveryId: string) {
-      const endpoint = await find(actor.projectId, id);
+      const endpoint = await find(actor, id);
       const original = await store.findAttempt(id, deliveryId);
       if (!original) throw notFound(`Delivery ${deliveryId}`);
       if (original.state === 'pending') throw conflict(`Delivery ${deliveryId} has not been attempted yet.`);

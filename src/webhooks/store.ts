@@ -9,12 +9,18 @@ import type {
   WebhookAttemptsTable,
   WebhookEndpointsTable,
   WebhookMessagesTable,
+  KeyMode,
 } from '../platform/db/tables.js';
 import { idFloor, newId } from '../platform/ids.js';
 
 export type EndpointRow = WebhookEndpointsTable;
 export type MessageRow = WebhookMessagesTable;
 export type AttemptRow = WebhookAttemptsTable;
+/** A key's view: its project's endpoints of its mode (test or live); the other mode's are absent. */
+export interface EndpointScope {
+  readonly projectId: string;
+  readonly mode: KeyMode;
+}
 export type AttemptWithMessage = AttemptRow & Pick<MessageRow, 'event_id' | 'event_type' | 'body'>;
 
 /** What the dispatcher needs to send one attempt. */
@@ -65,12 +71,13 @@ export function createWebhookStore(db: Db) {
       return db.selectFrom('webhook_endpoints').select(['id', 'secret_sealed']).limit(1).executeTakeFirst();
     },
 
-    async findEndpoint(projectId: string, id: string): Promise<EndpointRow | undefined> {
+    async findEndpoint(scope: EndpointScope, id: string): Promise<EndpointRow | undefined> {
       return db
         .selectFrom('webhook_endpoints')
         .selectAll()
         .where('id', '=', id)
-        .where('project_id', '=', projectId)
+        .where('project_id', '=', scope.projectId)
+        .where('mode', '=', scope.mode)
         .executeTakeFirst();
     },
 
@@ -78,8 +85,16 @@ export function createWebhookStore(db: Db) {
       return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
-    async listEndpoints(projectId: string, limit: number, after: string | undefined): Promise<EndpointRow[]> {
-      let query = db.selectFrom('webhook_endpoints').selectAll().where('project_id', '=', projectId);
+    async listEndpoints(
+      scope: EndpointScope,
+      limit: number,
+      after: string | undefined,
+    ): Promise<EndpointRow[]> {
+      let query = db
+        .selectFrom('webhook_endpoints')
+        .selectAll()
+        .where('project_id', '=', scope.projectId)
+        .where('mode', '=', scope.mode);
       if (after) query = query.where('id', '>', after);
       return query.orderBy('id').limit(limit).execute();
     },
@@ -88,11 +103,12 @@ export function createWebhookStore(db: Db) {
       await executor.updateTable('webhook_endpoints').set(patch).where('id', '=', id).execute();
     },
 
-    async deleteEndpoint(projectId: string, id: string): Promise<boolean> {
+    async deleteEndpoint(scope: EndpointScope, id: string): Promise<boolean> {
       const result = await db
         .deleteFrom('webhook_endpoints')
         .where('id', '=', id)
-        .where('project_id', '=', projectId)
+        .where('project_id', '=', scope.projectId)
+        .where('mode', '=', scope.mode)
         .executeTakeFirst();
       return result.numDeletedRows > 0n;
     },

@@ -7,6 +7,7 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 export function endpointView(row: EndpointRow): EndpointRecord {
   return {
     id: row.id,
+    mode: row.mode,
     url: row.url,
     description: row.description,
     events: JSON.parse(row.events) as string[],

@@ -56,7 +56,7 @@ test('a missing master key is refused while the database holds a sealed webhook 
   const webhook = async (server: RunningServer, projectId: string) => {
     const project = await server.services.projects.get(projectId);
     return server.services.webhooks.service.create(
-      { projectId, organizationId: project?.organizationId ?? '', name: 'test' },
+      { projectId, mode: 'live', organizationId: project?.organizationId ?? '', name: 'test' },
       { url: 'http://hooks.example.com/in', events: ['email.sent'] },
     );
   };

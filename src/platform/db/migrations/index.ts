@@ -20,6 +20,7 @@ import * as analyticsMode from './0012-analytics-mode.js';
 import * as inboundParseError from './0013-inbound-parse-error.js';
 import * as messagesModeIndex from './0014-messages-mode-index.js';
 import * as cancelledRecipients from './0015-cancelled-recipients.js';
+import * as webhookEndpointMode from './0016-webhook-endpoint-mode.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '0013-inbound-parse-error': inboundParseError,
   '0014-messages-mode-index': messagesModeIndex,
   '0015-cancelled-recipients': cancelledRecipients,
+  '0016-webhook-endpoint-mode': webhookEndpointMode,
 };

@@ -2,6 +2,7 @@
  * Row types of outgoing webhooks: endpoints, the messages built from events, and their delivery
  * attempts.
  */
+import type { KeyMode } from './accounts.js';
 import type { JsonText } from './columns.js';
 
 export type WebhookEndpointStatus = 'enabled' | 'disabled';
@@ -10,6 +11,8 @@ export type WebhookEndpointStatus = 'enabled' | 'disabled';
 export interface WebhookEndpointsTable {
   id: string;
   project_id: string;
+  /** The mode of the key that created it: it receives the events of that mode's messages only. */
+  mode: KeyMode;
   url: string;
   description: string | null;
   /** JSON list of event types, or `["*"]`. */
