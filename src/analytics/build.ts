@@ -1,6 +1,7 @@
 /** Builds the analytics capability from the kernel (composition root helper). */
 import type { Kernel } from '../kernel.js';
-import { createAnalyticsProjector, type MessageMode } from './projector.js';
+import type { MessageMode } from '../emails/model.js';
+import { createAnalyticsProjector } from './projector.js';
 import { createAnalyticsService } from './service.js';
 import { createAnalyticsStore } from './store.js';
 

@@ -11,6 +11,7 @@
  * (Kysely's async transactions); it waits and tries again.
  */
 import type SQLite from 'better-sqlite3';
+import type { MessageMode } from '../emails/model.js';
 import { withRelaxedSync } from '../platform/db/durability.js';
 import type { KeyMode } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
@@ -51,9 +52,6 @@ interface EventRow {
 }
 
 type DailyRow = Counters & { project_id: string; mode: KeyMode; day: number; lane: string; latency: string };
-
-/** Live or test: the mode of the key a message was sent with (the emails capability knows). */
-export type MessageMode = (messageId: string) => KeyMode | undefined;
 
 function prepare(sqlite: SQLite.Database) {
   const columns = COUNTERS.join(', ');

@@ -77,6 +77,9 @@ export function detailBody(detail: MessageDetail) {
   };
 }
 
+/** Live or test: the mode of the key a message was sent with (`EmailService.messageMode`; analytics and webhooks read it). */
+export type MessageMode = (messageId: string) => KeyMode | undefined;
+
 /** Recipient domains in first-seen order: one delivery job each. */
 export function recipientDomains(draft: Draft): string[] {
   return [...new Set(draft.recipients.map((r) => r.mailbox.domain))];

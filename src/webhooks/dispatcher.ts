@@ -11,6 +11,7 @@
  * and releases their leases, so they are sent again (at least once) after the next start.
  */
 import type SQLite from 'better-sqlite3';
+import type { MessageMode } from '../emails/model.js';
 import type { CursorStore } from '../events/cursors.js';
 import type { EventService } from '../events/service.js';
 import type { Config } from '../platform/config/schema.js';
@@ -19,7 +20,7 @@ import type { Db } from '../platform/db/database.js';
 import type { Logger } from '../platform/log.js';
 import { VERSION } from '../version.js';
 import { afterFailure } from './failing-streak.js';
-import { fanOutPage, type MessageMode } from './fan-out.js';
+import { fanOutPage } from './fan-out.js';
 import { nextRetryDelay, parseRetryAfter } from './retry-schedule.js';
 import type { WebhookResult, WebhookSender } from './sender.js';
 import type { WebhookService } from './service.js';

@@ -3,7 +3,7 @@ import type { EventService } from '../events/service.js';
 import type { Kernel } from '../kernel.js';
 import type { Webhooks } from './build.js';
 import { startWebhookDispatcher } from './dispatcher.js';
-import type { MessageMode } from './fan-out.js';
+import type { MessageMode } from '../emails/model.js';
 import { webhookHostLookup } from './host-lookup.js';
 import { createWebhookSender, type HostLookup } from './sender.js';
 

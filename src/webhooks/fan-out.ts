@@ -15,6 +15,7 @@
  * page is fanned out again after the restart (at worst a webhook already sent goes again, which
  * at-least-once delivery allows).
  */
+import type { MessageMode } from '../emails/model.js';
 import type { CursorStore } from '../events/cursors.js';
 import { type EventRecord, toPayload } from '../events/service.js';
 import { isInternalEvent } from '../events/types.js';
@@ -43,9 +44,6 @@ function subscriptionOf(endpoint: EndpointRow): Subscription {
   const types = new Set(JSON.parse(endpoint.events) as string[]);
   return { endpoint, all: types.has('*'), types };
 }
-
-/** Live or test: the mode of the key a message was sent with (the emails capability knows). */
-export type MessageMode = (messageId: string) => KeyMode | undefined;
 
 function subscribed({ endpoint, all, types }: Subscription, event: EventRecord): boolean {
   return (
