@@ -4,8 +4,11 @@
  * 5.4.4, never as hard (the domain's DNS is broken, not the mailbox). A lookup that failed for now
  * proves nothing, so any such failure defers the message as before.
  */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import test from 'ava';
 import { eventually, events, rows, send, settled, startDeliveryEnv } from './env.js';
+import { policyHost } from './mta-sts-host.js';
 
 test('a domain whose MX hosts all have no address bounces at once with 5.4.4, without suppressing the address', async (t) => {
   const env = await startDeliveryEnv(t);
@@ -70,6 +73,34 @@ test('an MX host that has an address but cannot be reached defers the message, t
     events(env.ph, id).find((e) => e.type === 'email.delivery_delayed'),
   );
   t.regex(String(delayed.data.delay.status), /^4\./);
+  t.false(
+    events(env.ph, id).some((e) => e.type === 'email.bounced'),
+    'nothing bounced',
+  );
+});
+
+test('under an enforced MTA-STS policy, MX hosts without an address defer the message: the policy may be fixed', async (t) => {
+  const host = await policyHost(
+    t,
+    'sts4.example',
+    () => 'version: STSv1\nmode: enforce\nmx: mx.sts4.example\nmax_age: 600\n',
+  );
+  const caFile = path.join(host.dir, 'ca.pem');
+  writeFileSync(caFile, host.cert);
+  const env = await startDeliveryEnv(t, {
+    config: { delivery: { mta_sts_port: host.port, tls_ca_file: caFile } },
+  });
+  env.dns.set('_mta-sts.sts4.example', 'TXT', ['v=STSv1; id=1;']);
+  env.dns.set('mta-sts.sts4.example', 'A', ['127.0.0.1']);
+  // The one MX host, which the policy names, does not exist (NXDOMAIN).
+  env.dns.set('sts4.example', 'MX', [{ preference: 10, exchange: 'mx.sts4.example' }]);
+  const id = await send(env, { to: ['ann@sts4.example'] });
+
+  const delayed = await eventually('a deferral', () =>
+    events(env.ph, id).find((e) => e.type === 'email.delivery_delayed'),
+  );
+  t.regex(String(delayed.data.delay.status), /^4\./);
+  t.is(host.requests.length, 1, 'the policy was fetched and enforced');
   t.false(
     events(env.ph, id).some((e) => e.type === 'email.bounced'),
     'nothing bounced',
