@@ -32,6 +32,8 @@ export interface SmtpPeerOptions {
   readonly name?: string;
   /** Recipients accepted per transaction; more get 452 (RFC 5321 §4.5.3.1.10). Default: no limit. */
   readonly maxRecipients?: number;
+  /** What RCPT TOs past `maxRecipients` get instead of 452 (e.g. 451 "4.5.3 Too many recipients"). */
+  readonly overLimitReply?: { readonly code: number; readonly text: string };
   /** The loopback address to listen on. Default 127.0.0.1. */
   readonly host?: '127.0.0.1' | '::1';
 }
@@ -82,6 +84,7 @@ export class SmtpPeer {
   readonly #waiters = new Set<() => void>();
   #port = 0;
   #connections = 0;
+  #rcptCommands = 0;
   #atConnect: Scripted | null = null;
   #atMailFrom: Scripted | null = null;
   #atData: Scripted | null = null;
@@ -95,7 +98,7 @@ export class SmtpPeer {
       name: options.name ?? 'mx.peer.test',
       size: options.size ?? 10 * 1024 * 1024,
       rejectOversized: true,
-      ...(options.maxRecipients ? { maxRecipients: options.maxRecipients } : {}),
+      ...(options.maxRecipients && !options.overLimitReply ? { maxRecipients: options.maxRecipients } : {}),
       hideENHANCEDSTATUSCODES: true,
       disabledCommands: tls === null ? ['AUTH', 'STARTTLS'] : ['AUTH'],
       ...(tls ?? {}),
@@ -110,9 +113,16 @@ export class SmtpPeer {
         later(this.#mailFromDelayMs, () => callback(reply));
       },
       onRcptTo: (address, session, callback) => {
+        this.#rcptCommands += 1;
         const key = address.address.toLowerCase();
         const script = this.#rcpt.get(key);
-        const err = script === undefined ? null : errorFor(consume(script, () => this.#rcpt.delete(key)));
+        const overLimit =
+          session.envelope.rcptTo.length >= (options.maxRecipients ?? Number.POSITIVE_INFINITY);
+        const reply =
+          options.overLimitReply !== undefined && overLimit
+            ? options.overLimitReply
+            : script && consume(script, () => this.#rcpt.delete(key));
+        const err = errorFor(reply ?? null);
         if (err !== null) this.#state(session).rejected.push(address.address);
         callback(err);
       },
@@ -144,6 +154,11 @@ export class SmtpPeer {
   /** How many connections the peer has accepted (including those it answered 421). */
   get connections(): number {
     return this.#connections;
+  }
+
+  /** How many RCPT TO commands the peer has answered, accepted or refused. */
+  get rcptCommands(): number {
+    return this.#rcptCommands;
   }
 
   /** Answer RCPT TO for this address (case-insensitive) with `code text`. */
