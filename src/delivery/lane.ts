@@ -28,12 +28,12 @@ import type {
   TlsMode,
   TransactionReplies,
 } from './mx-connection.js';
-import { type Outcome, outcomeOfError, outcomeOfTransport, type PerRecipient } from './outcome.js';
+import { type Outcome, outcomeOfError, outcomeOfTransport, type PerRecipient, RELEASED } from './outcome.js';
 import { sendOverLimit } from './recipient-limit.js';
 import { addressesOf, type MxRoute } from './route.js';
 import { noSourceFor, SourceAddresses } from './source-addresses.js';
 import { TokenBucket } from './token-bucket.js';
-import { outcomesOfReplies, resultOfError } from './transaction-outcomes.js';
+import { resultOfError } from './transaction-outcomes.js';
 
 export interface LaneSettings {
   readonly port: number;
@@ -55,7 +55,11 @@ export interface LaneDeps {
 }
 
 export interface Transmission {
-  readonly result: Outcome | PerRecipient;
+  /**
+   * RELEASED: the engine stopped before a follow-up carried the recipients a refusal over the
+   * server's limit left (recipient-limit.ts); the others' outcomes are in `answered`.
+   */
+  readonly result: Outcome | PerRecipient | typeof RELEASED;
   /** The host that answered, or null when none could be reached. */
   readonly mxHost: string | null;
   readonly secure: boolean;
@@ -215,12 +219,11 @@ export class Lane {
       }
       return { result: resultOfError(err, envelope), mxHost: connection.target.host, secure };
     }
-    const outcomes = outcomesOfReplies(envelope.to, replies);
+    const outcomes = new Map<string, Outcome>();
     const answer = (rcpt: string, outcome: Outcome) => {
       outcomes.set(rcpt, outcome);
       answered.set(rcpt, outcome);
     };
-    for (const [rcpt, outcome] of outcomes) answered.set(rcpt, outcome);
     const secure = connection.secure;
     // A follow-up is one more message to the server: it takes a token of the rate like the first.
     const accepting = async () => {
@@ -228,10 +231,12 @@ export class Lane {
       await this.#rateToken();
       return this.#pool.accepting;
     };
-    if (await sendOverLimit(connection, envelope, message, replies.rejected, answer, accepting))
-      this.#pool.release(connection, key);
+    const followUps = await sendOverLimit(connection, envelope, message, replies, answer, accepting);
+    if (followUps.reusable) this.#pool.release(connection, key);
     else this.#pool.discard(connection);
-    return { result: { kind: 'per_recipient', outcomes }, mxHost: connection.target.host, secure };
+    // Stopping before a follow-up carried some recipients: the job goes back with them, untried.
+    const result = followUps.unsent.length > 0 ? RELEASED : ({ kind: 'per_recipient', outcomes } as const);
+    return { result, mxHost: connection.target.host, secure };
   }
 
   #acquire(host: string, addresses: readonly string[], tls: TlsMode): Promise<MxConnection> {

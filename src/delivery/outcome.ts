@@ -36,7 +36,9 @@ export interface PerRecipient {
 /**
  * A job a stop cut off after some of its transactions had ended (steps.ts chunks, recipient-limit.ts
  * follow-ups): the outcomes of the recipients those transactions answered. The job's other
- * recipients go back to the queue with it, untouched, like a released job (no event, no attempt).
+ * recipients go back to the queue with it, untouched, like a released job (no event, no attempt);
+ * so do those refused as over the server's limit whose follow-up never ran (a refusal that says
+ * nothing about the recipient).
  */
 export interface CutOff {
   readonly kind: 'cut_off';

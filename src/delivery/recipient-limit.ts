@@ -6,61 +6,90 @@
  * recipient has a reply of its own (delivered, refused for another reason, or a failure).
  *
  * A follow-up transaction is one more message to the server: it waits for a token of the lane's
- * rate like any other, and none is started once the engine is stopping (those recipients keep their
- * 452: deferred).
+ * rate like any other, and none is started once the engine is stopping. A refusal over the limit
+ * is no answer about its recipient: until a follow-up answers them, those recipients are pending,
+ * never in `answer`, so a stop that comes first gives them back to the queue with the job,
+ * untried (no event, no attempt), rather than recording a deferral that would then be retried at
+ * once with the job. Only when no follow-up can carry them (the server took none of them, or
+ * dropped the connection) does the refusal become their outcome (a 452: deferred to their retry
+ * time).
  */
-import type { Envelope, MxConnection, SmtpError } from './mx-connection.js';
+import type { Envelope, MxConnection, SmtpError, TransactionReplies } from './mx-connection.js';
 import type { Outcome } from './outcome.js';
 import { parseSmtpReply } from './smtp-reply.js';
 import { outcomesOfReplies, resultOfError } from './transaction-outcomes.js';
 
 /**
- * Whether a refusal of RCPT TO says the transaction has all the recipients the server takes.
+ * Whether a refusal of RCPT TO says the transaction has all the recipients the server takes: its
+ * enhanced status code is X.5.3 (RFC 3463 §3.6: "too many recipients", whatever the reply code:
+ * some servers answer 451 4.5.3 or 550 5.5.3), or, without one, a 452 or 552 that says so.
  *
  * @example overRecipientLimit('452 4.5.3 Too many recipients') // true
+ * @example overRecipientLimit('451 4.5.3 Too many recipients') // true
  * @example overRecipientLimit('452 4.2.2 Mailbox full') // false
  */
 export function overRecipientLimit(raw: string): boolean {
   const reply = parseSmtpReply(raw);
-  if (reply === null || (reply.code !== 452 && reply.code !== 552)) return false;
+  if (reply === null || reply.code < 400 || reply.code >= 600) return false;
   if (reply.enhanced !== null) return /^[45]\.5\.3$/.test(reply.enhanced);
-  return /too many recipients/i.test(reply.text);
+  return (reply.code === 452 || reply.code === 552) && /too many recipients/i.test(reply.text);
+}
+
+/** How the follow-ups ended. */
+export interface FollowUps {
+  /** Whether the connection may carry another message (false: a follow-up failed and could not be reset). */
+  readonly reusable: boolean;
+  /** Recipients still over the limit when the engine stopped before a follow-up for them: unanswered. */
+  readonly unsent: readonly string[];
 }
 
 /**
- * Sends `message` again on `connection` to the recipients of `envelope` that `refused` names as
- * over the limit, as long as some are left and `mayStart()` (which waits for the lane's rate) says
- * yes; each transaction's outcomes are given to `answer` as it ends, replacing the earlier ones.
- * Returns false when the connection must be dropped (a follow-up failed and could not be reset).
+ * Gives `answer` the final outcome of each recipient of `envelope` after the transaction that
+ * `replies` ended: at once for those it answered, and for those it refused as over the limit once
+ * a follow-up on `connection` answers them. Follow-ups go on while some are left and `mayStart()`
+ * (which waits for the lane's rate) says yes; when it says no (the engine is stopping), those left
+ * are returned as `unsent`, not answered.
  */
 export async function sendOverLimit(
   connection: MxConnection,
   envelope: Envelope,
   message: Buffer,
-  refused: ReadonlyMap<string, string>,
+  replies: TransactionReplies,
   answer: (rcpt: string, outcome: Outcome) => void,
   mayStart: () => Promise<boolean>,
-): Promise<boolean> {
-  let rest = leftOver(envelope.to, refused);
-  while (rest.length > 0 && connection.usable && (await mayStart()) && connection.usable) {
+): Promise<FollowUps> {
+  let outcomes = outcomesOfReplies(envelope.to, replies);
+  let rest = leftOver(envelope.to, replies.rejected);
+  for (;;) {
+    const pending = new Set(rest);
+    for (const [rcpt, outcome] of outcomes) if (!pending.has(rcpt)) answer(rcpt, outcome);
+    if (rest.length === 0 || !connection.usable) break;
+    if (!(await mayStart())) return { reusable: true, unsent: rest };
+    if (!connection.usable) break;
     const next: Envelope = { ...envelope, to: rest };
+    let sent: TransactionReplies;
     try {
-      const replies = await connection.send(next, message);
-      for (const [rcpt, outcome] of outcomesOfReplies(rest, replies)) answer(rcpt, outcome);
-      const after = leftOver(rest, replies.rejected);
-      // The server took none of them after all: they keep their 452 (never loop).
-      if (after.length >= rest.length) break;
-      rest = after;
+      sent = await connection.send(next, message);
     } catch (error) {
       const result = resultOfError(error as SmtpError, next);
       for (const rcpt of rest) {
         const outcome = result.kind === 'per_recipient' ? result.outcomes.get(rcpt) : result;
         if (outcome !== undefined) answer(rcpt, outcome);
       }
-      return connection.usable && (await connection.reset());
+      return { reusable: connection.usable && (await connection.reset()), unsent: [] };
     }
+    outcomes = outcomesOfReplies(rest, sent);
+    const after = leftOver(rest, sent.rejected);
+    // The server took none of them after all: they keep their refusal (never loop).
+    if (after.length >= rest.length) break;
+    rest = after;
   }
-  return true;
+  // No follow-up can carry those left: their refusal is their outcome.
+  for (const rcpt of rest) {
+    const outcome = outcomes.get(rcpt);
+    if (outcome !== undefined) answer(rcpt, outcome);
+  }
+  return { reusable: true, unsent: [] };
 }
 
 function leftOver(to: readonly string[], refused: ReadonlyMap<string, string>): string[] {

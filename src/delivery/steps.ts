@@ -70,7 +70,8 @@ export interface JobContext {
   rendered: RenderedMessage | null;
   via: { readonly mxHost: string | null; readonly secure: boolean } | null;
   /**
-   * Each recipient's outcome as soon as a transaction that answered it has ended: what a stop that
+   * Each recipient's outcome as soon as a transaction that answered it has ended (a refusal over the
+   * server's limit answers nothing until its follow-up does, recipient-limit.ts): what a stop that
    * cuts off a later transaction of the job records (engine.ts), instead of releasing them too.
    */
   readonly answered: Map<string, Outcome>;
@@ -181,8 +182,9 @@ export const RECIPIENTS_PER_TRANSACTION = 100;
 /**
  * One SMTP transaction with every recipient of the job (or the sandbox sink's answers); a job with
  * more than RECIPIENTS_PER_TRANSACTION recipients takes one transaction per chunk of them, at once.
- * Once the engine is stopping no further chunk starts: the job is released, and the engine records
- * the recipients the chunks before answered (`ctx.answered`).
+ * Once the engine is stopping no further chunk (nor follow-up after a refusal over the server's
+ * limit, lane.ts) starts: the job is released, and the engine records the recipients the
+ * transactions before answered (`ctx.answered`).
  */
 const transmit: Step = async (ctx, deps) => {
   const to = ctx.recipients.map((r) => r.email);
@@ -200,7 +202,7 @@ const transmit: Step = async (ctx, deps) => {
     const sent = await ctx.lane.transmit(ctx.route, envelope, bytes, ctx.answered);
     // The host of the first chunk that reached one: outcomes from a server are never released.
     if (ctx.via === null || ctx.via.mxHost === null) ctx.via = { mxHost: sent.mxHost, secure: sent.secure };
-    if (chunk.length === to.length) return sent.result;
+    if (chunk.length === to.length || sent.result.kind === 'released') return sent.result;
     for (const rcpt of chunk) {
       const outcome = sent.result.kind === 'per_recipient' ? sent.result.outcomes.get(rcpt) : sent.result;
       if (outcome === undefined) continue;

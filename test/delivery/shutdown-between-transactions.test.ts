@@ -2,7 +2,8 @@
  * A job with more recipients than one transaction takes (chunks of 100, follow-ups after "452 too
  * many recipients") can be stopped partway. The recipients a transaction that ended already
  * answered are recorded at the stop; only the others go back to the queue, due at once with no
- * event and no attempt counted, and only they are sent after a restart.
+ * event and no attempt counted, and only they are sent after a restart. A refusal over the
+ * server's limit answers nothing about its recipient: those whose follow-up never ran go back too.
  */
 import test, { type ExecutionContext } from 'ava';
 import SQLite from 'better-sqlite3';
@@ -161,7 +162,7 @@ test('once stopping, a job starts no further chunk: the first is recorded, the r
   ]);
 });
 
-test('a stop during a follow-up after "452 too many recipients" records what the first transaction answered', async (t) => {
+test('a stop during a follow-up after "452 too many recipients" records what the first transaction delivered; the others go back untried', async (t) => {
   const env = await startDeliveryEnv(t, { config: { delivery: { drain_timeout: '500ms' } } });
   const held = await heldMx(t, '127.0.0.4', env.peer.port, { maxRecipients: 2 });
   mx(env.dns, 'limit.example', [{ host: 'mx.limit.example', ip: '127.0.0.4' }]);
@@ -171,11 +172,15 @@ test('a stop during a follow-up after "452 too many recipients" records what the
 
   await env.ph.server.stop();
   const store = openStore(t, env);
-  // The first transaction delivered two and answered three with 452: those are deferred (with an
-  // event) and, the job being due now, go again at once; none of the five is sent twice.
+  // The first transaction delivered two and answered three with 452, which says nothing about
+  // them: they go back with the job, due now, without a deferral or its event.
   t.deepEqual(store.statuses(id), [
-    { status: 'deferred', n: 3 },
     { status: 'delivered', n: 2 },
+    { status: 'queued', n: 3 },
+  ]);
+  t.deepEqual(store.eventCounts(id), [
+    { type: 'email.delivered', n: 2 },
+    { type: 'email.sent', n: 1 },
   ]);
   t.deepEqual(store.job(id), { state: 'queued', attempts: 0, locked_until: null, due: 1 });
 
@@ -188,7 +193,7 @@ test('a stop during a follow-up after "452 too many recipients" records what the
   );
 });
 
-test('once stopping, no follow-up starts after "452 too many recipients": those recipients keep their 452', async (t) => {
+test('once stopping, no follow-up starts after "452 too many recipients": those recipients go back untried', async (t) => {
   const env = await startDeliveryEnv(t, { config: { delivery: { drain_timeout: '5s' } } });
   const held = await heldMx(t, '127.0.0.4', env.peer.port, { firstAfterMs: 1000, maxRecipients: 2 });
   mx(env.dns, 'limit.example', [{ host: 'mx.limit.example', ip: '127.0.0.4' }]);
@@ -201,12 +206,12 @@ test('once stopping, no follow-up starts after "452 too many recipients": those 
   t.is(held.received.length, 1, 'no follow-up transaction was begun');
   const store = openStore(t, env);
   t.deepEqual(store.statuses(id), [
-    { status: 'deferred', n: 3 },
     { status: 'delivered', n: 2 },
+    { status: 'queued', n: 3 },
   ]);
   t.deepEqual(store.eventCounts(id), [
     { type: 'email.delivered', n: 2 },
-    { type: 'email.delivery_delayed', n: 3 },
     { type: 'email.sent', n: 1 },
   ]);
+  t.deepEqual(store.job(id), { state: 'queued', attempts: 0, locked_until: null, due: 1 });
 });
