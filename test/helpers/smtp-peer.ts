@@ -57,6 +57,8 @@ export interface PeerMessage {
   readonly secure: boolean;
   /** What the peer answered at the end of DATA. */
   readonly reply: { readonly code: number; readonly text: string };
+  /** When the transaction's MAIL FROM arrived (`Date.now()`). */
+  readonly mailFromAt: number;
 }
 
 export interface ScriptOptions {
@@ -73,6 +75,7 @@ interface Scripted {
 interface SessionState {
   readonly connection: number;
   rejected: string[];
+  mailFromAt: number;
 }
 
 export class SmtpPeer {
@@ -108,7 +111,9 @@ export class SmtpPeer {
       closeTimeout: 20,
       onConnect: (session, callback) => this.#onConnect(session, callback),
       onMailFrom: (_address, session, callback) => {
-        this.#state(session).rejected = [];
+        const state = this.#state(session);
+        state.rejected = [];
+        state.mailFromAt = Date.now();
         const reply = errorFor(this.#take('mail'));
         later(this.#mailFromDelayMs, () => callback(reply));
       },
@@ -259,7 +264,7 @@ export class SmtpPeer {
 
   #onConnect(session: SMTPServerSession, callback: (err?: Error | null) => void): void {
     this.#connections += 1;
-    this.#sessions.set(session.id, { connection: this.#connections, rejected: [] });
+    this.#sessions.set(session.id, { connection: this.#connections, rejected: [], mailFromAt: 0 });
     const reply = errorFor(this.#take('connect'));
     later(this.#greetingDelayMs, () => callback(reply));
   }
@@ -283,6 +288,7 @@ export class SmtpPeer {
       data,
       secure: session.secure,
       reply: { code: reply.code, text: reply.text },
+      mailFromAt: state.mailFromAt,
     });
     for (const waiter of [...this.#waiters]) waiter();
   }
