@@ -2,7 +2,8 @@
  * A cut that comes while a message is being committed (the end of `max_session`, the end of a
  * stop's grace) lets the commit answer first: the client reads 250 and then 421, and the message
  * is kept once. A 421 in place of the 250 would make the client send the kept message again.
- * The commit's wait is bounded (`commitGraceMs`): one that outlasts it is cut off with 421.
+ * The commit's wait is bounded (`commitGraceMs`): one that outlasts it is cut off with 421. The
+ * idle timeout never cuts a client that waits for its commit's reply.
  *
  * The real listener on loopback and a real SMTP client; the one thing held is the commit of the
  * spool file (written for real), so that the cut lands inside it every time, or a write of the
@@ -34,6 +35,7 @@ async function startHeldListener(
   t: ExecutionContext,
   options: {
     maxSession?: string;
+    idleTimeout?: string;
     shutdownTimeoutMs?: number;
     commitGraceMs?: number;
     /** What is held: the commit (the default) or every write of the message, as a slow disk does. */
@@ -43,7 +45,12 @@ async function startHeldListener(
   const dataDir = mkdtempSync(join(tmpdir(), 'posthorn-commit-cut-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const config = testConfig(dataDir, {
-    smtp_in: { enabled: true, listen: '127.0.0.1:0', max_session: options.maxSession ?? '10m' },
+    smtp_in: {
+      enabled: true,
+      listen: '127.0.0.1:0',
+      max_session: options.maxSession ?? '10m',
+      ...(options.idleTimeout === undefined ? {} : { idle_timeout: options.idleTimeout }),
+    },
   }).smtp_in;
   const spoolDir = join(dataDir, 'inbound', 'spool');
   const real = await openSpool(spoolDir);
@@ -179,4 +186,20 @@ test('a commit that outlasts commitGraceMs is cut off with 421 once the grace is
   t.regex((await reply).text, /^421 .*Session time limit/);
   t.true(Date.now() - begun >= 400, 'the cut waited for the commit');
   await smtp.closed();
+});
+
+test('a commit that outlasts idle_timeout is answered 250 and the session goes on', async (t) => {
+  const held = await startHeldListener(t, { idleTimeout: '300ms' });
+  const smtp = await openSmtp(held.listener.address().port);
+  t.teardown(() => smtp.end());
+  const { reply } = await sendUntilCommit(smtp, held);
+  // The client waits silently for the reply, three idle timeouts long.
+  await sleep(1_000);
+  t.false(smtp.isClosed(), 'the idle timeout did not cut the client waiting for its reply');
+  held.release();
+
+  t.regex((await reply).text, /^250 /);
+  t.is((await smtp.command('NOOP')).code, 250);
+  t.is(spooled(held).length, 1);
+  t.is(held.accepted.length, 1);
 });
