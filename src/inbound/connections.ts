@@ -7,6 +7,7 @@
  * It must never change what smtp-server sends other than that code.
  */
 import type { SMTPServer } from 'smtp-server';
+import { settlesWithin } from '../platform/settles-within.js';
 
 /** A reply text that starts with an enhanced status code (`4.3.1 ...`) of the reply's class. */
 const OWN_ENHANCED_CODE = /^([245])\.\d{1,3}\.\d{1,3} /;
@@ -58,16 +59,4 @@ export function connectionsOf(server: SMTPServer): Connections {
     },
     ids: () => [...live].map((connection) => connection.id),
   };
-}
-
-async function settlesWithin(pending: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([pending.then(() => true as const), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -12,6 +12,7 @@
  * 421 and is disconnected (RFC 5321 §3.8). The session limit and the end of a stop's grace never
  * take the place of a commit's reply: past the final dot the message may already be kept, and a
  * 421 would make the client send it again, so the cut waits for that reply (`COMMIT_GRACE_MS`).
+ * A stop waits for it no longer than that again: a commit that hangs is left to finish on its own.
  *
  * It never parses a message, never writes to the database and never waits for DNS beyond the
  * recipient check: accepting must stay fast under load.
@@ -23,6 +24,7 @@ import type { Config } from '../platform/config/schema.js';
 import { parseHostPort } from '../platform/host-port.js';
 import { ListenError } from '../platform/listen-error.js';
 import type { Logger } from '../platform/log.js';
+import { settlesWithin } from '../platform/settles-within.js';
 import { clientKey } from './client-key.js';
 import { connectionsOf } from './connections.js';
 import { type Accepted, replyToData } from './data-reply.js';
@@ -53,7 +55,10 @@ export interface InboundListener {
   address(): AddressInfo;
   /** Transactions in DATA now and the bytes of their messages held in memory (a few chunks each). */
   receiving(): { readonly messages: number; readonly bytes: number };
-  /** Stops after a grace period (`shutdownTimeoutMs`); resolves once no transaction holds a spool file. */
+  /**
+   * Stops after a grace period (`shutdownTimeoutMs`); resolves once no transaction holds a spool
+   * file, or at most `commitGraceMs` after the cuts, leaving a commit that hangs (logged) behind.
+   */
   close(): Promise<void>;
 }
 
@@ -276,7 +281,15 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
       // arriving held its spool file open until the client went (or 5 s more). Never to be
       // acknowledged, it is discarded now; one being committed is waited for and handed over.
       for (const { stream } of transactions) if (!stream.readableEnded) stream.destroy();
-      await Promise.all([...transactions].map((transaction) => transaction.replied));
+      // But not without end: one that outlasts a grace more (a hung fsync) is left to finish or
+      // fail on its own. Its client got 421, never its 250; the spool keeps a committed file for
+      // the next start, and a temporary one is removed there.
+      const replies = Promise.all([...transactions].map((transaction) => transaction.replied));
+      if (!(await settlesWithin(replies, commitGraceMs)))
+        log.warn(
+          { pending: transactions.size },
+          `stopped with ${transactions.size} spool commits still pending; they finish or fail on their own`,
+        );
     },
   };
 }

@@ -4,26 +4,9 @@
  * scan fails. The broken one here is a loopback server speaking clamd's protocol that answers as
  * such a clamd does; the whole one is the real clamd of `scripts/peers`.
  */
-import { createServer, type Server } from 'node:net';
 import test from 'ava';
 import { requireClamd } from './clamd.js';
-
-/** A server that answers PONG to PING and `scanReply` to INSTREAM, once the stream is over. */
-async function fakeClamd(scanReply: string): Promise<Server> {
-  const server = createServer((socket) => {
-    let received = Buffer.alloc(0);
-    socket.on('data', (chunk) => {
-      received = Buffer.concat([received, chunk]);
-      if (received.toString('latin1') === 'zPING\0') socket.end('PONG\0');
-      // The last chunk of an INSTREAM is a zero length.
-      else if (received.length > 14 && received.subarray(-4).equals(Buffer.alloc(4)))
-        socket.end(`${scanReply}\0`);
-    });
-    socket.on('error', () => undefined);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
-}
+import { fakeClamd } from './fake-clamd.js';
 
 const withClamdPort = async <T>(port: number, run: () => Promise<T>): Promise<T> => {
   const before = process.env.CLAMD_PORT;
