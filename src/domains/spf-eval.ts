@@ -1,13 +1,15 @@
 /**
  * RFC 7208 check_host() for one address (§4.6.2): the first matching mechanism decides, `include:`
  * matches where the included record passes (§5.2), `redirect=` applies when nothing matched
- * (§6.1), and domain-specs are macro-expanded as they are reached (§7). `ptr` counts towards the
- * lookup limit but never matches (deprecated, §5.5). Without an address (a check only for the
- * `include:` of `delivery.spf_include`), what needs the address matches nothing, and that include
- * matches, as the record that lists the appliance's addresses; a walk notes whether it reached it.
+ * (§6.1), and domain-specs are macro-expanded as they are reached (§7). `ptr`, deprecated but still
+ * evaluated by receivers, matches a validated domain name of the address (§5.5, spf-ptr.ts).
+ * Without an address (a check only for the `include:` of `delivery.spf_include`), what needs the
+ * address matches nothing, and that include matches, as the record that lists the appliance's
+ * addresses; a walk notes whether it reached it.
  */
 import { BlockList, isIP } from 'node:net';
 import { type DomainSpec, expandDomain, type MacroContext } from './spf-macros.js';
+import { ptrMatches, withValidatedName } from './spf-ptr.js';
 import {
   addressesOf,
   countLookup,
@@ -53,8 +55,9 @@ function inAny(ip: string, addresses: readonly string[], cidr4: number, cidr6: n
 }
 
 /** The name a domain-spec stands for here (none: `domain` itself); undefined when it needs the address. */
-function target(walk: Walk, domain: string, spec: DomainSpec | undefined): string | undefined {
-  return spec === undefined ? domain : expandDomain(spec, { ...walk.context, domain });
+async function target(walk: Walk, domain: string, spec: DomainSpec | undefined): Promise<string | undefined> {
+  if (spec === undefined) return domain;
+  return expandDomain(spec, await withValidatedName(walk.dns, spec.tokens, { ...walk.context, domain }));
 }
 
 async function matches(
@@ -71,7 +74,7 @@ async function matches(
       return ip !== undefined && cidrMatch(ip, mechanism.network, mechanism.prefix);
     case 'include': {
       countLookup(walk);
-      const name = target(walk, domain, mechanism.domain);
+      const name = await target(walk, domain, mechanism.domain);
       if (name === undefined) return false;
       const inner = await evaluate(walk, name, await spfRecord(walk.dns, name));
       if (mechanism.qualifier === '+' && walk.include !== '' && name === walk.include) {
@@ -82,14 +85,14 @@ async function matches(
     }
     case 'a': {
       countLookup(walk);
-      const host = target(walk, domain, mechanism.domain);
+      const host = await target(walk, domain, mechanism.domain);
       if (host === undefined) return false;
       const found = await addressesOf(walk.dns, walk, host, familiesFor(ip));
       return ip !== undefined && inAny(ip, found, mechanism.cidr4, mechanism.cidr6);
     }
     case 'mx': {
       countLookup(walk);
-      const name = target(walk, domain, mechanism.domain);
+      const name = await target(walk, domain, mechanism.domain);
       if (name === undefined) return false;
       const hosts = await mxHosts(walk.dns, walk, name);
       if (ip === undefined) return false;
@@ -101,12 +104,14 @@ async function matches(
     }
     case 'exists': {
       countLookup(walk);
-      const name = target(walk, domain, mechanism.domain);
+      const name = await target(walk, domain, mechanism.domain);
       return name !== undefined && (await exists(walk.dns, walk, name));
     }
-    case 'ptr':
+    case 'ptr': {
       countLookup(walk);
-      return false;
+      const name = await target(walk, domain, mechanism.domain);
+      return name !== undefined && ip !== undefined && (await ptrMatches(walk.dns, walk, ip, name));
+    }
   }
 }
 
@@ -126,7 +131,7 @@ export async function evaluate(walk: Walk, domain: string, record: ParsedSpf): P
   // §6.1: only when no mechanism matched (an `all` always does), and with the target's exp= (§6.2).
   if (record.redirect === undefined) return { qualifier: undefined };
   countLookup(walk);
-  const name = target(walk, domain, record.redirect);
+  const name = await target(walk, domain, record.redirect);
   if (name === undefined) return { qualifier: undefined };
   return evaluate(walk, name, await spfRecord(walk.dns, name));
 }

@@ -52,6 +52,10 @@ export class SpfDns {
   mx(name: string): Promise<MxLookup> {
     return this.#once('MX', name, () => this.#resolver.mx(name, { fresh: true, implicit: false }));
   }
+
+  ptr(name: string): Promise<DnsLookup<string>> {
+    return this.#once('PTR', name, () => this.#resolver.ptr(name, { fresh: true }));
+  }
 }
 
 /** The limits of one evaluation: a receiver's check of one address. */
@@ -67,7 +71,8 @@ export function countLookup(limits: Limits): void {
     throw new PermError(`the SPF record needs more than ${MAX_LOOKUPS} DNS lookups (RFC 7208 §4.6.4)`);
 }
 
-function countVoid(limits: Limits, name: string): void {
+/** A term whose lookup found nothing (NXDOMAIN or no records); the third is `permerror`. */
+export function countVoid(limits: Limits, name: string): void {
   limits.voids.push(name);
   if (limits.voids.length > MAX_VOID_LOOKUPS) {
     throw new PermError(

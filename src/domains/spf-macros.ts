@@ -2,7 +2,8 @@
  * SPF macros (RFC 7208 §7). A macro-string is parsed once, with the record, so that a bad macro
  * anywhere in the record is a syntax error (receivers: `permerror`) before any lookup; it is then
  * expanded for one check (one sending address) with its transformers, delimiters and URL escaping.
- * This module never looks anything up: `%{p}` expands to "unknown", as §7.3 allows.
+ * This module never looks anything up: the value of `%{p}` (a validated domain name of the address,
+ * §7.3) comes in the context, found (spf-ptr.ts) only for a macro-string that uses it.
  */
 import { isIP } from 'node:net';
 
@@ -40,6 +41,8 @@ export interface MacroContext {
   readonly ip: string | undefined;
   /** The HELO/EHLO name. */
   readonly helo: string;
+  /** `%{p}`: the validated domain name of `ip` (§7.3), 'unknown' when absent (withValidatedName). */
+  readonly validated?: string;
 }
 
 const DOMAIN_LETTERS = 'slodipvh';
@@ -163,6 +166,11 @@ function dottedIp(ip: string): string {
     .toLowerCase();
 }
 
+/** The name to ask for the PTR records of `ip` (RFC 1035 §3.5, RFC 3596 §2.5): `%{ir}.%{v}.arpa`. */
+export function reverseName(ip: string): string {
+  return `${dottedIp(ip).split('.').reverse().join('.')}.${isIP(ip) === 4 ? 'in-addr' : 'ip6'}.arpa`;
+}
+
 /** §7.3: `c` is the address as people write it (RFC 5952 for IPv6). */
 function readableIp(ip: string): string {
   return isIP(ip) === 4 ? ip : new URL(`http://[${ip}]/`).hostname.slice(1, -1);
@@ -183,7 +191,7 @@ function value(letter: Letter, context: MacroContext): string | undefined {
     case 'h':
       return context.helo;
     case 'p':
-      return 'unknown';
+      return ip === undefined ? undefined : (context.validated ?? 'unknown');
     case 'r':
       // The host performing the check: a receiver, not this appliance (§7.3 allows "unknown").
       return 'unknown';
@@ -196,6 +204,11 @@ function value(letter: Letter, context: MacroContext): string | undefined {
     case 'v':
       return ip === undefined ? undefined : isIP(ip) === 4 ? 'in-addr' : 'ip6';
   }
+}
+
+/** Whether a macro-string uses `%{p}` (whose value takes DNS lookups, so is found only then). */
+export function usesValidatedName(tokens: readonly MacroToken[]): boolean {
+  return tokens.some((token) => typeof token !== 'string' && token.letter === 'p');
 }
 
 /** RFC 3986 §2.3: everything but the unreserved characters is percent-encoded. */

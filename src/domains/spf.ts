@@ -11,6 +11,7 @@ import type { DnsResolver } from '../platform/dns/resolver.js';
 import { type Verdict, type Walk, evaluate } from './spf-eval.js';
 import { expand, expandDomain, type MacroContext, parseExplanation } from './spf-macros.js';
 import { PermError, SpfDns, spfRecord, TemporaryDns } from './spf-lookups.js';
+import { withValidatedName } from './spf-ptr.js';
 import { type ParsedSpf, spfDomain } from './spf-terms.js';
 
 export type SpfVerdict =
@@ -44,12 +45,13 @@ const MAX_EXPLANATION = 200;
  */
 async function explanation(dns: SpfDns, verdict: Verdict, context: Omit<MacroContext, 'domain'>) {
   if (verdict.exp === undefined) return undefined;
-  const withDomain = { ...context, domain: verdict.exp.domain };
-  const name = expandDomain(verdict.exp.spec, withDomain);
+  const { spec, domain } = verdict.exp;
+  const withDomain = { ...context, domain };
+  const name = expandDomain(spec, await withValidatedName(dns, spec.tokens, withDomain));
   const answer = name === undefined ? undefined : await dns.txt(name);
   if (answer?.status !== 'found' || answer.records.length !== 1) return undefined;
   const tokens = parseExplanation(answer.records[0] as string);
-  const text = tokens && expand(tokens, withDomain);
+  const text = tokens && expand(tokens, await withValidatedName(dns, tokens, withDomain));
   return text && text.length > MAX_EXPLANATION ? `${text.slice(0, MAX_EXPLANATION)}…` : text || undefined;
 }
 

@@ -199,6 +199,15 @@ export class DnsResolver {
     );
   }
 
+  /** The host names a reverse name points to (RFC 1035 §3.5, RFC 3596 §2.5), lower case, no trailing dot. */
+  async ptr(name: string, options: LookupOptions = {}): Promise<DnsLookup<string>> {
+    const normalized = normalizeName(name);
+    if (normalized === '') return { status: 'nxdomain' };
+    return this.#lookup<string>(normalized, 'PTR', options, async () => ({
+      records: (await this.#resolver.resolvePtr(normalized)).map(normalizeName),
+    }));
+  }
+
   /** Forgets every cached answer. */
   clearCache(): void {
     this.#cache.clear();
