@@ -3,7 +3,8 @@
  * by weight, least recently used out first. Versions are immutable, so an entry never goes stale
  * and nothing invalidates one; a deleted template's versions simply stop being asked for and age
  * out. The cache must never decide whether a version may be rendered: the caller reads the
- * template and its published version first (one query), and only then asks here for its parse.
+ * template and its published version's ID first (one query), and only then asks here for its
+ * parse (`cached`), reading the version's content for `get` only when it is not kept.
  */
 import { type ParsedContent, parseContent, type TemplateContent } from './parsed.js';
 
@@ -17,6 +18,8 @@ export interface ParsedCacheLimits {
 export const DEFAULT_PARSED_CACHE: ParsedCacheLimits = { maxEntries: 500, maxBytes: 32 * 1024 * 1024 };
 
 export interface ParsedCache {
+  /** The kept parse of version `versionId` (a use: it becomes the most recent), or undefined. */
+  cached(versionId: string): ParsedContent | undefined;
   /** The parse of version `versionId`, whose content is `content`: cached, or parsed now (and kept when it fits). */
   get(versionId: string, content: TemplateContent): ParsedContent;
   /** Whether version `versionId` is kept (not a use: it changes no entry's recency). */
@@ -38,14 +41,19 @@ export function createParsedCache(limits: ParsedCacheLimits = DEFAULT_PARSED_CAC
       bytes -= parsed.weight;
     }
   };
+  const cached = (versionId: string) => {
+    const hit = entries.get(versionId);
+    if (hit) {
+      entries.delete(versionId);
+      entries.set(versionId, hit);
+    }
+    return hit;
+  };
   return {
+    cached,
     get(versionId, content) {
-      const hit = entries.get(versionId);
-      if (hit) {
-        entries.delete(versionId);
-        entries.set(versionId, hit);
-        return hit;
-      }
+      const hit = cached(versionId);
+      if (hit) return hit;
       const parsed = parseContent(content);
       // One version heavier than the whole budget would only empty the cache to no use.
       if (parsed.weight <= limits.maxBytes && limits.maxEntries > 0) {

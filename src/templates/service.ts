@@ -35,6 +35,13 @@ function templateNotFound(ref: string): AppError {
   return notFound(`Template ${ref}`);
 }
 
+/** The 400 a send naming an unknown template gets. */
+function noSuchTemplate(ref: string): AppError {
+  return badRequest(`template: no template "${ref}" exists in this project.`, [
+    { path: 'template', message: 'does not exist' },
+  ]);
+}
+
 export interface TemplateOptions {
   /** `limits.max_body_bytes`: no rendered body may be larger than a direct send's could be. */
   readonly maxBodyBytes: number;
@@ -52,6 +59,13 @@ export function createTemplateService(
     const row = await store.find(projectId, ref, executor);
     if (!row) throw templateNotFound(ref);
     return row;
+  };
+
+  /** A version's content for its first parse; gone only if its template was deleted since. */
+  const contentOf = async (ref: string, versionId: string) => {
+    const content = await store.versionContent(versionId);
+    if (!content) throw noSuchTemplate(ref);
+    return content;
   };
 
   const versionRow = (
@@ -213,23 +227,19 @@ export function createTemplateService(
       variables: Readonly<Record<string, string>>,
     ): Promise<RenderedTemplate> {
       const row = await store.findPublished(projectId, ref);
-      if (!row) {
-        throw badRequest(`template: no template "${ref}" exists in this project.`, [
-          { path: 'template', message: 'does not exist' },
-        ]);
-      }
+      if (!row) throw noSuchTemplate(ref);
       if (row.published_version === null) {
         throw badRequest(`template: "${ref}" has no published version; publish it first.`, [
           { path: 'template', message: 'has no published version' },
         ]);
       }
-      const { version_id: versionId, version, subject, variables: declared } = row;
-      if (versionId === null || version === null || subject === null || declared === null)
+      const { version_id: versionId, version, variables: declared } = row;
+      if (versionId === null || version === null || declared === null)
         throw new AppError('internal', `published version ${row.published_version} of ${row.id} is missing`);
       assertExactVariables(JSON.parse(declared) as string[], variables);
-      // Only now, with the template and its version read in one query: a deleted template is
-      // refused above whatever the cache holds.
-      const content = parsed.get(versionId, { subject, html_body: row.html_body, text_body: row.text_body });
+      // Only now, with the template and its published version's ID read in one query: a deleted
+      // template is refused above whatever the cache holds. On a hit nothing more is read.
+      const content = parsed.cached(versionId) ?? parsed.get(versionId, await contentOf(ref, versionId));
       const rendered = renderParsed(content, variables, { maxBodyBytes: options.maxBodyBytes });
       return { templateId: row.id, version, ...rendered };
     },

@@ -1,6 +1,7 @@
 /** The only file that queries `templates` and `template_versions`. */
 import type { Db } from '../platform/db/database.js';
 import type { TemplatesTable, TemplateVersionsTable } from '../platform/db/tables.js';
+import type { TemplateContent } from './parsed.js';
 
 export type TemplateRow = TemplatesTable;
 export type VersionRow = TemplateVersionsTable;
@@ -41,9 +42,10 @@ export function createTemplateStore(db: Db) {
     },
 
     /**
-     * A template (by ID or slug) with its published version's content, in ONE query: a DELETE
-     * cannot fall between reading the template and reading its version. The version's columns
-     * are null when nothing is published.
+     * A template (by ID or slug), its published version's ID and declared variables, in ONE query:
+     * a DELETE cannot fall between reading the template and reading its version. The version's
+     * columns are null when nothing is published. Not its content: a send renders from the cached
+     * parse of the version and reads the content (`versionContent`) only when that is not kept.
      */
     async findPublished(projectId: string, ref: string) {
       const column = ref.startsWith('tpl_') ? 'templates.id' : 'templates.slug';
@@ -55,9 +57,18 @@ export function createTemplateStore(db: Db) {
             .onRef('v.version', '=', 'templates.published_version'),
         )
         .select(['templates.id', 'templates.published_version'])
-        .select(['v.id as version_id', 'v.version', 'v.subject', 'v.html_body', 'v.text_body', 'v.variables'])
+        .select(['v.id as version_id', 'v.version', 'v.variables'])
         .where('templates.project_id', '=', projectId)
         .where(column, '=', ref)
+        .executeTakeFirst();
+    },
+
+    /** The subject and bodies of a version, by its ID (a version never changes once stored). */
+    async versionContent(versionId: string): Promise<TemplateContent | undefined> {
+      return db
+        .selectFrom('template_versions')
+        .select(['subject', 'html_body', 'text_body'])
+        .where('id', '=', versionId)
         .executeTakeFirst();
     },
 

@@ -4,11 +4,12 @@
  * endpoint and sends them (sender.ts), at most `per_endpoint_concurrency` per endpoint and
  * `concurrency` in all, so one slow endpoint never holds up the others.
  *
- * Every attempt's outcome is recorded with what was sent where and what came back. After a
- * failure the next attempt is queued per retry-schedule.ts; a 410 disables the endpoint at once,
- * and an endpoint that has failed continuously, without a success, for `disable_after` is disabled. Pending
- * attempts live in the database, so retries survive a restart; a stop aborts requests in flight
- * and releases their leases, so they are sent again (at least once) after the next start.
+ * Every attempt's outcome is recorded with what was sent where and what came back
+ * (attempt-outcome.ts): after a failure the next attempt is queued per retry-schedule.ts; a 410
+ * disables the endpoint at once, and an endpoint that has failed continuously, without a success,
+ * for `disable_after` is disabled (logged here). Pending attempts live in the database, so retries
+ * survive a restart; a stop aborts requests in flight and releases their leases, so they are sent
+ * again (at least once) after the next start.
  */
 import type SQLite from 'better-sqlite3';
 import type { MessageMode } from '../emails/model.js';
@@ -19,13 +20,12 @@ import { parseDuration } from '../platform/config/duration.js';
 import type { Db } from '../platform/db/database.js';
 import type { Logger } from '../platform/log.js';
 import { VERSION } from '../version.js';
-import { afterFailure } from './failing-streak.js';
+import { type OutcomePolicy, recordOutcome } from './attempt-outcome.js';
 import { fanOutPage } from './fan-out.js';
-import { nextRetryDelay, parseRetryAfter } from './retry-schedule.js';
-import type { WebhookResult, WebhookSender } from './sender.js';
+import type { WebhookSender } from './sender.js';
 import type { WebhookService } from './service.js';
 import { signatureHeader } from './signing.js';
-import { type ClaimedAttempt, type EndpointRow, pendingAttempt, type WebhookStore } from './store.js';
+import type { ClaimedAttempt, WebhookStore } from './store.js';
 
 const FAN_OUT_PAGE = 500;
 /** A lease outlives the request timeout by this much, so only a dead process loses it. */
@@ -52,10 +52,13 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
   const { db, store, config, log } = deps;
   const timeoutMs = parseDuration(config.timeout);
   const scheduleMs = config.retry_schedule.map(parseDuration);
-  const disableAfterMs = parseDuration(config.disable_after);
-  // A failure continues the endpoint's streak only within the longest retry delay of the previous
-  // one (plus a poll interval of timer slack): failing-streak.ts.
-  const streakGapMs = Math.max(...scheduleMs) + POLL_MS;
+  const policy: OutcomePolicy = {
+    scheduleMs,
+    disableAfterMs: parseDuration(config.disable_after),
+    // A failure continues the endpoint's streak only within the longest retry delay of the
+    // previous one (plus a poll interval of timer slack): failing-streak.ts.
+    streakGapMs: Math.max(...scheduleMs) + POLL_MS,
+  };
   const perEndpoint = new Map<string, number>();
   const inFlight = new Map<string, { promise: Promise<void>; abort: AbortController }>();
   let timer: NodeJS.Timeout | undefined;
@@ -193,74 +196,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
       await store.releaseLocks([attempt.id]);
       return;
     }
-    await recordOutcome(attempt, endpoint, result);
-  }
-
-  async function recordOutcome(attempt: ClaimedAttempt, endpoint: EndpointRow, result: WebhookResult) {
-    const ok = result.status !== null && result.status >= 200 && result.status < 300;
-    const finishedAt = result.requestedAt + result.durationMs;
-    let disabled: string | undefined;
-    await db.transaction().execute(async (trx) => {
-      const recorded = await store.completeAttempt(trx, attempt.id, {
-        state: ok ? 'succeeded' : 'failed',
-        url: endpoint.url,
-        requested_at: result.requestedAt,
-        duration_ms: result.durationMs,
-        response_status: result.status,
-        response_headers: JSON.stringify(result.headers),
-        response_body: result.body,
-        error: result.error ?? (ok ? null : `HTTP ${result.status}`),
-      });
-      if (!recorded) return; // the endpoint was deleted meanwhile
-      const current = await trx
-        .selectFrom('webhook_endpoints')
-        .select(['status', 'failing_since', 'last_failed_at'])
-        .where('id', '=', endpoint.id)
-        .executeTakeFirst();
-      if (!current) return;
-      if (ok) {
-        if (current.failing_since !== null) {
-          await store.updateEndpoint(endpoint.id, { failing_since: null }, trx);
-        }
-        return;
-      }
-      const gone = result.status === 410;
-      const streak = afterFailure(current, result.requestedAt, finishedAt, streakGapMs);
-      // Measured between the starts of the first and the latest failed attempt, so one slow
-      // attempt cannot count as a failing streak by itself.
-      if (
-        current.status === 'enabled' &&
-        (gone || result.requestedAt - streak.failing_since >= disableAfterMs)
-      ) {
-        disabled = gone ? 'gone' : 'failing';
-      }
-      await store.updateEndpoint(
-        endpoint.id,
-        disabled
-          ? { ...streak, status: 'disabled', disabled_reason: disabled, updated_at: finishedAt }
-          : streak,
-        trx,
-      );
-      if (gone) return;
-      const retryAfter = parseRetryAfter(result.headers['retry-after'], finishedAt);
-      const delay = nextRetryDelay(attempt.attempt, scheduleMs, retryAfter);
-      if (delay === undefined) return;
-      await store.insertAttempt(
-        pendingAttempt(
-          {
-            message_id: attempt.message_id,
-            endpoint_id: attempt.endpoint_id,
-            attempt: attempt.attempt + 1,
-            trigger: 'retry',
-            replay_of: attempt.replay_of,
-            previous_attempt_id: attempt.id,
-          },
-          finishedAt + delay,
-          finishedAt,
-        ),
-        trx,
-      );
-    });
+    const disabled = await recordOutcome({ db, store, policy }, attempt, endpoint, result);
     if (disabled) {
       log.warn(
         { endpoint_id: endpoint.id, reason: disabled },

@@ -82,7 +82,12 @@ export const attemptRecord = z.object({
     .record(z.string(), z.string())
     .describe('Only content-type, content-length, date and retry-after.'),
   response_body: z.string().nullable().describe('The first 2 KB of the response body.'),
-  error: z.string().nullable().describe('Why no response arrived (refused, DNS, connect, TLS, timeout).'),
+  error: z
+    .string()
+    .nullable()
+    .describe(
+      'Why no response arrived (refused, DNS, connect, TLS, timeout), or why the attempt was never sent.',
+    ),
   created_at: z.string(),
 });
 

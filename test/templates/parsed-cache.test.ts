@@ -84,3 +84,17 @@ test('parsed cache: its weight is the sum of what it holds, and clear empties it
   cache.clear();
   t.deepEqual([cache.size, cache.bytes], [0, 0]);
 });
+
+test('parsed cache: cached returns a kept parse as a use, and nothing for a version it does not keep', (t) => {
+  const cache = createParsedCache({ maxEntries: 2, maxBytes: 1e9 });
+  t.is(cache.cached('a'), undefined);
+  const a = cache.get('a', content(10));
+  cache.get('b', content(10));
+  t.is(cache.cached('a'), a);
+  cache.get('c', content(10));
+  t.deepEqual(
+    ['a', 'b', 'c'].filter((id) => cache.has(id)),
+    ['a', 'c'],
+    'b, not a, was the least recently used',
+  );
+});

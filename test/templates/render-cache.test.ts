@@ -1,10 +1,14 @@
 /**
  * A send renders a template version from its cached parse: each version renders its own content,
- * a deleted template is refused whatever the cache holds, and the cache keeps to its bounds.
+ * a deleted template is refused whatever the cache holds, a cached version's content is not read
+ * again, and the cache keeps to its bounds.
  */
 import test from 'ava';
+import type { KyselyPlugin } from 'kysely';
+import type { Db } from '../../src/platform/db/database.js';
+import type { ParsedCacheLimits } from '../../src/templates/parsed-cache.js';
 import { createTemplateService } from '../../src/templates/service.js';
-import { createTemplateStore } from '../../src/templates/store.js';
+import { createTemplateStore, type TemplateStore } from '../../src/templates/store.js';
 import { rows, verifiedDomain } from '../emails/helpers.js';
 import { type Posthorn, startPosthorn } from '../helpers/server.js';
 
@@ -28,6 +32,31 @@ async function send(ph: Posthorn, ref: string) {
     res.body.id,
   );
   return message;
+}
+
+/** A template service of its own on the server's database (the send path's, without HTTP). */
+function serviceOn(ph: Posthorn, store: TemplateStore, parsedCache?: ParsedCacheLimits) {
+  const unused = async () => {
+    throw new Error('the render needs no domain data');
+  };
+  return createTemplateService(
+    store,
+    { domainSummaries: unused, trackingDns: unused },
+    { maxBodyBytes: ph.config.limits.max_body_bytes, ...(parsedCache ? { parsedCache } : {}) },
+  );
+}
+
+/** The server's database, noting the columns of every row a query returns. */
+function recordingColumns(db: Db): { db: Db; columns: Set<string> } {
+  const columns = new Set<string>();
+  const plugin: KyselyPlugin = {
+    transformQuery: (args) => args.node,
+    transformResult: async (args) => {
+      for (const row of args.result.rows) for (const column of Object.keys(row)) columns.add(column);
+      return args.result;
+    },
+  };
+  return { db: db.withPlugin(plugin), columns };
 }
 
 const rendered = (version: number, subject: string) => ({
@@ -73,15 +102,7 @@ test('a template deleted after its version was cached is refused; a new one with
 
 test('the service keeps at most its bound of parsed versions and renders every template correctly', async (t) => {
   const ph = await startPosthorn(t);
-  const store = createTemplateStore(ph.server.kernel.db);
-  const unused = async () => {
-    throw new Error('the render needs no domain data');
-  };
-  const templates = createTemplateService(
-    store,
-    { domainSummaries: unused, trackingDns: unused },
-    { maxBodyBytes: ph.config.limits.max_body_bytes, parsedCache: { maxEntries: 2, maxBytes: 1e9 } },
-  );
+  const templates = serviceOn(ph, createTemplateStore(ph.server.kernel.db), { maxEntries: 2, maxBytes: 1e9 });
   const ids: string[] = [];
   for (const n of [1, 2, 3]) {
     const created = await templates.create(ph.owner.projectId, {
@@ -99,4 +120,48 @@ test('the service keeps at most its bound of parsed versions and renders every t
     }
   }
   t.is(templates.parsedVersions.size, 2);
+});
+
+test('a send of a version already parsed reads the template and its version, never its subject or bodies again', async (t) => {
+  const ph = await startPosthorn(t);
+  const { db, columns } = recordingColumns(ph.server.kernel.db);
+  const templates = serviceOn(ph, createTemplateStore(db));
+  const created = await templates.create(ph.owner.projectId, template('Hi {{who}}'));
+  await templates.publish(ph.owner.projectId, created.id);
+  const content = ['subject', 'html_body', 'text_body'];
+
+  columns.clear();
+  const first = await templates.renderForSend(ph.owner.projectId, 'receipt', { who: 'Z' });
+  t.is(first.subject, 'Hi Z');
+  t.deepEqual(
+    content.filter((c) => columns.has(c)),
+    content,
+    'the first send reads the content to parse it',
+  );
+  columns.clear();
+  t.deepEqual(await templates.renderForSend(ph.owner.projectId, 'receipt', { who: 'Z' }), first);
+  t.true(columns.has('version_id'), 'the second send reads which version is published');
+  t.deepEqual(
+    content.filter((c) => columns.has(c)),
+    [],
+    'and nothing of its content',
+  );
+});
+
+test('a template deleted between reading its published version and reading its content is refused as absent', async (t) => {
+  const ph = await startPosthorn(t);
+  const store = createTemplateStore(ph.server.kernel.db);
+  const deleting: TemplateStore = {
+    ...store,
+    async findPublished(projectId, ref) {
+      const row = await store.findPublished(projectId, ref);
+      if (row) await store.remove(projectId, row.id);
+      return row;
+    },
+  };
+  const created = await serviceOn(ph, store).create(ph.owner.projectId, template('Hi {{who}}'));
+  const templates = serviceOn(ph, deleting);
+  await templates.publish(ph.owner.projectId, created.id);
+  const error = await t.throwsAsync(templates.renderForSend(ph.owner.projectId, 'receipt', { who: 'Z' }));
+  t.like(error, { status: 400, message: 'template: no template "receipt" exists in this project.' });
 });

@@ -21,6 +21,7 @@ import * as inboundParseError from './0013-inbound-parse-error.js';
 import * as messagesModeIndex from './0014-messages-mode-index.js';
 import * as cancelledRecipients from './0015-cancelled-recipients.js';
 import * as webhookEndpointMode from './0016-webhook-endpoint-mode.js';
+import * as webhookAttemptsByMode from './0017-webhook-attempts-by-mode.js';
 
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '0014-messages-mode-index': messagesModeIndex,
   '0015-cancelled-recipients': cancelledRecipients,
   '0016-webhook-endpoint-mode': webhookEndpointMode,
+  '0017-webhook-attempts-by-mode': webhookAttemptsByMode,
 };
