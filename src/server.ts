@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { Kernel } from './kernel.js';
 import type { Config } from './platform/config/schema.js';
 import { parseDuration } from './platform/config/duration.js';
-import { openStore } from './platform/db/database.js';
+import { openConfiguredStore } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { parseHostPort, urlHost } from './platform/host-port.js';
 import { ListenError } from './platform/listen-error.js';
@@ -33,10 +33,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
-  const store = openStore(config.storage.data_dir, {
-    busyTimeoutMs: config.storage.busy_timeout_ms,
-    synchronous: config.storage.synchronous,
-  });
+  const store = openConfiguredStore(config.storage);
   let master: Awaited<ReturnType<typeof bootMasterKey>>;
   try {
     const applied = await migrateToLatest(store.db, {

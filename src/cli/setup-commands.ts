@@ -7,7 +7,7 @@ import { checkHost } from '../platform/config/host-checks.js';
 import { resolveConfigPath } from '../platform/config/load.js';
 import type { Config } from '../platform/config/schema.js';
 import { configKeys } from '../platform/config/shape.js';
-import { databaseFile, openStore } from '../platform/db/database.js';
+import { databaseFile, openConfiguredStore } from '../platform/db/database.js';
 import { ensurePrivateDir } from '../platform/db/file-modes.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { bootMasterKey } from '../master-key-boot.js';
@@ -63,7 +63,7 @@ async function initMasterKey(config: Config): Promise<{ created: boolean; file: 
     const file = masterKeyPath(config.storage.data_dir, config.security.master_key_file);
     return { ...openMasterKey(file, []), file };
   }
-  const store = openStore(config.storage.data_dir, { busyTimeoutMs: config.storage.busy_timeout_ms });
+  const store = openConfiguredStore(config.storage);
   try {
     await migrateToLatest(store.db);
     return await bootMasterKey(config, store.db);
@@ -78,7 +78,7 @@ export const migrateCommand: Command = {
   summary: 'Apply pending database migrations and exit (needs a config file, like admin).',
   async run(values, _positionals, io) {
     const { config } = loadExistingConfig(values);
-    const store = openStore(config.storage.data_dir, { busyTimeoutMs: config.storage.busy_timeout_ms });
+    const store = openConfiguredStore(config.storage);
     try {
       const applied = await migrateToLatest(store.db, {
         onStart: (name) => io.out(`Applying ${name} ...`),
