@@ -39,6 +39,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     const applied = await migrateToLatest(store.db, {
       onStart: (name) => log.info({ migration: name }, `applying migration ${name}`),
       onApplied: (name, ms) => log.info({ migration: name, ms }, `applied migration ${name} in ${ms} ms`),
+      onWarning: (name, message) => log.warn({ migration: name }, `migration ${name}: ${message}`),
     });
     if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
     master = await bootMasterKey(config, store.db);

@@ -81,7 +81,9 @@ export async function openAdmin(values: Values): Promise<AdminContext> {
   const store = openConfiguredStore(config.storage);
   let master: Awaited<ReturnType<typeof bootMasterKey>>;
   try {
-    await migrateToLatest(store.db);
+    await migrateToLatest(store.db, {
+      onWarning: (name, message) => log.warn({ migration: name }, `migration ${name}: ${message}`),
+    });
     master = await bootMasterKey(config, store.db);
   } catch (error) {
     await store.close();

@@ -13,7 +13,7 @@ import { migrateToLatest } from '../platform/db/migrate.js';
 import { bootMasterKey } from '../master-key-boot.js';
 import { masterKeyPath, openMasterKey } from '../platform/master-key.js';
 import { certFileName, ensureSelfSignedCert } from '../platform/tls/self-signed.js';
-import { type Command, type Group, stringOption } from './command.js';
+import { type Command, type Group, type Io, stringOption } from './command.js';
 import { loadExistingConfig, loadFor, loadShownConfig } from './context.js';
 
 export const initCommand: Command = {
@@ -35,7 +35,7 @@ export const initCommand: Command = {
     const { config } = loadFor(values);
     // 0700 from the start, as the store makes it when it opens: the master key is written there now.
     ensurePrivateDir(config.storage.data_dir);
-    const { created, file: keyFile } = await initMasterKey(config);
+    const { created, file: keyFile } = await initMasterKey(config, io);
     io.out(
       created
         ? `Wrote the master key to ${keyFile} (mode 0600). Back it up.`
@@ -58,14 +58,16 @@ export const initCommand: Command = {
 };
 
 /** The master key, checked against the database when one exists (init does not create one). */
-async function initMasterKey(config: Config): Promise<{ created: boolean; file: string }> {
+async function initMasterKey(config: Config, io: Io): Promise<{ created: boolean; file: string }> {
   if (!existsSync(databaseFile(config.storage.data_dir))) {
     const file = masterKeyPath(config.storage.data_dir, config.security.master_key_file);
     return { ...openMasterKey(file, []), file };
   }
   const store = openConfiguredStore(config.storage);
   try {
-    await migrateToLatest(store.db);
+    await migrateToLatest(store.db, {
+      onWarning: (name, message) => io.err(`posthorn: warning: migration ${name}: ${message}`),
+    });
     return await bootMasterKey(config, store.db);
   } finally {
     await store.close();
@@ -83,6 +85,7 @@ export const migrateCommand: Command = {
       const applied = await migrateToLatest(store.db, {
         onStart: (name) => io.out(`Applying ${name} ...`),
         onApplied: (name, ms) => io.out(`Applied ${name} in ${ms} ms.`),
+        onWarning: (name, message) => io.err(`posthorn: warning: migration ${name}: ${message}`),
       });
       io.out(applied.length ? `Applied: ${applied.join(', ')}.` : 'The database is up to date.');
     } finally {

@@ -78,7 +78,11 @@ test('0015 gives the recipients of sends cancelled before it the status cancelle
   recipient.run('rcp_5', 'msg_sending', 'e@x.test', 'e@x.test', 'queued');
   sqlite.pragma('foreign_keys = ON');
 
-  t.deepEqual(await migrateToLatest(store.db), ['0015-cancelled-recipients', '0016-webhook-endpoint-mode']);
+  t.deepEqual(await migrateToLatest(store.db), [
+    '0015-cancelled-recipients',
+    '0016-webhook-endpoint-mode',
+    '0017-organization-name-unique',
+  ]);
   t.deepEqual(sqlite.prepare('select id, status, updated_at from message_recipients order by id').all(), [
     { id: 'rcp_1', status: 'cancelled', updated_at: 50 },
     { id: 'rcp_2', status: 'cancelled', updated_at: 50 },

@@ -40,7 +40,10 @@ test('0016 gives each webhook endpoint the mode of the key its creation was audi
   audited.run('aud_3', 'key:key_live', 'webhook.create', 'wh_by_live_key');
   endpoint.run('wh_unrecorded');
 
-  t.deepEqual(await migrateToLatest(store.db), ['0016-webhook-endpoint-mode']);
+  t.deepEqual(await migrateToLatest(store.db), [
+    '0016-webhook-endpoint-mode',
+    '0017-organization-name-unique',
+  ]);
   t.deepEqual(sqlite.prepare('select id, mode from webhook_endpoints order by id').all(), [
     { id: 'wh_by_live_key', mode: 'live' },
     { id: 'wh_by_test_key', mode: 'test' },
