@@ -12,6 +12,7 @@ import { ensurePrivateDir } from '../platform/db/file-modes.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { bootMasterKey } from '../master-key-boot.js';
 import { masterKeyPath, openMasterKey } from '../platform/master-key.js';
+import { stopTimeWarning } from '../stop-time.js';
 import { certFileName, ensureSelfSignedCert } from '../platform/tls/self-signed.js';
 import { type Command, type Group, type Io, stringOption } from './command.js';
 import { loadExistingConfig, loadFor, loadShownConfig } from './context.js';
@@ -113,6 +114,9 @@ const checkCommand: Command = {
   async run(values, _positionals, io) {
     const { config, file, path: resolved } = loadShownConfig(values);
     await checkHost(config, file ?? 'the embedded defaults');
+    // Not a failure: the unit runs this as ExecStartPre, and a drop-in may have raised the limit.
+    const stopWarning = stopTimeWarning(config);
+    if (stopWarning) io.err(`posthorn: warning: ${stopWarning}`);
     io.out(`Configuration is valid (${file ?? `embedded defaults; ${resolved} does not exist`}).`);
     return 0;
   },
