@@ -1,11 +1,11 @@
 /**
  * Organization names become unique, compared as `admin bootstrap` compares them (ignoring case and
  * surrounding spaces, `projects/organization-name.ts`): `organizations` gains `name_key`, the
- * compared form, with a unique index. The bootstrap's lookup alone let two bootstraps at the same
- * moment both pass. A database may already hold duplicates: the oldest of each group (by creation,
+ * compared form, with a unique index. With a lookup alone, two bootstraps at the same moment both
+ * passed it (the second then failed on "database is locked"), and a database may hold duplicates
+ * from before the lookup. Those must not fail the migration: the oldest of each group (by creation,
  * then ID) keeps its name, each later one is renamed "<name> (<its ID>)" and the rename is reported
- * through `warn` (the boot log, or the command's stderr), naming both organizations. It must not
- * fail over existing data.
+ * through `warn` (the boot log, or the command's stderr), naming both organizations.
  */
 import { type Kysely, sql } from 'kysely';
 import { organizationNameKey } from '../../../projects/organization-name.js';
