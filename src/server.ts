@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { Kernel } from './kernel.js';
 import type { Config } from './platform/config/schema.js';
 import { parseDuration } from './platform/config/duration.js';
-import { openStore } from './platform/db/database.js';
+import { openConfiguredStore } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { parseHostPort, urlHost } from './platform/host-port.js';
 import { ListenError } from './platform/listen-error.js';
@@ -33,15 +33,13 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
-  const store = openStore(config.storage.data_dir, {
-    busyTimeoutMs: config.storage.busy_timeout_ms,
-    synchronous: config.storage.synchronous,
-  });
+  const store = openConfiguredStore(config.storage);
   let master: Awaited<ReturnType<typeof bootMasterKey>>;
   try {
     const applied = await migrateToLatest(store.db, {
       onStart: (name) => log.info({ migration: name }, `applying migration ${name}`),
       onApplied: (name, ms) => log.info({ migration: name, ms }, `applied migration ${name} in ${ms} ms`),
+      onWarning: (name, message) => log.warn({ migration: name }, `migration ${name}: ${message}`),
     });
     if (applied.length > 0) log.info({ migrations: applied }, 'applied migrations');
     master = await bootMasterKey(config, store.db);

@@ -3,7 +3,15 @@ import { keyLifetimeProblem, MAX_KEY_LIFETIME_DAYS } from '../auth/key-lifetime.
 import { SCOPES, unknownScope } from '../auth/scopes.js';
 import { notFound } from '../platform/http/errors.js';
 import { parseDuration } from '../platform/config/duration.js';
-import { type Command, type Group, requireOption, stringOption, UsageError } from './command.js';
+import {
+  type Command,
+  type Group,
+  MAX_NAME_CHARS,
+  nameOption,
+  requireOption,
+  stringOption,
+  UsageError,
+} from './command.js';
 import { withAdmin } from './context.js';
 import { printTable } from './output.js';
 
@@ -22,7 +30,7 @@ const createCommand: Command = {
   help: {
     project: 'Project ID (prj_...). Required.',
     scopes: 'Comma-separated scopes, e.g. emails:send,emails:read (default: full_access).',
-    name: 'A label to tell keys apart.',
+    name: `A label to tell keys apart (at most ${MAX_NAME_CHARS} characters).`,
     test: 'Issue a ph_test_ key: the whole pipeline runs, nothing leaves the machine.',
     'expires-in': `Lifetime such as 30d or 12h, at most ${MAX_KEY_LIFETIME_DAYS}d (default: never expires).`,
     json: 'Print JSON.',
@@ -46,7 +54,7 @@ const createCommand: Command = {
       const problem = keyLifetimeProblem(expiresInMs);
       if (problem) throw new UsageError(`--expires-in ${expires}: ${problem}`);
     }
-    const name = stringOption(values, 'name');
+    const name = nameOption(values, 'name', 'key');
     const created = await withAdmin(values, ({ services }) =>
       services.keys.create(
         {

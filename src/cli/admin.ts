@@ -1,5 +1,12 @@
 /** `posthorn admin ...`: operator commands that act on the store directly. */
-import { type Command, type Group, requireOption, UsageError } from './command.js';
+import {
+  type Command,
+  type Group,
+  MAX_NAME_CHARS,
+  nameOption,
+  requireOption,
+  UsageError,
+} from './command.js';
 import { keysGroup } from './admin-keys.js';
 import { buildServices } from '../services.js';
 import { withAdmin } from './context.js';
@@ -26,17 +33,17 @@ const bootstrapCommand: Command = {
   },
   help: {
     email: "The owner's email address. Required.",
-    org: 'Organization name. Required; a name already taken (ignoring case) is refused.',
-    project: 'Project name (default: "Default").',
+    org: `Organization name (at most ${MAX_NAME_CHARS} characters). Required; a name already taken (ignoring case) is refused.`,
+    project: `Project name (at most ${MAX_NAME_CHARS} characters; default: "Default").`,
     json: 'Print JSON: organization_id, project_id, user_id, api_key_id, api_key.',
   },
   async run(values, _positionals, io) {
-    const email = requireOption(values, 'email');
+    const email = requireOption(values, 'email').trim();
     if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))
       throw new UsageError(`--email "${email}" is not an email address.`);
-    const organization = requireOption(values, 'org').trim();
-    if (organization === '') throw new UsageError('--org must name the organization.');
-    const project = typeof values.project === 'string' && values.project ? values.project : 'Default';
+    const organization = nameOption(values, 'org', 'organization');
+    if (organization === undefined) throw new UsageError('--org is required.');
+    const project = nameOption(values, 'project', 'project') ?? 'Default';
     const result = await withAdmin(values, ({ kernel }) =>
       kernel.db.transaction().execute(async (trx) => {
         const services = buildServices({ ...kernel, db: trx });

@@ -127,3 +127,22 @@ export function requireOption(values: Values, name: string): string {
   if (value === undefined || value === '') throw new UsageError(`--${name} is required.`);
   return value;
 }
+
+/** The longest name the HTTP API takes (a template's, spec §4.2); the CLI's names keep to it too. */
+export const MAX_NAME_CHARS = 80;
+
+/**
+ * A name given on the command line (organization, project, key), taken as the HTTP API takes
+ * names: trimmed, not empty, at most `MAX_NAME_CHARS` characters. Undefined when not given.
+ */
+export function nameOption(values: Values, name: string, what: string): string | undefined {
+  const value = stringOption(values, name);
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (trimmed === '') throw new UsageError(`--${name} must name the ${what}.`);
+  if (trimmed.length > MAX_NAME_CHARS)
+    throw new UsageError(
+      `--${name} must be at most ${MAX_NAME_CHARS} characters (it has ${trimmed.length}).`,
+    );
+  return trimmed;
+}

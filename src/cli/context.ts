@@ -11,7 +11,7 @@ import {
   resolveConfigPath,
 } from '../platform/config/load.js';
 import type { Kernel } from '../kernel.js';
-import { openStore } from '../platform/db/database.js';
+import { openConfiguredStore } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { createLogger } from '../platform/log.js';
 import { bootMasterKey } from '../master-key-boot.js';
@@ -78,13 +78,12 @@ export function loadExistingConfig(values: Values): LoadedConfig {
 export async function openAdmin(values: Values): Promise<AdminContext> {
   const { config } = loadExistingConfig(values);
   const log = createLogger(config.log.level === 'silent' ? 'silent' : 'warn', process.stderr);
-  const store = openStore(config.storage.data_dir, {
-    busyTimeoutMs: config.storage.busy_timeout_ms,
-    synchronous: config.storage.synchronous,
-  });
+  const store = openConfiguredStore(config.storage);
   let master: Awaited<ReturnType<typeof bootMasterKey>>;
   try {
-    await migrateToLatest(store.db);
+    await migrateToLatest(store.db, {
+      onWarning: (name, message) => log.warn({ migration: name }, `migration ${name}: ${message}`),
+    });
     master = await bootMasterKey(config, store.db);
   } catch (error) {
     await store.close();

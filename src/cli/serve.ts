@@ -9,6 +9,7 @@ import { checkHost } from '../platform/config/host-checks.js';
 import { loadConfig, resolveConfigPath } from '../platform/config/load.js';
 import { createLogger } from '../platform/log.js';
 import { startServer } from '../server.js';
+import { longestStopMs, stopTimeWarning } from '../stop-time.js';
 import { type Command, stringOption } from './command.js';
 import { configNamed, missingConfigError } from './context.js';
 
@@ -31,6 +32,8 @@ export const serveCommand: Command = {
     await checkHost(config, file);
     const log = createLogger(config.log.level);
     log.info({ config: file, data_dir: path.resolve(config.storage.data_dir) }, `configuration from ${file}`);
+    const stopWarning = stopTimeWarning(config);
+    if (stopWarning) log.warn({ stop_ms: longestStopMs(config) }, stopWarning);
     // Listen for signals before booting: a SIGTERM that arrives while engines are still starting
     // must still stop everything cleanly (exit 0), not kill the process half-started.
     const stopRequested = new Promise<void>((resolve) => {

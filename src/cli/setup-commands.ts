@@ -7,13 +7,14 @@ import { checkHost } from '../platform/config/host-checks.js';
 import { resolveConfigPath } from '../platform/config/load.js';
 import type { Config } from '../platform/config/schema.js';
 import { configKeys } from '../platform/config/shape.js';
-import { databaseFile, openStore } from '../platform/db/database.js';
+import { databaseFile, openConfiguredStore } from '../platform/db/database.js';
 import { ensurePrivateDir } from '../platform/db/file-modes.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { bootMasterKey } from '../master-key-boot.js';
 import { masterKeyPath, openMasterKey } from '../platform/master-key.js';
+import { stopTimeWarning } from '../stop-time.js';
 import { certFileName, ensureSelfSignedCert } from '../platform/tls/self-signed.js';
-import { type Command, type Group, stringOption } from './command.js';
+import { type Command, type Group, type Io, stringOption } from './command.js';
 import { loadExistingConfig, loadFor, loadShownConfig } from './context.js';
 
 export const initCommand: Command = {
@@ -35,7 +36,7 @@ export const initCommand: Command = {
     const { config } = loadFor(values);
     // 0700 from the start, as the store makes it when it opens: the master key is written there now.
     ensurePrivateDir(config.storage.data_dir);
-    const { created, file: keyFile } = await initMasterKey(config);
+    const { created, file: keyFile } = await initMasterKey(config, io);
     io.out(
       created
         ? `Wrote the master key to ${keyFile} (mode 0600). Back it up.`
@@ -58,14 +59,16 @@ export const initCommand: Command = {
 };
 
 /** The master key, checked against the database when one exists (init does not create one). */
-async function initMasterKey(config: Config): Promise<{ created: boolean; file: string }> {
+async function initMasterKey(config: Config, io: Io): Promise<{ created: boolean; file: string }> {
   if (!existsSync(databaseFile(config.storage.data_dir))) {
     const file = masterKeyPath(config.storage.data_dir, config.security.master_key_file);
     return { ...openMasterKey(file, []), file };
   }
-  const store = openStore(config.storage.data_dir, { busyTimeoutMs: config.storage.busy_timeout_ms });
+  const store = openConfiguredStore(config.storage);
   try {
-    await migrateToLatest(store.db);
+    await migrateToLatest(store.db, {
+      onWarning: (name, message) => io.err(`posthorn: warning: migration ${name}: ${message}`),
+    });
     return await bootMasterKey(config, store.db);
   } finally {
     await store.close();
@@ -78,11 +81,12 @@ export const migrateCommand: Command = {
   summary: 'Apply pending database migrations and exit (needs a config file, like admin).',
   async run(values, _positionals, io) {
     const { config } = loadExistingConfig(values);
-    const store = openStore(config.storage.data_dir, { busyTimeoutMs: config.storage.busy_timeout_ms });
+    const store = openConfiguredStore(config.storage);
     try {
       const applied = await migrateToLatest(store.db, {
         onStart: (name) => io.out(`Applying ${name} ...`),
         onApplied: (name, ms) => io.out(`Applied ${name} in ${ms} ms.`),
+        onWarning: (name, message) => io.err(`posthorn: warning: migration ${name}: ${message}`),
       });
       io.out(applied.length ? `Applied: ${applied.join(', ')}.` : 'The database is up to date.');
     } finally {
@@ -110,6 +114,9 @@ const checkCommand: Command = {
   async run(values, _positionals, io) {
     const { config, file, path: resolved } = loadShownConfig(values);
     await checkHost(config, file ?? 'the embedded defaults');
+    // Not a failure: the unit runs this as ExecStartPre, and a drop-in may have raised the limit.
+    const stopWarning = stopTimeWarning(config);
+    if (stopWarning) io.err(`posthorn: warning: ${stopWarning}`);
     io.out(`Configuration is valid (${file ?? `embedded defaults; ${resolved} does not exist`}).`);
     return 0;
   },

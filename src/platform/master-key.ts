@@ -43,7 +43,9 @@ export function openMasterKey(
           'security.master_key_file to where it is); a new key could not open them, so none is created.',
       );
     }
-    mkdirSync(path.dirname(file), { recursive: true });
+    // Directories it creates (security.master_key_file may lie outside the data directory) are
+    // 0700 whatever the umask; an existing one is the operator's and keeps its mode.
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
     return { key: readMasterKey(file), created: true };
   }

@@ -4,6 +4,7 @@
  */
 import type { AuditService } from '../audit/service.js';
 import type { Db } from '../platform/db/database.js';
+import { isUniqueViolation } from '../platform/db/unique-violation.js';
 import { conflict, notFound } from '../platform/http/errors.js';
 import { newId } from '../platform/ids.js';
 import type { ProjectStatus, Role } from '../platform/db/tables.js';
@@ -37,33 +38,37 @@ const view = (row: ProjectRow): ProjectView => ({
 });
 
 export function createProjectService(store: ProjectStore, audit: AuditService) {
+  const insertOrganization = async (id: string, name: string, now: number) => {
+    try {
+      await store.insertOrganization({ id, name, created_at: now });
+    } catch (error) {
+      const taken = isUniqueViolation(error) ? await store.findOrganizationByName(name) : undefined;
+      if (!taken) throw error;
+      throw conflict(
+        `An organization named "${taken.name}" already exists (${taken.id}); nothing was created. ` +
+          'List its projects with `posthorn admin projects list` and issue a key with `posthorn admin keys create --project ...`.',
+      );
+    }
+  };
+
   return {
     /**
      * One organization with one owner and one sandbox project; the user is reused if known. An
      * organization of the same name (ignoring case and surrounding spaces) is a 409: running the
      * setup twice must not leave two look-alike organizations, each with its own full-access key.
+     * The unique index decides, not a lookup before the insert: two bootstraps at the same moment
+     * would both pass a lookup. The caller's transaction then rolls back whatever it did before.
      */
     async bootstrap(input: BootstrapInput, actor: string): Promise<Bootstrapped> {
       const now = Date.now();
       const email = input.email.trim().toLowerCase();
-      const sameName = (name: string) =>
-        name.trim().toLowerCase() === input.organization.trim().toLowerCase();
-      const taken = (await store.listOrganizations()).find((org) => sameName(org.name));
-      if (taken) {
-        throw conflict(
-          `An organization named "${taken.name}" already exists (${taken.id}); nothing was created. ` +
-            'List its projects with `posthorn admin projects list` and issue a key with `posthorn admin keys create --project ...`.',
-        );
-      }
       const organizationId = newId('org', now);
       const projectId = newId('prj', now);
+      // The organization first: the transaction's first statement writes, so a bootstrap running
+      // beside it waits for its commit (busy timeout) and then meets the index, not a stale read.
+      await insertOrganization(organizationId, input.organization.trim(), now);
       const existing = await store.findUserByEmail(email);
       const userId = existing?.id ?? newId('usr', now);
-      await store.insertOrganization({
-        id: organizationId,
-        name: input.organization.trim(),
-        created_at: now,
-      });
       if (!existing) {
         await store.insertUser({
           id: userId,

@@ -7,13 +7,18 @@ import type {
   ProjectsTable,
   UsersTable,
 } from '../platform/db/tables.js';
+import { organizationNameKey } from './organization-name.js';
 
 export type ProjectRow = ProjectsTable;
 
 export function createProjectStore(db: Db) {
   return {
-    async insertOrganization(row: OrganizationsTable): Promise<void> {
-      await db.insertInto('organizations').values(row).execute();
+    /** Throws SQLITE_CONSTRAINT_UNIQUE when an organization of the same name exists. */
+    async insertOrganization(row: Omit<OrganizationsTable, 'name_key'>): Promise<void> {
+      await db
+        .insertInto('organizations')
+        .values({ ...row, name_key: organizationNameKey(row.name) })
+        .execute();
     },
     async insertUser(row: UsersTable): Promise<void> {
       await db.insertInto('users').values(row).execute();
@@ -34,8 +39,13 @@ export function createProjectStore(db: Db) {
         .executeTakeFirst();
       return row !== undefined;
     },
-    async listOrganizations(): Promise<Array<Pick<OrganizationsTable, 'id' | 'name'>>> {
-      return db.selectFrom('organizations').select(['id', 'name']).orderBy('id').execute();
+    /** The organization whose name is the same as `name` (ignoring case and surrounding spaces). */
+    async findOrganizationByName(name: string): Promise<Pick<OrganizationsTable, 'id' | 'name'> | undefined> {
+      return db
+        .selectFrom('organizations')
+        .select(['id', 'name'])
+        .where('name_key', '=', organizationNameKey(name))
+        .executeTakeFirst();
     },
     async findUserByEmail(email: string): Promise<UsersTable | undefined> {
       return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();

@@ -39,6 +39,31 @@ test('init creates the data directory 0700 under a umask of 022, and tightens an
   t.is(statSync(path.join(older.dir, 'data')).mode & 0o777, 0o700);
 });
 
+test('init creates a missing parent of a master_key_file outside the data directory 0700, and leaves an existing one as it is', (t) => {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('POSTHORN_')));
+  const initWithKey = (w: { dir: string }, keyFile: string) => {
+    mkdirSync(path.join(w.dir, 'config'), { recursive: true });
+    writeFileSync(
+      path.join(w.dir, 'config/config.toml'),
+      `[security]\nmaster_key_file = ${JSON.stringify(keyFile)}\n`,
+    );
+    return spawnSync('sh', ['-c', 'umask 022 && exec "$0" init', BIN], { cwd: w.dir, env, encoding: 'utf8' });
+  };
+  const fresh = workdir(t);
+  const keyFile = path.join(fresh.dir, 'secrets/posthorn/master.key');
+  const created = initWithKey(fresh, keyFile);
+  t.is(created.status, 0, created.stderr);
+  t.is(statSync(keyFile).mode & 0o777, 0o600);
+  t.is(statSync(path.join(fresh.dir, 'secrets/posthorn')).mode & 0o777, 0o700);
+  t.is(statSync(path.join(fresh.dir, 'secrets')).mode & 0o777, 0o700);
+  const shared = workdir(t);
+  mkdirSync(path.join(shared.dir, 'etc'));
+  chmodSync(path.join(shared.dir, 'etc'), 0o755);
+  const kept = initWithKey(shared, path.join(shared.dir, 'etc/master.key'));
+  t.is(kept.status, 0, kept.stderr);
+  t.is(statSync(path.join(shared.dir, 'etc')).mode & 0o777, 0o755, 'an existing directory keeps its mode');
+});
+
 test('migrate applies the migrations once', (t) => {
   const w = workdir(t, { config: true });
   const first = w.run(['migrate']);

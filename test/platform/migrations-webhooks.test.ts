@@ -43,6 +43,7 @@ test('0016 gives each webhook endpoint the mode of the key its creation was audi
   t.deepEqual(await migrateToLatest(store.db), [
     '0016-webhook-endpoint-mode',
     '0017-webhook-attempts-by-mode',
+    '0018-organization-name-unique',
   ]);
   t.deepEqual(sqlite.prepare('select id, mode from webhook_endpoints order by id').all(), [
     { id: 'wh_by_live_key', mode: 'live' },
@@ -128,6 +129,7 @@ test('0017 ends the pending attempts queued before 0016 for an endpoint of the o
   t.deepEqual(await migrateToLatest(store.db), [
     '0016-webhook-endpoint-mode',
     '0017-webhook-attempts-by-mode',
+    '0018-organization-name-unique',
   ]);
   const notSent = (message: string, endpoint: string) => ({
     state: 'failed',

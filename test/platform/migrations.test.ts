@@ -109,7 +109,7 @@ test("0009 keys idempotency records by mode, each existing record taking its mes
   t.regex(plan('delete from idempotency_keys where created_at < 10'), /USING INDEX idempotency_keys_created/);
 });
 
-test('migrating to the latest applies what is left in order: 0010 adds the webhook failure streak, 0011 keys replies by mode, 0012 keys analytics by mode, 0013 adds parse_error, 0014 indexes messages by mode, 0015 cancels the recipients of cancelled sends, 0016 gives webhook endpoints a mode, 0017 drops the pending attempts that mode routes elsewhere', async (t) => {
+test('migrating to the latest applies what is left in order: 0010 adds the webhook failure streak, 0011 keys replies by mode, 0012 keys analytics by mode, 0013 adds parse_error, 0014 indexes messages by mode, 0015 cancels the recipients of cancelled sends, 0016 gives webhook endpoints a mode, 0017 drops the pending attempts that mode routes elsewhere, 0018 makes organization names unique', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const store = openStore(dir);
@@ -140,6 +140,7 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
     '0015-cancelled-recipients',
     '0016-webhook-endpoint-mode',
     '0017-webhook-attempts-by-mode',
+    '0018-organization-name-unique',
   ]);
   const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
     name: string;
@@ -211,6 +212,7 @@ test('0012 keys analytics by mode (test records move to test rows, cancelled sen
     '0015-cancelled-recipients',
     '0016-webhook-endpoint-mode',
     '0017-webhook-attempts-by-mode',
+    '0018-organization-name-unique',
   ]);
   t.deepEqual(
     sqlite

@@ -5,6 +5,7 @@ import path from 'node:path';
 import test from 'ava';
 import { parseDuration } from '../../src/platform/config/duration.js';
 import { validateConfig } from '../../src/platform/config/load.js';
+import { stopTimeWarning, UNIT_TIMEOUT_STOP_SEC } from '../../src/stop-time.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const unit = readFileSync(path.join(root, 'systemd/posthorn.service'), 'utf8');
@@ -57,4 +58,9 @@ test("the default stop fits within the unit's TimeoutStopSec, with room for the 
     parseDuration(config.delivery.drain_timeout),
   );
   t.true(longestWait * 2 <= limitMs, `${longestWait} ms of waits against ${limitMs} ms`);
+});
+
+test('config check warns against the TimeoutStopSec the unit ships, and not for the defaults', (t) => {
+  t.deepEqual(directive('TimeoutStopSec'), [String(UNIT_TIMEOUT_STOP_SEC)]);
+  t.is(stopTimeWarning(validateConfig({}, 'defaults')), undefined);
 });

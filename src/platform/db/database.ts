@@ -23,6 +23,27 @@ export function databaseFile(dataDir: string): string {
   return path.resolve(dataDir, 'posthorn.sqlite');
 }
 
+/** The `[storage]` settings a store opens with. */
+export interface StorageSettings {
+  readonly data_dir: string;
+  readonly busy_timeout_ms: number;
+  readonly synchronous: 'full' | 'normal';
+}
+
+/**
+ * The store as `[storage]` configures it. Every command that opens the store (serve, init, migrate,
+ * admin, queue) goes through here, so each one commits as durably as the server does.
+ *
+ * @example
+ *   const store = openConfiguredStore(config.storage);
+ */
+export function openConfiguredStore(storage: StorageSettings): Store {
+  return openStore(storage.data_dir, {
+    busyTimeoutMs: storage.busy_timeout_ms,
+    synchronous: storage.synchronous,
+  });
+}
+
 export function openStore(
   dataDir: string,
   options: { busyTimeoutMs?: number; synchronous?: 'full' | 'normal' } = {},

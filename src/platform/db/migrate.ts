@@ -19,13 +19,23 @@ import { migrations as allMigrations } from './migrations/index.js';
 
 const TABLE = 'kysely_migration';
 
+/**
+ * A migration as Kysely's `Migrator` runs it, whose `up` may also report through `warn` what an
+ * operator must hear of (rows it had to change to apply, such as a renamed duplicate).
+ */
+export interface PosthornMigration extends Migration {
+  up(db: Parameters<Migration['up']>[0], warn?: (message: string) => void): Promise<void>;
+}
+
 export interface MigrateOptions {
   /** The migrations to apply; the released list unless a test provides its own. */
-  readonly migrations?: Readonly<Record<string, Migration>>;
+  readonly migrations?: Readonly<Record<string, PosthornMigration>>;
   /** Called before a migration starts, e.g. to say that a long one is running. */
   readonly onStart?: (name: string) => void;
   /** Called after a migration committed, with how long it took. */
   readonly onApplied?: (name: string, ms: number) => void;
+  /** Called with what a migration reports as changed data (after it committed); log it as a warning. */
+  readonly onWarning?: (name: string, message: string) => void;
 }
 
 /** Applies every pending migration in name order; returns the names applied. */
@@ -41,8 +51,11 @@ export async function migrateToLatest(db: Db, options: MigrateOptions = {}): Pro
     for (const name of pending) {
       options.onStart?.(name);
       const started = performance.now();
-      await applyOne(conn, name, available[name] as Migration);
+      const warnings: string[] = [];
+      await applyOne(conn, name, available[name] as PosthornMigration, (message) => warnings.push(message));
       options.onApplied?.(name, Math.round(performance.now() - started));
+      // Said once the migration stands: a rolled-back one changed nothing.
+      for (const message of warnings) options.onWarning?.(name, message);
       applied.push(name);
     }
     return applied;
@@ -66,12 +79,17 @@ async function pendingMigrations(conn: Db, names: readonly string[]): Promise<st
   return pending;
 }
 
-async function applyOne(conn: Db, name: string, migration: Migration): Promise<void> {
+async function applyOne(
+  conn: Db,
+  name: string,
+  migration: PosthornMigration,
+  warn: (message: string) => void,
+): Promise<void> {
   // IMMEDIATE takes the write lock up front, so a server started beside `posthorn migrate` waits
   // (busy timeout) instead of failing halfway.
   await sql`begin immediate`.execute(conn);
   try {
-    await migration.up(conn);
+    await migration.up(conn, warn);
     await sql`insert into ${sql.table(TABLE)} (name, timestamp) values (${name}, ${await nextTimestamp(conn)})`.execute(
       conn,
     );

@@ -14,7 +14,7 @@ export const serverSection = z
     shutdown_timeout: duration({ timer: true })
       .default('10s')
       .describe(
-        "On SIGTERM, how long in-flight requests and inbound SMTP sessions may take before connections are closed (a message being committed then gets up to 5s more to be answered). It runs beside delivery.drain_timeout; keep both well under the unit's TimeoutStopSec of 30s.",
+        "On SIGTERM, how long in-flight requests and inbound SMTP sessions may take before connections are closed (a message being committed then gets up to 5s more to be answered). It runs beside delivery.drain_timeout; keep both well under the unit's TimeoutStopSec of 30s (config check and serve warn from 25s on).",
       ),
     trust_proxy: z
       .boolean()

@@ -4,7 +4,7 @@
  * its own transaction (../migrate.ts): it must not open one itself, and `PRAGMA foreign_keys` has no
  * effect there.
  */
-import type { Migration } from 'kysely/migration';
+import type { PosthornMigration } from '../migrate.js';
 import * as foundation from './0001-foundation.js';
 import * as messages from './0002-messages.js';
 import * as delivery from './0005-delivery.js';
@@ -22,8 +22,9 @@ import * as messagesModeIndex from './0014-messages-mode-index.js';
 import * as cancelledRecipients from './0015-cancelled-recipients.js';
 import * as webhookEndpointMode from './0016-webhook-endpoint-mode.js';
 import * as webhookAttemptsByMode from './0017-webhook-attempts-by-mode.js';
+import * as organizationNameUnique from './0018-organization-name-unique.js';
 
-export const migrations: Record<string, Migration> = {
+export const migrations: Record<string, PosthornMigration> = {
   '0001-foundation': foundation,
   '0002-messages': messages,
   '0005-delivery': delivery,
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0015-cancelled-recipients': cancelledRecipients,
   '0016-webhook-endpoint-mode': webhookEndpointMode,
   '0017-webhook-attempts-by-mode': webhookAttemptsByMode,
+  '0018-organization-name-unique': organizationNameUnique,
 };

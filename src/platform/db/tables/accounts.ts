@@ -11,6 +11,8 @@ export type KeyMode = 'live' | 'test';
 export interface OrganizationsTable {
   id: string;
   name: string;
+  /** The name as names are compared (projects/organization-name.ts); unique. */
+  name_key: string;
   created_at: number;
 }
 
