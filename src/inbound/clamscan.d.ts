@@ -45,6 +45,11 @@ declare module 'clamscan' {
     ping(): Promise<Socket>;
     /** Streams the bytes with INSTREAM; rejects on connection errors and clamd `ERROR` replies. */
     scanStream(stream: Readable): Promise<NodeClam.ScanResult>;
+    /**
+     * Private in clamscan, but every clamd connection (init's PING, ping, scanStream) is opened
+     * through it: the scanner wraps it to destroy the connections in flight at a stop.
+     */
+    _initSocket(label?: string): Promise<Socket>;
   }
 
   export = NodeClam;

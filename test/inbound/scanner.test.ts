@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import { clamavHealth, createScanner, type ClamavConfig } from '../../src/inbound/scanner.js';
 import { requireClamd, type ClamdAddress } from '../helpers/clamd.js';
+import { controlledClamd } from '../helpers/fake-clamd.js';
 
 // The public EICAR test string, assembled here so that no file in the repository holds it whole.
 const EICAR = Buffer.from(
@@ -112,6 +113,27 @@ test('a clamd that never answers makes a scan give up within timeout_ms', async 
   t.is(outcome.state, 'error');
   t.false(await scanner.ping());
   t.true(Date.now() - started < 2_000, `took ${Date.now() - started} ms`);
+});
+
+test('close() ends a scan clamd never answers at once, drops its connection, and no call connects after it', async (t) => {
+  // Takes the whole stream and never answers it: a clamd that hangs mid-scan.
+  const hung = await controlledClamd(undefined);
+  t.teardown(() => hung.close());
+  const scanner = createScanner(tcpConfig({ host: '127.0.0.1', port: hung.port }, 30_000));
+  const scan = scanner.scan(LETTER);
+  while (hung.scans() === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  const closing = Date.now();
+  scanner.close();
+  const outcome = await scan;
+  t.true(Date.now() - closing < 500, `took ${Date.now() - closing} ms`);
+  t.like(outcome, { state: 'error', reason: 'the scanner was closed (the server is stopping)' });
+  while (hung.connections() > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.true(Date.now() - closing < 1_000, 'its connection is gone');
+
+  t.is((await scanner.scan(LETTER)).state, 'error');
+  t.false(await scanner.ping());
+  t.is(hung.scans(), 1, 'nothing more reached clamd');
+  t.is(hung.connections(), 0);
 });
 
 test('the scanner reconnects by itself once clamd comes back', async (t) => {
