@@ -179,14 +179,21 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
         log.error(detail, `the inbound SMTP listener could not start: ${startError.message}`);
       });
       const started = starting;
+      const stopReceiving = async () => {
+        await listener?.close();
+        await processor?.stop();
+        await analyzer?.close();
+      };
       return {
         name: 'inbound',
+        // The scan side stops beside the listener, not after it: its stop ends a scan in flight at
+        // once rather than adding clamd's `timeout_ms` to the listener's grace. Attachments stored
+        // meanwhile stay pending until the next start.
         async stop() {
           await started;
-          await listener?.close();
-          await processor?.stop();
-          await analyzer?.close();
-          await scanEngine?.stop();
+          const stopped = await Promise.allSettled([scanEngine?.stop(), stopReceiving()]);
+          const failed = stopped.find((result) => result.status === 'rejected');
+          if (failed) throw failed.reason;
         },
       };
     },

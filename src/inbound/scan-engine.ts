@@ -8,6 +8,10 @@
  * and the next run (every `clamav.rescan_interval`, or at once when the health probe sees clamd
  * back, or when new attachments arrive) scans it. The health probe reports the scanner `degraded`
  * while clamd does not answer; inbound mail is still accepted meanwhile.
+ *
+ * A stop never waits for clamd: it closes the scanner, which ends a scan in flight at once (clamd
+ * may take `clamav.timeout_ms` to answer, or never). That attachment gets no verdict and no
+ * attempt: it stays `pending`, and the first run of the next start scans it.
  */
 import type SQLite from 'better-sqlite3';
 import type { ProbeResult } from '../health/registry.js';
@@ -25,13 +29,14 @@ export interface ScanEngine {
   /** Resolves when a run (started now if none is running) has finished. */
   runNow(): Promise<void>;
   probe(): Promise<ProbeResult>;
+  /** Ends the runs and closes the scanner (a scan in flight ends unrecorded); resolves once verdicts are written. */
   stop(): Promise<void>;
 }
 
 const BATCH = 64;
 const PARALLEL = 6;
 
-type ScanResult = 'done' | 'clamd_down';
+type ScanResult = 'done' | 'clamd_down' | 'stopped';
 
 interface Verdict {
   readonly id: string;
@@ -70,6 +75,8 @@ export function startScanEngine(deps: {
     const content = await store.attachmentContent(attachment.id);
     if (content === undefined) return 'done';
     const outcome = await scanner.scan(content);
+    // The stop closed the scanner under this scan: its error says nothing about the attachment.
+    if (stopped && outcome.state === 'error') return 'stopped';
     const at = Date.now();
     if (outcome.state === 'clean') {
       record({ id: attachment.id, fields: { state: 'clean', at } });
@@ -163,6 +170,7 @@ export function startScanEngine(deps: {
     async stop() {
       stopped = true;
       clearInterval(timer);
+      scanner.close();
       await current;
     },
   };
