@@ -3,9 +3,11 @@
  * `TimeoutStopSec` (systemd/posthorn.service). A stop's waits run side by side (server.ts,
  * background.ts): HTTP and the inbound listener wait `server.shutdown_timeout`, after which a
  * message being committed gets up to `COMMIT_GRACE_MS` more to be answered; the delivery engine
- * waits `delivery.drain_timeout`. Webhook requests in flight are aborted at once. Past the unit's
- * limit systemd kills the process with delivery jobs still leased (sent again once the lease runs
- * out). This only warns, never refuses: a drop-in may have raised the limit.
+ * waits `delivery.drain_timeout`. Webhook requests in flight are aborted at once, and so is an
+ * attachment scan (its attachment stays pending for the next start), so clamd's
+ * `clamav.timeout_ms` is no wait of a stop. Past the unit's limit systemd kills the process with
+ * delivery jobs still leased (sent again once the lease runs out). This only warns, never
+ * refuses: a drop-in may have raised the limit.
  */
 import { COMMIT_GRACE_MS } from './inbound/listener.js';
 import { parseDuration } from './platform/config/duration.js';
