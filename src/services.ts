@@ -31,7 +31,7 @@ export function buildServices(kernel: Kernel) {
   const domains = buildDomains(kernel, { events, projects });
   const templates = buildTemplates(kernel, { domains });
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
-  const webhooks = buildWebhooks(kernel, { audit });
+  const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
   const delivery = createDeliveryService(kernel, { events, suppressions, domains, health });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });

@@ -9,6 +9,7 @@ import { dkimKeyOptions, generateDkimKeys } from '../dkim/keys.js';
 import { sealDkimKey } from '../dkim/key-seal.js';
 import type { Config } from '../platform/config/schema.js';
 import type { Db } from '../platform/db/database.js';
+import { isUniqueViolation } from '../platform/db/unique-violation.js';
 import type { DnsResolver } from '../platform/dns/resolver.js';
 import { badRequest, conflict, notFound } from '../platform/http/errors.js';
 import { newId } from '../platform/ids.js';
@@ -36,9 +37,6 @@ export interface DomainServiceDeps {
 }
 
 const RECHECK_PAGE = 100;
-
-const isUniqueViolation = (error: unknown) =>
-  (error as { code?: string })?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 
 function normalizedName(input: string, config: Config): string {
   const parsed = parseDomainName(input, maxDomainLength(config));

@@ -10,6 +10,7 @@ import { isSendableMessageId, MAX_HEADER_VALUE } from '../emails/headers.js';
 import type { MessageRef, MessageScope } from '../emails/model.js';
 import { type SendRequest, sendRequest } from '../emails/schemas.js';
 import type { Db } from '../platform/db/database.js';
+import { isUniqueViolation } from '../platform/db/unique-violation.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../platform/http/errors.js';
 import type { KeyPrincipal } from '../platform/http/principal.js';
 import { formatPath } from '../platform/http/validate.js';
@@ -35,9 +36,6 @@ export interface InboundServicePorts {
 export const MAX_REPLY_KEY = 200;
 /** Enough ancestry to thread in every client without growing the header forever. */
 const MAX_REFERENCES = 20;
-
-const isUniqueViolation = (error: unknown) =>
-  (error as { code?: string })?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 
 export function replyKeyOf(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header.join(',') : header;

@@ -3,10 +3,21 @@
  * rest; losing it makes them unreadable, so it is never rewritten, and a new one is created only
  * while the database holds nothing sealed: a fresh key beside sealed values would boot, then fail
  * every signature. A missing, malformed or wrong key file stops the boot instead (exit 2).
+ * Processes started at once on a fresh install all end with the one key that was linked in first.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import path from 'node:path';
 
 /** One kind of value sealed under the master key; `open` unseals a stored one (throws if it cannot). */
 export interface SealedSample {
@@ -46,8 +57,8 @@ export function openMasterKey(
     // Directories it creates (security.master_key_file may lie outside the data directory) are
     // 0700 whatever the umask; an existing one is the operator's and keeps its mode.
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-    return { key: readMasterKey(file), created: true };
+    const created = createKeyFile(file);
+    return { key: readMasterKey(file), created };
   }
   const key = readMasterKey(file);
   for (const sample of sealed) {
@@ -61,6 +72,44 @@ export function openMasterKey(
     }
   }
   return { key, created: false };
+}
+
+/**
+ * Writes a new key to `file` unless another process (two commands started at once on a fresh
+ * install) got there first; whether this one did. The key is written and synced under a temporary
+ * name, then hard-linked to `file`: exactly one link wins, and a reader never sees a partial file
+ * (with `open(wx)` a loser could read it empty, between the winner's open and its write).
+ */
+function createKeyFile(file: string): boolean {
+  const dir = path.dirname(file);
+  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const fd = openSync(temp, 'wx', 0o600);
+  try {
+    writeSync(fd, `${randomBytes(32).toString('hex')}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(temp, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    rmSync(temp, { force: true });
+  }
+  syncDirectory(dir);
+  return true;
+}
+
+/** Makes the new name durable: a crash must not lose a key that values are about to be sealed with. */
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function readMasterKey(file: string): Buffer {

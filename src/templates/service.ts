@@ -4,6 +4,7 @@
  * `renderForSend` is what the send API calls; it only ever renders the published version.
  */
 import type { Db } from '../platform/db/database.js';
+import { isUniqueViolation } from '../platform/db/unique-violation.js';
 import { AppError, badRequest, conflict, notFound } from '../platform/http/errors.js';
 import { newId } from '../platform/ids.js';
 import { assertPlaceholdersMatch } from './content-rules.js';
@@ -27,9 +28,6 @@ interface Page {
   readonly limit: number;
   readonly after?: string | undefined;
 }
-
-const isUniqueViolation = (error: unknown) =>
-  (error as { code?: string })?.code === 'SQLITE_CONSTRAINT_UNIQUE';
 
 function templateNotFound(ref: string): AppError {
   return notFound(`Template ${ref}`);

@@ -1,17 +1,22 @@
 /** Builds the webhooks capability from the kernel (composition root helper). */
 import type { AuditService } from '../audit/service.js';
+import type { MessageMode } from '../emails/model.js';
 import { createCursorStore } from '../events/cursors.js';
 import type { Kernel } from '../kernel.js';
 import { createWebhookService } from './service.js';
 import { createWebhookStore } from './store.js';
 
-export function buildWebhooks(kernel: Kernel, deps: { audit: AuditService }) {
+export function buildWebhooks(
+  kernel: Kernel,
+  deps: { audit: AuditService; emails: { messageMode: MessageMode } },
+) {
   const store = createWebhookStore(kernel.db);
   const service = createWebhookService({
     store,
     audit: deps.audit,
     config: kernel.config.webhooks,
     masterKey: kernel.masterKey,
+    messageMode: (messageId) => deps.emails.messageMode(messageId),
   });
   return { service, store, cursors: createCursorStore(kernel.db) };
 }

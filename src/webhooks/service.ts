@@ -7,12 +7,14 @@
  */
 import { EventEmitter } from 'node:events';
 import type { AuditService } from '../audit/service.js';
+import type { MessageMode } from '../emails/model.js';
 import type { Config } from '../platform/config/schema.js';
 import { parseDuration } from '../platform/config/duration.js';
 import { seal, unseal } from '../platform/crypto.js';
 import { conflict, notFound } from '../platform/http/errors.js';
 import { newId } from '../platform/ids.js';
 import type { CreateEndpointRequest, UpdateEndpointRequest } from './schemas.js';
+import { bodyMode } from './replay-mode.js';
 import { newSigningSecret } from './signing.js';
 import { type EndpointRow, type EndpointScope, pendingAttempt, type WebhookStore } from './store.js';
 import { checkEndpointUrl } from './url-policy.js';
@@ -33,8 +35,10 @@ export function createWebhookService(deps: {
   audit: AuditService;
   config: Config['webhooks'];
   masterKey: Buffer;
+  /** The emails capability's `messageMode`, as the fan-out asks it. */
+  messageMode: MessageMode;
 }) {
-  const { store, audit, config, masterKey } = deps;
+  const { store, audit, config, masterKey, messageMode } = deps;
   const policy = { allowHttp: config.allow_http, allowPrivate: config.allow_private_targets };
   const rotationOverlapMs = parseDuration(config.rotation_overlap);
   const queued = new EventEmitter();
@@ -166,6 +170,13 @@ export function createWebhookService(deps: {
       if (original.state === 'pending') throw conflict(`Delivery ${deliveryId} has not been attempted yet.`);
       if (endpoint.status !== 'enabled') {
         throw conflict(`Webhook endpoint ${id} is disabled; enable it (PATCH status "enabled") to replay.`);
+      }
+      // Sent before endpoints had a mode (migration 0016): the fan-out would not send it here now.
+      const mode = bodyMode(messageMode, original.event_type, original.body);
+      if (mode !== undefined && mode !== endpoint.mode) {
+        throw conflict(
+          `Delivery ${deliveryId} is about a ${mode} message; a ${endpoint.mode} endpoint receives the events of ${endpoint.mode} messages only, so it cannot be replayed here.`,
+        );
       }
       const now = Date.now();
       const attempt = pendingAttempt(

@@ -3,10 +3,9 @@ import { readdirSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs'
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
-import { Migrator } from 'kysely/migration';
 import { openStore } from '../../src/platform/db/database.js';
-import { migrations } from '../../src/platform/db/migrations/index.js';
 import { workdir } from '../helpers/cli.js';
+import { storeMigratedTo } from '../helpers/migrated-store.js';
 
 /** Whether process `pid` has `file` open. */
 function holds(pid: number, file: string): boolean {
@@ -71,9 +70,7 @@ test('two admin bootstraps of one organization at the same moment: one creates i
 
 test('posthorn migrate renames an organization whose name an older one has, saying so on stderr', async (t) => {
   const w = workdir(t, { config: true });
-  const store = openStore(path.join(w.dir, 'data'));
-  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
-  t.is((await migrator.migrateTo('0016-webhook-endpoint-mode')).error, undefined);
+  const { store } = await storeMigratedTo(t, '0016-webhook-endpoint-mode', path.join(w.dir, 'data'));
   const insert = store.sqlite.prepare('insert into organizations (id, name, created_at) values (?, ?, ?)');
   insert.run('org_1', 'Acme', 10);
   insert.run('org_2', 'ACME', 20);

@@ -1,12 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Kysely } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { openStore, type Store } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { migrations } from '../../src/platform/db/migrations/index.js';
 import { workdir } from '../helpers/cli.js';
+import { storeMigratedTo } from '../helpers/migrated-store.js';
 
 const tables = (store: Store) =>
   (
@@ -22,12 +23,9 @@ const columns = (store: Store, table: string) =>
     (r) => r.name,
   );
 
-/** A store migrated to `to`, with one organization and project for rows to hang off. */
-async function storeAt(dir: string, to: string): Promise<Store> {
-  const store = openStore(dir);
-  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
-  const result = await migrator.migrateTo(to);
-  if (result.error) throw result.error;
+/** A store in `dir` migrated to `to`, with one organization and project for rows to hang off. */
+async function storeAt(t: ExecutionContext, dir: string, to: string): Promise<Store> {
+  const { store } = await storeMigratedTo(t, to, dir);
   store.sqlite.exec(`insert into organizations (id, name, created_at) values ('org_1', 'o', 0);
     insert into projects (id, organization_id, name, status, created_at, updated_at)
     values ('prj_1', 'org_1', 'p', 'active', 0, 0)`);
@@ -36,8 +34,7 @@ async function storeAt(dir: string, to: string): Promise<Store> {
 
 test('a migration that fails after dropping a table leaves the database as it was, and the next run applies it', async (t) => {
   const w = workdir(t);
-  const store = await storeAt(w.dir, '0008-message-bodies');
-  t.teardown(() => store.close());
+  const store = await storeAt(t, w.dir, '0008-message-bodies');
   store.sqlite.exec(`insert into messages (id, project_id, mode, traffic, status, from_header, from_email,
       from_domain, subject, headers, tags, created_at, updated_at)
     values ('msg_1', 'prj_1', 'live', 'transactional', 'queued', 'a@x.test', 'a@x.test', 'x.test', 'Hi', '{}', '{}', 1, 1);
@@ -94,7 +91,7 @@ test('posthorn migrate killed with SIGKILL while copying message bodies (0008) l
   const dataDir = path.join(w.dir, 'data');
   const count = 2000;
   const body = 'x'.repeat(20_000);
-  const seeded = await storeAt(dataDir, '0007-inbound');
+  const seeded = await storeAt(t, dataDir, '0007-inbound');
   const insert = seeded.sqlite.prepare(
     `insert into messages (id, project_id, mode, status, from_header, from_email, from_domain, subject, html, text,
        created_at, updated_at)

@@ -1,29 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import test from 'ava';
-import { Migrator } from 'kysely/migration';
-import { openStore } from '../../src/platform/db/database.js';
+import type { Store } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
-import { migrations } from '../../src/platform/db/migrations/index.js';
+import { storeMigratedTo } from '../helpers/migrated-store.js';
 
-function storeAt(t: import('ava').ExecutionContext) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const store = openStore(dir);
-  t.teardown(() => store.close());
-  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
-  return { store, migrator };
-}
-
-const planOf = (sqlite: ReturnType<typeof openStore>['sqlite'], query: string) =>
+const planOf = (sqlite: Store['sqlite'], query: string) =>
   (sqlite.prepare(`explain query plan ${query}`).all() as { detail: string }[])
     .map((r) => r.detail)
     .join('; ');
 
 test('0014 indexes messages by project, mode and ID: a key’s list and the quota’s count read one mode’s range', async (t) => {
-  const { store, migrator } = storeAt(t);
-  t.is((await migrator.migrateTo('0013-inbound-parse-error')).error, undefined);
+  const { store, migrator } = await storeMigratedTo(t, '0013-inbound-parse-error');
   const migrated = await migrator.migrateTo('0014-messages-mode-index');
   t.is(migrated.error, undefined);
   t.deepEqual(
@@ -55,8 +41,7 @@ test('0014 indexes messages by project, mode and ID: a key’s list and the quot
 });
 
 test('0015 gives the recipients of sends cancelled before it the status cancelled, with the time of the cancel', async (t) => {
-  const { store, migrator } = storeAt(t);
-  t.is((await migrator.migrateTo('0014-messages-mode-index')).error, undefined);
+  const { store } = await storeMigratedTo(t, '0014-messages-mode-index');
   const { sqlite } = store;
   sqlite.pragma('foreign_keys = OFF');
   const message = sqlite.prepare(

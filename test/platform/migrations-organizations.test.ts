@@ -1,20 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import test from 'ava';
-import { Migrator } from 'kysely/migration';
-import { openStore } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
-import { migrations } from '../../src/platform/db/migrations/index.js';
 import { createProjectStore } from '../../src/projects/store.js';
+import { storeMigratedTo } from '../helpers/migrated-store.js';
 
 test('0018 makes organization names unique ignoring case, renaming the later of existing duplicates with a warning', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const store = openStore(dir);
-  t.teardown(() => store.close());
-  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
-  t.is((await migrator.migrateTo('0017-webhook-attempts-by-mode')).error, undefined);
+  const { store } = await storeMigratedTo(t, '0017-webhook-attempts-by-mode');
   const { sqlite } = store;
   const insert = sqlite.prepare('insert into organizations (id, name, created_at) values (?, ?, ?)');
   // The oldest keeps its name, whatever its ID; "later" is by creation.

@@ -1,19 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import test from 'ava';
-import { Migrator } from 'kysely/migration';
-import { openStore } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
-import { migrations } from '../../src/platform/db/migrations/index.js';
+import { storeMigratedTo } from '../helpers/migrated-store.js';
 
 test('0016 gives each webhook endpoint the mode of the key its creation was audited with, else live', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const store = openStore(dir);
-  t.teardown(() => store.close());
-  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
-  t.is((await migrator.migrateTo('0015-cancelled-recipients')).error, undefined);
+  const { store } = await storeMigratedTo(t, '0015-cancelled-recipients');
   const { sqlite } = store;
   sqlite.exec(`insert into organizations (id, name, created_at) values ('org_1', 'o', 0);
     insert into projects (id, organization_id, name, status, created_at, updated_at)
@@ -57,12 +47,7 @@ test('0016 gives each webhook endpoint the mode of the key its creation was audi
 });
 
 test('0017 ends the pending attempts queued before 0016 for an endpoint of the other mode than their message, as failed and never requested', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const store = openStore(dir);
-  t.teardown(() => store.close());
-  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
-  t.is((await migrator.migrateTo('0015-cancelled-recipients')).error, undefined);
+  const { store } = await storeMigratedTo(t, '0015-cancelled-recipients');
   const { sqlite } = store;
   sqlite.exec(`insert into organizations (id, name, created_at) values ('org_1', 'o', 0);
     insert into projects (id, organization_id, name, status, created_at, updated_at)

@@ -1,20 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import test from 'ava';
-import { Migrator } from 'kysely/migration';
-import { openStore } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
-import { migrations } from '../../src/platform/db/migrations/index.js';
+import { storeMigratedTo } from '../helpers/migrated-store.js';
 
 test('0008 moves the bodies of existing messages into message_bodies and drops the old columns', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const store = openStore(dir);
-  t.teardown(() => store.close());
-  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
-  const before = await migrator.migrateTo('0007-inbound');
-  t.is(before.error, undefined);
+  const { store, migrator } = await storeMigratedTo(t, '0007-inbound');
 
   // Rows as 0007 knew them; the project they belong to is beside the point here.
   store.sqlite.pragma('foreign_keys = OFF');
@@ -52,12 +41,7 @@ test('0008 moves the bodies of existing messages into message_bodies and drops t
 });
 
 test("0009 keys idempotency records by mode, each existing record taking its message's mode", async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const store = openStore(dir);
-  t.teardown(() => store.close());
-  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
-  t.is((await migrator.migrateTo('0008-message-bodies')).error, undefined);
+  const { store, migrator } = await storeMigratedTo(t, '0008-message-bodies');
 
   store.sqlite.pragma('foreign_keys = OFF');
   const message = store.sqlite.prepare(
@@ -110,12 +94,7 @@ test("0009 keys idempotency records by mode, each existing record taking its mes
 });
 
 test('migrating to the latest applies what is left in order: 0010 adds the webhook failure streak, 0011 keys replies by mode, 0012 keys analytics by mode, 0013 adds parse_error, 0014 indexes messages by mode, 0015 cancels the recipients of cancelled sends, 0016 gives webhook endpoints a mode, 0017 drops the pending attempts that mode routes elsewhere, 0018 makes organization names unique', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const store = openStore(dir);
-  t.teardown(() => store.close());
-  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
-  t.is((await migrator.migrateTo('0009-idempotency-mode')).error, undefined);
+  const { store } = await storeMigratedTo(t, '0009-idempotency-mode');
   store.sqlite.pragma('foreign_keys = OFF');
   store.sqlite
     .prepare(
@@ -165,12 +144,7 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
 });
 
 test('0012 keys analytics by mode (test records move to test rows, cancelled sends and latencies of later bounces leave) and indexes settled records', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-migrations-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const store = openStore(dir);
-  t.teardown(() => store.close());
-  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrations } });
-  t.is((await migrator.migrateTo('0011-inbound-reply-mode')).error, undefined);
+  const { store } = await storeMigratedTo(t, '0011-inbound-reply-mode');
   const { sqlite } = store;
   sqlite.pragma('foreign_keys = OFF');
   const message = sqlite.prepare(

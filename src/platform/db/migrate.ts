@@ -7,7 +7,8 @@
  *
  * It keeps Kysely's bookkeeping table (`kysely_migration`: name, ISO timestamp), so databases
  * migrated before, and tests that step through migrations with Kysely's `Migrator`, stay valid.
- * It must never run a migration outside its transaction.
+ * It must never run a migration outside its transaction, nor one another process recorded while
+ * this one waited for the lock (two commands started at once on a fresh install).
  *
  * @example
  *   await migrateToLatest(store.db, { onApplied: (name, ms) => log.info({ name, ms }, 'migrated') });
@@ -49,10 +50,14 @@ export async function migrateToLatest(db: Db, options: MigrateOptions = {}): Pro
     const pending = await pendingMigrations(conn, names);
     const applied: string[] = [];
     for (const name of pending) {
-      options.onStart?.(name);
       const started = performance.now();
       const warnings: string[] = [];
-      await applyOne(conn, name, available[name] as PosthornMigration, (message) => warnings.push(message));
+      const ran = await applyOne(conn, name, available[name] as PosthornMigration, {
+        warn: (message) => warnings.push(message),
+        onStart: () => options.onStart?.(name),
+      });
+      // Another process (two commands started at once on a fresh install) applied it first.
+      if (!ran) continue;
       options.onApplied?.(name, Math.round(performance.now() - started));
       // Said once the migration stands: a rolled-back one changed nothing.
       for (const message of warnings) options.onWarning?.(name, message);
@@ -79,27 +84,40 @@ async function pendingMigrations(conn: Db, names: readonly string[]): Promise<st
   return pending;
 }
 
+/** Applies `name` unless another process recorded it while this one waited for the lock; whether it ran. */
 async function applyOne(
   conn: Db,
   name: string,
   migration: PosthornMigration,
-  warn: (message: string) => void,
-): Promise<void> {
+  hooks: { readonly warn: (message: string) => void; readonly onStart: () => void },
+): Promise<boolean> {
   // IMMEDIATE takes the write lock up front, so a server started beside `posthorn migrate` waits
   // (busy timeout) instead of failing halfway.
   await sql`begin immediate`.execute(conn);
   try {
-    await migration.up(conn, warn);
+    // The pending list was read before the lock: look again now that no one else can write.
+    if (await isRecorded(conn, name)) {
+      await sql`rollback`.execute(conn);
+      return false;
+    }
+    hooks.onStart();
+    await migration.up(conn, hooks.warn);
     await sql`insert into ${sql.table(TABLE)} (name, timestamp) values (${name}, ${await nextTimestamp(conn)})`.execute(
       conn,
     );
     await sql`commit`.execute(conn);
+    return true;
   } catch (error) {
     await sql`rollback`.execute(conn).catch(() => {});
     throw new Error(`migration ${name} failed (nothing of it was applied): ${String(error)}`, {
       cause: error,
     });
   }
+}
+
+async function isRecorded(conn: Db, name: string): Promise<boolean> {
+  const rows = await sql`select 1 from ${sql.table(TABLE)} where name = ${name}`.execute(conn);
+  return rows.rows.length > 0;
 }
 
 /** Kysely orders applied migrations by timestamp: keep them strictly increasing, as it does. */

@@ -6,13 +6,13 @@
  * a temporary failure into a permanent one: that would bounce mail for a resolver hiccup.
  *
  * Answers are cached by TTL (A/AAAA carry theirs; c-ares does not report one for MX and TXT, so
- * those use `defaultTtlSeconds`), clamped to a floor and a cap; "does not exist" answers are
- * cached briefly (RFC 2308) and failures more briefly still (RFC 2308 §7.1). Concurrent lookups
- * of one name share one query.
+ * those use `defaultTtlSeconds`) in platform/dns/answer-cache.ts, which also shares one query
+ * among concurrent lookups of one name.
  */
 import { Resolver } from 'node:dns/promises';
 import { domainToASCII } from 'node:url';
 import type { Config } from '../config/schema.js';
+import { AnswerCache, type RawAnswer } from './answer-cache.js';
 
 export interface DnsTemporaryFailure {
   readonly status: 'temporary';
@@ -75,28 +75,6 @@ export interface LookupOptions {
   readonly fresh?: boolean;
 }
 
-interface CacheEntry {
-  expiresAt: number;
-  readonly result: Promise<DnsLookup<unknown>>;
-}
-
-/** Answers with TTLs, or a plain list the default TTL applies to. */
-type RawAnswer<T> = { readonly records: readonly T[]; readonly ttl?: number };
-
-const NXDOMAIN_CODES = new Set(['ENOTFOUND', 'EBADNAME']);
-const NODATA_CODES = new Set(['ENODATA']);
-
-function classify<T>(error: unknown): DnsLookup<T> {
-  const code = (error as { code?: unknown })?.code;
-  if (typeof code === 'string' && NXDOMAIN_CODES.has(code)) return { status: 'nxdomain' };
-  if (typeof code === 'string' && NODATA_CODES.has(code)) return { status: 'nodata' };
-  return {
-    status: 'temporary',
-    code: typeof code === 'string' ? code : 'EUNKNOWN',
-    message: error instanceof Error ? error.message : String(error),
-  };
-}
-
 /** Lower case A-labels without the trailing dot; '' when the name cannot be a DNS name. */
 function normalizeName(name: string): string {
   const trimmed = name.trim().replace(/\.$/, '');
@@ -119,14 +97,7 @@ function orderHosts(hosts: readonly MxHost[]): MxHost[] {
  */
 export class DnsResolver {
   readonly #resolver: Resolver;
-  readonly #cache = new Map<string, CacheEntry>();
-  readonly #now: () => number;
-  readonly #minTtl: number;
-  readonly #maxTtl: number;
-  readonly #defaultTtl: number;
-  readonly #negativeTtl: number;
-  readonly #failureTtl: number;
-  readonly #maxEntries: number;
+  readonly #cache: AnswerCache;
 
   constructor(options: DnsResolverOptions = {}) {
     this.#resolver = new Resolver({ timeout: options.timeoutMs ?? 5000, tries: options.tries ?? 2 });
@@ -140,13 +111,15 @@ export class DnsResolver {
         );
       }
     }
-    this.#now = options.now ?? Date.now;
-    this.#minTtl = options.minTtlSeconds ?? 5;
-    this.#maxTtl = options.maxTtlSeconds ?? 3600;
-    this.#defaultTtl = options.defaultTtlSeconds ?? 300;
-    this.#negativeTtl = options.negativeTtlSeconds ?? 60;
-    this.#failureTtl = options.failureTtlSeconds ?? 5;
-    this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#cache = new AnswerCache({
+      now: options.now ?? Date.now,
+      minTtl: options.minTtlSeconds ?? 5,
+      maxTtl: options.maxTtlSeconds ?? 3600,
+      defaultTtl: options.defaultTtlSeconds ?? 300,
+      negativeTtl: options.negativeTtlSeconds ?? 60,
+      failureTtl: options.failureTtlSeconds ?? 5,
+      maxEntries: options.maxEntries ?? 10_000,
+    });
   }
 
   /**
@@ -229,65 +202,13 @@ export class DnsResolver {
     return { status: 'no_mail_host' };
   }
 
-  async #lookup<T>(
+  #lookup<T>(
     name: string,
     type: string,
     options: LookupOptions,
     query: () => Promise<RawAnswer<T>>,
   ): Promise<DnsLookup<T>> {
-    const key = `${type} ${name}`;
-    const hit = this.#cache.get(key);
-    if (hit && !options.fresh && hit.expiresAt > this.#now()) return hit.result as Promise<DnsLookup<T>>;
-
-    const result = this.#query(query);
-    // Until it settles the entry never expires, so concurrent lookups share the query.
-    const entry: CacheEntry = { expiresAt: Number.POSITIVE_INFINITY, result };
-    this.#remember(key, entry);
-    const settled = await result;
-    const ttl = this.#ttlFor(settled);
-    if (ttl <= 0) {
-      if (this.#cache.get(key) === entry) this.#cache.delete(key);
-    } else {
-      entry.expiresAt = this.#now() + ttl * 1000;
-    }
-    return settled;
-  }
-
-  async #query<T>(query: () => Promise<RawAnswer<T>>): Promise<DnsLookup<T>> {
-    try {
-      const answer = await query();
-      if (answer.records.length === 0) return { status: 'nodata' };
-      return { status: 'found', records: answer.records, ttl: this.#clamp(answer.ttl ?? this.#defaultTtl) };
-    } catch (error) {
-      return classify<T>(error);
-    }
-  }
-
-  #ttlFor(result: DnsLookup<unknown>): number {
-    switch (result.status) {
-      case 'found':
-        return result.ttl;
-      case 'nodata':
-      case 'nxdomain':
-        return this.#negativeTtl;
-      case 'temporary':
-        return this.#failureTtl;
-    }
-  }
-
-  #clamp(ttl: number): number {
-    return Math.min(this.#maxTtl, Math.max(this.#minTtl, ttl));
-  }
-
-  #remember(key: string, entry: CacheEntry): void {
-    this.#cache.delete(key);
-    this.#cache.set(key, entry);
-    // Map iteration is insertion order, so the first key is the least recently stored.
-    while (this.#cache.size > this.#maxEntries) {
-      const oldest = this.#cache.keys().next().value;
-      if (oldest === undefined) break;
-      this.#cache.delete(oldest);
-    }
+    return this.#cache.lookup(`${type} ${name}`, options.fresh === true, query);
   }
 }
 
