@@ -5,11 +5,14 @@
  * eavesdropping, which is what is asked of it here. It is never used for the HTTP API.
  *
  * Made with the `openssl` command (Debian package `openssl`) rather than an npm dependency.
- * Existing files are reused as they are. The private key is written 0600 inside a 0700 temporary
- * directory and moved into place, so it is never readable by others, even for a moment.
+ * An existing pair is reused as it is when the certificate is the key's; a pair that is not (two
+ * processes that wrote at once, one's key beside the other's certificate) is made anew. The
+ * private key is written 0600 inside a 0700 temporary directory and moved into place, so it is
+ * never readable by others, even for a moment.
  */
 import { execFile } from 'node:child_process';
-import { access, chmod, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -24,6 +27,8 @@ export interface CertFiles {
 export const certFileName = 'self-signed.crt';
 export const keyFileName = 'self-signed.key';
 const validDays = 3650;
+/** Fresh pairs made before giving up when other processes keep replacing the files under this one. */
+const MAX_ATTEMPTS = 3;
 
 // Calls in flight, per directory: two boot steps asking at once must not write a mismatched pair.
 const pending = new Map<string, Promise<CertFiles>>();
@@ -44,10 +49,20 @@ export function ensureSelfSignedCert(dir: string, hostname: string): Promise<Cer
 
 async function ensure(dir: string, hostname: string): Promise<CertFiles> {
   const files = { certFile: join(dir, certFileName), keyFile: join(dir, keyFileName) };
-  if ((await exists(files.certFile)) && (await exists(files.keyFile))) return files;
+  if (await isPair(files)) return files;
   const name = hostname.replace(/\.$/, '');
   const altName = subjectAltName(name);
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  // The two renames are not one step: another process doing the same at once can put its key
+  // beside this one's certificate. Checked after the moves; the last to check makes a pair again.
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    await create(dir, name, altName, files);
+    if (await isPair(files)) return files;
+  }
+  throw new Error(`${files.keyFile} and ${files.certFile} kept being replaced by another process; try again`);
+}
+
+async function create(dir: string, name: string, altName: string, files: CertFiles): Promise<void> {
   const scratch = await mkdtemp(join(dir, '.self-signed-'));
   try {
     const key = join(scratch, keyFileName);
@@ -75,7 +90,6 @@ async function ensure(dir: string, hostname: string): Promise<CertFiles> {
     // Key first: a reader that finds the certificate can rely on its key being there.
     await rename(key, files.keyFile);
     await rename(cert, files.certFile);
-    return files;
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -103,10 +117,11 @@ async function openssl(args: readonly string[]): Promise<void> {
   }
 }
 
-async function exists(path: string): Promise<boolean> {
+/** Whether both files are there and the certificate is the key's. */
+async function isPair(files: CertFiles): Promise<boolean> {
   try {
-    await access(path);
-    return true;
+    const [cert, key] = await Promise.all([readFile(files.certFile), readFile(files.keyFile)]);
+    return new X509Certificate(cert).checkPrivateKey(createPrivateKey(key));
   } catch {
     return false;
   }

@@ -1,5 +1,5 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { mkdtemp, readFile, readdir, rm, stat, unlink } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
@@ -91,4 +91,19 @@ test('a host name that is not one is refused before openssl runs', async (t) => 
   for (const bad of ['mx/CN=evil', 'a b', '', '-mx.example', 'x'.repeat(64)]) {
     await t.throwsAsync(ensureSelfSignedCert(join(root, 'bad'), bad), { message: /not a valid host name/ });
   }
+});
+
+test("a certificate beside another pair's key (two processes that wrote at once) is replaced by a matching pair", async (t) => {
+  const root = await tempDir();
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  const files = await ensureSelfSignedCert(join(root, 'a'), 'localhost');
+  const other = await ensureSelfSignedCert(join(root, 'b'), 'localhost');
+  await writeFile(files.keyFile, await readFile(other.keyFile), { mode: 0o600 });
+  const mismatched = await readFile(files.certFile);
+
+  const again = await ensureSelfSignedCert(join(root, 'a'), 'localhost');
+  t.deepEqual(again, files);
+  t.notDeepEqual(await readFile(files.certFile), mismatched);
+  const cert = new X509Certificate(await readFile(files.certFile));
+  t.true(cert.checkPrivateKey(createPrivateKey(await readFile(files.keyFile))));
 });
