@@ -2,8 +2,9 @@
  * How long a stop of `posthorn serve` may take, from the config, against the shipped unit's
  * `TimeoutStopSec` (systemd/posthorn.service). A stop's waits run side by side (server.ts,
  * background.ts): HTTP and the inbound listener wait `server.shutdown_timeout`, after which a
- * message being committed gets up to `COMMIT_GRACE_MS` more to be answered; the delivery engine
- * waits `delivery.drain_timeout`. (A commit that hangs past that grace, a stuck fsync, gets one
+ * message being committed gets up to `COMMIT_GRACE_MS` more to be answered, and then the
+ * processor up to `PROCESSOR_STOP_MS` for received mail still being processed (what is left
+ * waits in the spool for the next start); the delivery engine waits `delivery.drain_timeout`. (A commit that hangs past that grace, a stuck fsync, gets one
  * grace more before the listener gives up on it; such a process cannot exit until systemd kills
  * it anyway, so that case is not counted.) Webhook requests in flight are aborted at once, and so is an
  * attachment scan (its attachment stays pending for the next start), so clamd's
@@ -12,6 +13,7 @@
  * refuses: a drop-in may have raised the limit.
  */
 import { COMMIT_GRACE_MS } from './inbound/listener.js';
+import { PROCESSOR_STOP_MS } from './inbound/processor-stop.js';
 import { parseDuration } from './platform/config/duration.js';
 import type { Config } from './platform/config/schema.js';
 
@@ -25,7 +27,8 @@ type StopConfig = Pick<Config, 'server' | 'smtp_in' | 'delivery'>;
 
 /** The longest wait of a stop, in milliseconds. */
 export function longestStopMs(config: StopConfig): number {
-  const http = parseDuration(config.server.shutdown_timeout) + (config.smtp_in.enabled ? COMMIT_GRACE_MS : 0);
+  const inbound = config.smtp_in.enabled ? COMMIT_GRACE_MS + PROCESSOR_STOP_MS : 0;
+  const http = parseDuration(config.server.shutdown_timeout) + inbound;
   const delivery = config.delivery.enabled ? parseDuration(config.delivery.drain_timeout) : 0;
   return Math.max(http, delivery);
 }
@@ -35,7 +38,7 @@ export function stopTimeWarning(config: StopConfig): string | undefined {
   const ms = longestStopMs(config);
   if (ms < UNIT_TIMEOUT_STOP_SEC * 1000 - MARGIN_MS) return undefined;
   const grace = config.smtp_in.enabled
-    ? ` (+ ${COMMIT_GRACE_MS / 1000} s for an inbound message being committed)`
+    ? ` (+ ${COMMIT_GRACE_MS / 1000} s for an inbound message being committed, + ${PROCESSOR_STOP_MS / 1000} s for received mail being processed)`
     : '';
   const drain = config.delivery.enabled
     ? ` and delivery.drain_timeout = ${config.delivery.drain_timeout}`

@@ -11,6 +11,7 @@ import { createAuthenticator, type SmtpFacts } from './authenticate.js';
 
 export interface Analyzer {
   analyze(raw: Buffer, facts: SmtpFacts, wants: AnalyzeWants): Promise<AnalyzeResult>;
+  /** Ends the threads, and any task still on them (it rejects). */
   close(): Promise<void>;
 }
 
@@ -48,6 +49,8 @@ export function createAnalyzer(config: Pick<Config, 'dns' | 'smtp_in'>): Analyze
       const attachments = result.mail.attachments.map((a) => ({ ...a, content: Buffer.from(a.content) }));
       return { ...result, mail: { ...result.mail, attachments } };
     },
-    close: () => pool.close(),
+    // Ends the threads at once: the processor's stop has waited (a few seconds at most) for what it
+    // would finish, and abandoned the rest. A graceful close would wait for a task stuck on DNS.
+    close: () => pool.destroy(),
   };
 }

@@ -17,6 +17,10 @@
  * crashed or was killed while processing it, so it might again). Given up on means a `failed`
  * receipt with the reason, an error in the log, and the file moved to the spool's `failed`
  * directory for the operator: it is never deleted unprocessed.
+ *
+ * A stop waits for the messages in progress a few seconds at most (`processor-stop.ts`): past that
+ * they are left in the spool for the next start, their abandoned work writes nothing more, and the
+ * runs this process counted for them are taken back (a clean stop is no crash).
  */
 import type SQLite from 'better-sqlite3';
 import type { EventService } from '../events/service.js';
@@ -27,6 +31,7 @@ import type { Logger } from '../platform/log.js';
 import type { Analyzer } from './analyzer.js';
 import type { FeedbackHandler } from './feedback.js';
 import { createPreparer, createWriter, type Prepared } from './processor-effects.js';
+import { createProcessorStop } from './processor-stop.js';
 import type { Spool, SpooledMessage } from './spool.js';
 import type { InboundStore } from './store.js';
 import type { Threads } from './threads.js';
@@ -59,7 +64,10 @@ export interface Processor {
   recover(): Promise<number>;
   /** Resolves when nothing is queued or running (tests, benchmarks). */
   idle(): Promise<void>;
-  /** Stops taking work and waits for what is running. */
+  /**
+   * Stops taking work and waits for what is running, at most `PROCESSOR_STOP_MS`; what is still
+   * running then is left in the spool for the next start.
+   */
   stop(): Promise<void>;
   /** Messages in progress now and the bytes of their spool files. */
   load(): { readonly messages: number; readonly bytes: number };
@@ -101,6 +109,8 @@ export function createProcessor(deps: ProcessorDeps): Processor {
   let inMemoryBytes = 0;
   // Files found in the spool at start whose run has not been counted yet (`spool.countRun`).
   const recovered = new Set<string>();
+  // Every write below asks `halt.live()` first: work a stop abandoned must write nothing.
+  const halt = createProcessorStop(deps);
   const failures = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
   let running = 0;
@@ -151,7 +161,10 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       await processOne(entry);
       failures.delete(id);
       queued.delete(id);
+      halt.finished(id);
     } catch (error) {
+      // Abandoned by the stop: not a failure; the file waits for the next start.
+      if (halt.abandoned) return;
       const count = (failures.get(id) ?? 0) + 1;
       if (count < MAX_FAILURES) {
         failures.set(id, count);
@@ -160,13 +173,15 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       }
       failures.delete(id);
       const reason = `processing failed ${count} times; the last error: ${errorText(error)}`;
-      await giveUp(entry, reason).catch((failure: unknown) =>
+      await giveUp(entry, reason).catch((failure: unknown) => {
+        if (halt.abandoned) return;
         log.error(
           { err: failure, receipt: id, spool: deps.spool.dir, reason },
           'inbound message keeps failing and could not be given up on (recorded as failed and moved aside); left in the spool until the next start',
-        ),
-      );
+        );
+      });
       queued.delete(id);
+      halt.finished(id);
     }
   }
 
@@ -188,11 +203,16 @@ export function createProcessor(deps: ProcessorDeps): Processor {
 
   // Batches commit without waiting for the disk; a spool file goes only once its commit has
   // passed a WAL barrier (an fsync off the event loop), so a power cut loses nothing.
-  const commit = createGroupCommit<Prepared, number>(deps, createWriter(deps), {
-    lingerMs: COMMIT_LINGER_MS,
-    afterCommit: () => deps.events.notify(),
-    durability: 'relaxed',
-  });
+  // A batch may start after the stop abandoned a message queued in it: it is rolled back alone.
+  const write = createWriter(deps);
+  const commit = createGroupCommit<Prepared, number>(
+    deps,
+    async (trx, prepared) => {
+      halt.live();
+      return write(trx, prepared);
+    },
+    { lingerMs: COMMIT_LINGER_MS, afterCommit: () => deps.events.notify(), durability: 'relaxed' },
+  );
   const durable = walBarrier(deps.sqlite);
   const prepare = createPreparer(deps);
 
@@ -210,12 +230,13 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       const receipt = await deps.store.receiptKind(id);
       if (receipt !== undefined) {
         await durable();
-        if (receipt === 'failed') await deps.spool.moveToFailed(id);
-        else await deps.spool.remove(id);
+        halt.live();
+        await halt.change(receipt === 'failed' ? deps.spool.moveToFailed(id) : deps.spool.remove(id));
         return;
       }
       if (recovered.delete(id)) {
-        const earlier = await deps.spool.countRun(id);
+        halt.live();
+        const earlier = await halt.countRun(id);
         if (earlier >= MAX_UNFINISHED_RUNS) {
           const reason = `processing was started by ${earlier} earlier runs of the server that stopped before it finished (it may have crashed them)`;
           await giveUp({ id, bytes }, reason);
@@ -224,18 +245,24 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       }
       spooled = await deps.spool.read(id);
     }
-    const attachments = await commit({ id, spooled, effects: await prepare(spooled) });
+    const effects = await prepare(spooled);
+    halt.live();
+    const attachments = await commit({ id, spooled, effects });
+    halt.live();
     if (attachments > 0) deps.onAttachments();
     await durable();
-    await deps.spool.remove(id);
+    halt.live();
+    await halt.change(deps.spool.remove(id));
   }
 
   /** Ends a transaction that cannot be processed: a `failed` receipt, the file kept in `failed/`. */
   async function giveUp({ id, bytes }: Entry, reason: string): Promise<void> {
     const envelope = await deps.spool.readEnvelope(id).catch(() => undefined);
+    halt.live();
     await commit({ id, failed: reason, envelope, size: bytes });
     await durable();
-    await deps.spool.moveToFailed(id);
+    halt.live();
+    await halt.change(deps.spool.moveToFailed(id));
     log.error(
       { receipt: id, reason, mail_from: envelope?.mailFrom, remote_ip: envelope?.remoteIp },
       'inbound message could not be processed: recorded as failed and moved to the failed directory beside the spool',
@@ -264,7 +291,10 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       queue.length = 0;
-      while (running > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      const idle = async () => {
+        while (running > 0 && !halt.abandoned) await new Promise((resolve) => setTimeout(resolve, 10));
+      };
+      await halt.stop(idle, () => running);
       settle();
     },
   };

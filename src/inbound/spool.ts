@@ -69,6 +69,11 @@ export interface Spool {
    * earlier runs had started it without finishing (they stopped or crashed meanwhile).
    */
   countRun(id: string): Promise<number>;
+  /**
+   * Takes back this run's `countRun` of a file a clean stop left unfinished (that run did not
+   * crash on it): the count goes back to `earlier`, the file beside it away when that was 0.
+   */
+  uncountRun(id: string, earlier: number): Promise<void>;
   /** Moves a file given up on to the `failed` directory beside the spool. */
   moveToFailed(id: string): Promise<void>;
 }
@@ -173,6 +178,11 @@ export async function openSpool(
       // No fsync: the count has to survive a crash of the process, which the page cache does.
       await writeFile(path, String(earlier + 1), { mode: 0o600 });
       return earlier;
+    },
+    async uncountRun(id, earlier) {
+      const path = join(dir, `${id}${RUNS_SUFFIX}`);
+      if (earlier > 0) await writeFile(path, String(earlier), { mode: 0o600 });
+      else await unlinkIfThere(path);
     },
     async moveToFailed(id) {
       // A `failed/` made now is itself an entry of the directory above, which must be durable too.

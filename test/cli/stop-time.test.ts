@@ -12,14 +12,18 @@ test("config check warns, and passes, when a stop may come within 5 s of the uni
   t.is(defaults.code, 0, defaults.stderr);
   t.notRegex(defaults.stderr, /warning/);
 
-  // 20 s of requests and SMTP sessions, then 5 s for a message being committed: 25 s.
+  // 20 s of requests and SMTP sessions, then 5 s for a message being committed and 5 s for
+  // received mail being processed: 30 s.
   const inbound = check('inbound.toml', ['[storage]', '[server]', 'shutdown_timeout = "20s"']);
   t.is(inbound.code, 0, 'a warning, not a failure: a drop-in may have raised the limit');
   t.regex(inbound.stdout, /Configuration is valid/);
-  t.is(warning.exec(inbound.stderr)?.[1], '25', inbound.stderr);
-  t.regex(inbound.stderr, /server\.shutdown_timeout = 20s \(\+ 5 s for an inbound message being committed\)/);
+  t.is(warning.exec(inbound.stderr)?.[1], '30', inbound.stderr);
+  t.regex(
+    inbound.stderr,
+    /server\.shutdown_timeout = 20s \(\+ 5 s for an inbound message being committed, \+ 5 s for received mail being processed\)/,
+  );
   t.regex(inbound.stderr, /delivery\.drain_timeout = 10s/);
-  t.regex(inbound.stderr, /"\[Service\]" and "TimeoutStopSec=35"/);
+  t.regex(inbound.stderr, /"\[Service\]" and "TimeoutStopSec=40"/);
   t.regex(inbound.stderr, /systemctl edit posthorn/);
   t.regex(inbound.stderr, /\/etc\/systemd\/system\/posthorn\.service\.d\/stop-timeout\.conf/);
 

@@ -14,30 +14,13 @@ import { join } from 'node:path';
 import test from 'ava';
 import { stoppedSetup } from './stopped-setup.js';
 import { createLogger } from '../../src/platform/log.js';
-import { newId } from '../../src/platform/ids.js';
 import type { InboundRecipient } from '../../src/inbound/recipients.js';
-import { openSpool, type Spool } from '../../src/inbound/spool.js';
+import { openSpool } from '../../src/inbound/spool.js';
 import { type RunningServer, startServer } from '../../src/server.js';
 import { testConfig } from '../helpers/server.js';
 import { eventually } from './env.js';
 import { freePort, spawnServe } from './serve-process.js';
-
-async function spoolMessage(spool: Spool, recipient: InboundRecipient, subject: string): Promise<string> {
-  const id = newId('rcv');
-  const envelope = {
-    id,
-    receivedAt: Date.now(),
-    mailFrom: 'ann@sender.example',
-    recipients: [recipient],
-    remoteIp: '127.0.0.1',
-    helo: 'client.example',
-    clientHostname: 'client.example',
-    tls: false,
-  };
-  const raw = `From: ann@sender.example\r\nTo: ${recipient.address}\r\nSubject: ${subject}\r\n\r\nHello.\r\n`;
-  await spool.write(envelope, [Buffer.from(raw)]);
-  return id;
-}
+import { spoolMessage } from './spool-message.js';
 
 test('a left-over message that two runs started and never finished is recorded as failed and kept aside', async (t) => {
   t.timeout(120_000);

@@ -51,6 +51,8 @@ export async function spawnServe(options: {
   readonly dns: string;
   readonly clamdPort: number;
   readonly spoolDiskBytes?: number;
+  /** `dns.timeout_ms` (5000 unless given): a long one makes a black hole hold processing longer. */
+  readonly dnsTimeoutMs?: number;
 }): Promise<{ child: ChildProcess; exited: Promise<NodeJS.Signals | null>; stderr: () => string }> {
   const configFile = join(options.dataDir, 'config.toml');
   writeFileSync(
@@ -68,7 +70,7 @@ export async function spawnServe(options: {
       'enabled = false',
       '[dns]',
       `servers = ["${options.dns}"]`,
-      'timeout_ms = 5000',
+      `timeout_ms = ${options.dnsTimeoutMs ?? 5000}`,
       '[clamav]',
       `port = ${options.clamdPort}`,
       '[log]',

@@ -14,7 +14,7 @@ export const serverSection = z
     shutdown_timeout: duration({ timer: true })
       .default('10s')
       .describe(
-        "On SIGTERM, how long in-flight requests and inbound SMTP sessions may take before connections are closed (a message being committed then gets up to 5s more to be answered). It runs beside delivery.drain_timeout; keep both well under the unit's TimeoutStopSec of 30s (config check and serve warn from 25s on).",
+        "On SIGTERM, how long in-flight requests and inbound SMTP sessions may take before connections are closed (a message being committed then gets up to 5s more to be answered, and received mail still being processed 5s after that; the rest waits in the spool for the next start). It runs beside delivery.drain_timeout; keep both well under the unit's TimeoutStopSec of 30s (config check and serve warn when a stop may take 25s: from 15s on here, from 25s on for delivery.drain_timeout).",
       ),
     trust_proxy: z
       .boolean()
