@@ -3,14 +3,14 @@
  * `TimeoutStopSec` (systemd/posthorn.service). A stop's waits run side by side (server.ts,
  * background.ts): HTTP and the inbound listener wait `server.shutdown_timeout`, after which a
  * message being committed gets up to `COMMIT_GRACE_MS` more to be answered, and then the
- * processor up to `PROCESSOR_STOP_MS` for received mail still being processed (what is left
- * waits in the spool for the next start); the delivery engine waits `delivery.drain_timeout`. (A commit that hangs past that grace, a stuck fsync, gets one
- * grace more before the listener gives up on it; such a process cannot exit until systemd kills
- * it anyway, so that case is not counted.) Webhook requests in flight are aborted at once, and so is an
- * attachment scan (its attachment stays pending for the next start), so clamd's
- * `clamav.timeout_ms` is no wait of a stop. Past the unit's limit systemd kills the process with
- * delivery jobs still leased (sent again once the lease runs out). This only warns, never
- * refuses: a drop-in may have raised the limit.
+ * processor up to `PROCESSOR_STOP_MS` for received mail still being processed (what is left waits
+ * in the spool for the next start); the delivery engine waits `delivery.drain_timeout`. (A commit
+ * that hangs past that grace, a stuck fsync, gets one grace more before the listener gives up on
+ * it; such a process cannot exit until systemd kills it anyway, so that case is not counted.)
+ * Webhook requests in flight are aborted at once, and so is an attachment scan (its attachment
+ * stays pending for the next start), so clamd's `clamav.timeout_ms` is no wait of a stop. Past the
+ * unit's limit systemd kills the process with delivery jobs still leased (sent again once the
+ * lease runs out). This only warns, never refuses: a drop-in may have raised the limit.
  */
 import { COMMIT_GRACE_MS } from './inbound/listener.js';
 import { PROCESSOR_STOP_MS } from './inbound/processor-stop.js';
