@@ -81,6 +81,7 @@ export async function startBackground(
         kernel.config.retention.messages_days,
         {
           message_bodies: (cutoff) => services.emails.store.purgeBodiesBefore(cutoff),
+          message_raw: (cutoff) => services.delivery.purgeRawBefore(cutoff),
           inbound_bodies: (cutoff) => services.inbound.store.purgeBodiesBefore(cutoff),
           inbound_attachments: (cutoff) => services.inbound.store.purgeAttachmentsBefore(cutoff),
         },
@@ -88,7 +89,8 @@ export async function startBackground(
         'message-retention',
       ),
     );
-    if (kernel.config.delivery.enabled) engines.push(services.delivery.start());
+    // The render workers always run: accepted mail is signed at once (delivery/prerender.ts).
+    engines.push(services.delivery.start({ deliver: kernel.config.delivery.enabled }));
     engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
     if (kernel.config.smtp_in.enabled) engines.push(services.inbound.start());
   } catch (error) {

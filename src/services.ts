@@ -33,7 +33,13 @@ export function buildServices(kernel: Kernel) {
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
-  const delivery = createDeliveryService(kernel, { events, suppressions, domains, health });
+  const delivery = createDeliveryService(kernel, {
+    events,
+    admissions: emails,
+    suppressions,
+    domains,
+    health,
+  });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
   return {
     health,

@@ -162,6 +162,9 @@ export async function prepare(
     const verified = await call('POST', `/v1/domains/${domain.id}/verify`);
     if (verified.status !== 'verified') throw new Error(`domain not verified: ${JSON.stringify(verified)}`);
     await queueSends(server.url, apiKey, messages, kb);
+    // Accepted mail is composed and signed at admission (delivery/prerender.ts); the queue the
+    // engine then drains holds signed messages, as Postfix's holds them after its signing milter.
+    await server.services.delivery.prerendered();
     return { dataDir, configFile, port, apiKey };
   } finally {
     await server.stop();

@@ -43,3 +43,17 @@ export const FINAL_RECIPIENT_STATUSES: readonly RecipientStatus[] = [
   'failed',
   'cancelled',
 ];
+
+/**
+ * Statuses after which nothing of the message is sent again (every recipient final, or the send
+ * never went out); migration 0019's trigger drops a message's stored rendering on these.
+ */
+export const FINAL_MESSAGE_STATUSES: readonly MessageStatus[] = [
+  'delivered',
+  'partially_delivered',
+  'bounced',
+  'failed',
+  'cancelled',
+  'rejected',
+  'suppressed',
+];

@@ -20,7 +20,10 @@ import { createLaneTable } from './lanes.js';
 import { MtaSts } from './mta-sts.js';
 import { MxConnection } from './mx-connection.js';
 import { OutcomeWriter, type SuppressionPort } from './outcome-writer.js';
-import { createRenderer } from './renderer.js';
+import { Prerender } from './prerender.js';
+import type { RenderDkim } from './render-task.js';
+import { createRawStore } from './raw-store.js';
+import { lazyRenderer, type Renderer } from './renderer.js';
 import { retryPolicyFrom } from './retry-policy.js';
 import type { Signing, SigningKeysPort } from './steps.js';
 import { createDeliveryStore, type LaneDepth, type RecipientRow } from './store.js';
@@ -44,8 +47,15 @@ export interface DomainKeysSource {
   hasDomain(projectId: string, domain: string): Promise<boolean>;
 }
 
+/** The send API, as delivery hears of accepted messages (to render them at once, prerender.ts). */
+export interface AdmissionSource {
+  /** `listener` gets the IDs of live messages once their acceptance has committed. */
+  onAdmitted(listener: (messageIds: readonly string[]) => void): () => void;
+}
+
 export interface DeliveryDeps {
   readonly events: EventService;
+  readonly admissions: AdmissionSource;
   readonly suppressions: SuppressionPort;
   readonly domains: DomainKeysSource;
   readonly health: HealthRegistry;
@@ -64,17 +74,41 @@ function sandboxSenderEmail(from: string): string | undefined {
   return parsed.ok ? normalizeEmail(parsed.value.email) : undefined;
 }
 
+type DomainKeys = NonNullable<Awaited<ReturnType<DomainKeysSource['signingKeys']>>>;
+
+/** The render task's DKIM fields: RSA first (verifiers that check one look at the top), then Ed25519. */
+function renderDkim(found: DomainKeys): RenderDkim {
+  const rsa = {
+    selector: found.selector,
+    privateKeyPem: found.privateKeyPem,
+    algorithm: 'rsa-sha256' as const,
+  };
+  const ed = found.ed25519
+    ? [
+        {
+          selector: found.ed25519.selector,
+          privateKeyPem: found.ed25519.privateKeyPem,
+          algorithm: 'ed25519-sha256' as const,
+        },
+      ]
+    : [];
+  return { domain: found.domain, keys: [rsa, ...ed] };
+}
+
 const BACKLOG_MS = 15 * 60_000;
 const BLOCK_SHOWN_MS = 60 * 60_000;
 
 export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
   const store = createDeliveryStore(kernel.db, kernel.store.sqlite);
+  const raw = createRawStore(kernel.db, kernel.store.sqlite);
   const key = verpKey(kernel.masterKey);
   const log = kernel.log.child({ capability: 'delivery' });
   let engine: DeliveryEngine | null = null;
+  let prerender: Prerender | null = null;
   let lanes: Map<string, Lane> = new Map();
 
   const sandboxSender = sandboxSenderEmail(kernel.config.sandbox.from);
+  const signings = new WeakMap<object, Signing>();
   const keys: SigningKeysPort = {
     async signingFor(message): Promise<Signing> {
       const found = await deps.domains.signingKeys(message.project_id, message.from_domain);
@@ -86,21 +120,14 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
           ? { kind: 'unsigned' }
           : { kind: 'domain_deleted' };
       }
-      const rsa = {
-        selector: found.selector,
-        privateKeyPem: found.privateKeyPem,
-        algorithm: 'rsa-sha256' as const,
-      };
-      const ed = found.ed25519
-        ? [
-            {
-              selector: found.ed25519.selector,
-              privateKeyPem: found.ed25519.privateKeyPem,
-              algorithm: 'ed25519-sha256' as const,
-            },
-          ]
-        : [];
-      return { kind: 'sign', dkim: { domain: found.domain, keys: [rsa, ...ed] } };
+      // One Signing per key set the domains capability caches: the same object each time, so its
+      // identity (signing-identity.ts) is computed once.
+      let signing = signings.get(found);
+      if (signing === undefined) {
+        signing = { kind: 'sign', dkim: renderDkim(found) };
+        signings.set(found, signing);
+      }
+      return signing;
     },
   };
 
@@ -126,87 +153,110 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
     return { status: 'operational', detail: `${engine.held} jobs in progress` };
   };
 
-  return {
-    /** Starts the engine (config delivery.enabled); registers the `queue` health probe. */
-    start(): Engine {
-      const config = kernel.config.delivery;
-      const dns = createDnsResolver(kernel.config);
-      const laneTable = createLaneTable(config.lanes);
-      const extraCa = config.tls_ca_file === '' ? undefined : readFileSync(config.tls_ca_file, 'utf8');
-      const ca = extraCa === undefined ? undefined : [...rootCertificates, extraCa].join('\n');
-      const settings: LaneSettings = {
-        port: config.port,
-        ehloName: config.hostname,
-        tls: config.tls,
-        localAddresses: config.source_ips,
-        connectTimeoutMs: parseDuration(config.connect_timeout),
-        commandTimeoutMs: parseDuration(config.smtp_timeout),
-        idleTimeoutMs: parseDuration(config.idle_timeout),
-        ca,
-      };
-      lanes = new Map();
-      for (const traffic of ['transactional', 'marketing'] as const) {
-        for (const laneConfig of laneTable.lanes(traffic)) {
-          const lane = new Lane(laneConfig, {
-            dns,
-            settings,
-            log,
-            connect: (t, o) => MxConnection.open(t, o),
-          });
-          lanes.set(lane.key, lane);
-        }
+  /** The engine: lanes, the outcome writer and the job loop, rendering with `renderer`. */
+  function startEngine(renderer: Renderer, admission: Prerender): DeliveryEngine {
+    const config = kernel.config.delivery;
+    const dns = createDnsResolver(kernel.config);
+    const laneTable = createLaneTable(config.lanes);
+    const extraCa = config.tls_ca_file === '' ? undefined : readFileSync(config.tls_ca_file, 'utf8');
+    const ca = extraCa === undefined ? undefined : [...rootCertificates, extraCa].join('\n');
+    const settings: LaneSettings = {
+      port: config.port,
+      ehloName: config.hostname,
+      tls: config.tls,
+      localAddresses: config.source_ips,
+      connectTimeoutMs: parseDuration(config.connect_timeout),
+      commandTimeoutMs: parseDuration(config.smtp_timeout),
+      idleTimeoutMs: parseDuration(config.idle_timeout),
+      ca,
+    };
+    lanes = new Map();
+    for (const traffic of ['transactional', 'marketing'] as const) {
+      for (const laneConfig of laneTable.lanes(traffic)) {
+        const lane = new Lane(laneConfig, {
+          dns,
+          settings,
+          log,
+          connect: (t, o) => MxConnection.open(t, o),
+        });
+        lanes.set(lane.key, lane);
       }
-      const renderer = createRenderer(kernel.config.dkim.workers, kernel.store.file);
-      const mtaSts = config.mta_sts ? new MtaSts({ dns, store, log, port: config.mta_sts_port, ca }) : null;
-      const writer = new OutcomeWriter({
-        db: kernel.db,
-        sqlite: kernel.store.sqlite,
-        store,
-        events: deps.events,
-        suppressions: deps.suppressions,
-        retry: retryPolicyFrom(config),
-        softBounceLimit: config.soft_bounce_limit,
-        log,
-      });
-      const running = new DeliveryEngine({
+    }
+    const mtaSts = config.mta_sts ? new MtaSts({ dns, store, log, port: config.mta_sts_port, ca }) : null;
+    const writer = new OutcomeWriter({
+      db: kernel.db,
+      sqlite: kernel.store.sqlite,
+      store,
+      events: deps.events,
+      suppressions: deps.suppressions,
+      retry: retryPolicyFrom(config),
+      softBounceLimit: config.soft_bounce_limit,
+      log,
+    });
+    const running = new DeliveryEngine({
+      store,
+      dns,
+      laneTable,
+      lanes,
+      steps: {
         store,
         dns,
-        laneTable,
-        lanes,
-        steps: {
-          store,
-          dns,
-          mtaSts,
-          renderer,
-          keys,
-          verpKey: key,
-          bounceSubdomain: config.bounce_subdomain,
-          testDomain: kernel.config.sandbox.test_domain,
-          log,
-        },
-        writer,
+        mtaSts,
+        renderer,
+        prerender: admission,
+        keys,
+        verpKey: key,
+        bounceSubdomain: config.bounce_subdomain,
+        testDomain: kernel.config.sandbox.test_domain,
         log,
-        leaseMs: parseDuration(config.lease),
-        pollMs: parseDuration(config.poll_interval),
-        claimBatch: config.claim_batch,
-        drainMs: parseDuration(config.drain_timeout),
-        onWake: (wake) => deps.events.onAppended(wake),
-      });
-      engine = running;
-      running.start();
-      deps.health.register('queue', probe);
-      log.info({ lanes: lanes.size, render_threads: renderer.threads }, 'delivery engine started');
+      },
+      writer,
+      log,
+      leaseMs: parseDuration(config.lease),
+      pollMs: parseDuration(config.poll_interval),
+      claimBatch: config.claim_batch,
+      drainMs: parseDuration(config.drain_timeout),
+      onWake: (wake) => deps.events.onAppended(wake),
+    });
+    engine = running;
+    running.start();
+    deps.health.register('queue', probe);
+    return running;
+  }
+
+  return {
+    /**
+     * Starts the render workers and the admission stage (prerender.ts), and with `deliver`
+     * (config delivery.enabled) the engine, which registers the `queue` health probe.
+     */
+    start({ deliver }: { readonly deliver: boolean }): Engine {
+      const renderer = lazyRenderer(kernel.config.dkim.workers, kernel.store.file);
+      const admission = new Prerender({ store, raw, renderer, keys, log });
+      const unsubscribe = deps.admissions.onAdmitted((ids) => admission.enqueue(ids));
+      prerender = admission;
+      const running = deliver ? startEngine(renderer, admission) : null;
+      log.info(
+        { render_threads: renderer.threads, engine: running !== null },
+        running === null ? 'admission rendering started; delivery is disabled' : 'delivery engine started',
+      );
       return {
         name: 'delivery',
         async stop() {
-          await running.stop();
+          unsubscribe();
+          await Promise.all([admission.stop(), running?.stop()]);
           await renderer.close();
         },
       };
     },
 
+    /** Resolves once every accepted message waiting for admission rendering has it (benchmarks, tests). */
+    prerendered: (): Promise<void> => prerender?.idle() ?? Promise.resolve(),
+
     /** The `queue` health probe. */
     probe,
+
+    /** Retention of renderings left by messages that never ended (`retention.messages_days`). */
+    purgeRawBefore: (cutoff: number) => raw.purgeBefore(cutoff),
 
     /** Retention of the attempt log (`retention.events_days`, with the events it explains). */
     purgeAttemptsBefore: (cutoff: number) => store.purgeAttemptsBefore(cutoff),

@@ -9,15 +9,16 @@
 import type { KeyObject } from 'node:crypto';
 import type { DnsResolver } from '../platform/dns/resolver.js';
 import type { Logger } from '../platform/log.js';
-import type { ComposeFields } from './compose.js';
-import { dueTime } from './due-time.js';
+import { composeFields, headerRecipients } from './compose-fields.js';
 import type { Lane } from './lane.js';
 import { allowedHosts, type MtaSts } from './mta-sts.js';
 import { CONTINUE, failed, type Outcome, outcomeOfTransport, RELEASED, type StepResult } from './outcome.js';
 import type { RenderDkim } from './render-task.js';
+import type { Prerender } from './prerender.js';
 import type { RenderedMessage, Renderer } from './renderer.js';
 import { resolveMx, type Route } from './route.js';
 import { SANDBOX_HOST, sinkOutcomes } from './sandbox-sink.js';
+import { signingIdentity, UNSIGNED } from './signing-identity.js';
 import type { ClaimedJob, DeliveryStore, MessageRow, RecipientRow } from './store.js';
 import { verpAddress } from './verp.js';
 
@@ -39,6 +40,8 @@ export interface StepDeps {
   readonly dns: DnsResolver;
   readonly mtaSts: MtaSts | null;
   readonly renderer: Renderer;
+  /** The admission stage's renderings in progress; null where nothing renders at admission. */
+  readonly prerender: Pick<Prerender, 'settle'> | null;
   readonly keys: SigningKeysPort;
   readonly verpKey: KeyObject;
   readonly bounceSubdomain: string;
@@ -94,8 +97,9 @@ const loadMessage: Step = async (ctx, deps) => {
   ctx.settledElsewhere = onlyThisDomain
     ? recipients.filter((r) => !ctx.recipients.includes(r)).map((r) => r.status)
     : null;
-  ctx.headerTo = recipients.filter((r) => r.kind === 'to').map((r) => r.display);
-  ctx.headerCc = recipients.filter((r) => r.kind === 'cc').map((r) => r.display);
+  const header = headerRecipients(recipients);
+  ctx.headerTo = header.to;
+  ctx.headerCc = header.cc;
   return ctx.recipients.length === 0 ? nothingToDo : CONTINUE;
 };
 
@@ -136,8 +140,9 @@ const applyMtaSts: Step = async (ctx, deps) => {
 };
 
 /**
- * Composes and DKIM-signs the message in the worker pool; sets the VERP return path. Mail whose
- * sending domain was deleted fails here rather than going out unsigned.
+ * The message's bytes from the worker pool: the rendering stored at admission (prerender.ts) when
+ * it was signed with the domain's keys of now, else composed and DKIM-signed afresh. Sets the VERP
+ * return path. Mail whose sending domain was deleted fails here rather than going out unsigned.
  */
 const renderMessage: Step = async (ctx, deps) => {
   const message = ctx.message as MessageRow;
@@ -155,11 +160,15 @@ const renderMessage: Step = async (ctx, deps) => {
         `the sending domain ${message.from_domain} was deleted from the project; the message was not sent unsigned`,
       );
     }
+    // A rendering the admission stage is making now is waited for rather than made twice.
+    await deps.prerender?.settle(message.id);
     ctx.rendered = await deps.renderer.render({
       messageId: message.id,
-      fields: composeFields(message, ctx),
+      fields: composeFields(message, { to: ctx.headerTo, cc: ctx.headerCc }),
       dkim: signing.kind === 'sign' ? signing.dkim : null,
       signTime: Date.now(),
+      signing: signing.kind === 'sign' ? signingIdentity(signing.dkim) : UNSIGNED,
+      reuse: true,
     });
   } catch (error) {
     deps.log.error({ err: error, message_id: message.id }, 'message could not be built');
@@ -262,19 +271,5 @@ export function newContext(job: ClaimedJob, lane: Lane | null): JobContext {
     via: null,
     answered: new Map(),
     startedAt: Date.now(),
-  };
-}
-
-function composeFields(message: MessageRow, ctx: JobContext): Omit<ComposeFields, 'html' | 'text'> {
-  return {
-    from: message.from_header,
-    to: ctx.headerTo,
-    cc: ctx.headerCc,
-    replyTo: message.reply_to === null ? [] : (JSON.parse(message.reply_to) as string[]),
-    subject: message.subject,
-    headers: JSON.parse(message.headers) as Record<string, string>,
-    messageId: `<${message.id}@${message.from_domain}>`,
-    // RFC 5322 §3.6.1: the date the message was ready to enter the mail system (its send_at if scheduled).
-    date: dueTime(message),
   };
 }

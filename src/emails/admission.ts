@@ -61,6 +61,7 @@ function recipientsOf(request: SendRequest): DraftRecipient[] {
 
 export function createAdmission(deps: AdmissionDeps) {
   const { db, store, events, limits, ports } = deps;
+  const admittedListeners = new Set<(messageIds: readonly string[]) => void>();
   const checkSender = createSenderCheck(deps.config.sandbox, ports);
   // Acceptance commits durably, up to 256 sends (or batches) a transaction; listeners hear of
   // commits at most every 25 ms.
@@ -172,7 +173,21 @@ export function createAdmission(deps: AdmissionDeps) {
       results.forEach((result, i) => {
         if (!result.created) admitted[i]?.reservation.release();
       });
+      const live = results.filter((result, i) => result.created && admitted[i]?.draft.mode === 'live');
+      if (live.length > 0 && admittedListeners.size > 0) {
+        const ids = live.map((result) => result.ref.id);
+        for (const listener of admittedListeners) listener(ids);
+      }
       return results;
+    },
+
+    /**
+     * `listener` hears the IDs of live messages once their acceptance has committed (delivery
+     * renders them at once). It must not throw, and is called before the response goes out.
+     */
+    onAdmitted(listener: (messageIds: readonly string[]) => void): () => void {
+      admittedListeners.add(listener);
+      return () => admittedListeners.delete(listener);
     },
 
     /** A replay of an earlier send with the same key, read under the connection lock. */

@@ -57,6 +57,9 @@ export function createEmailService(deps: EmailServiceDeps) {
 
     sendBatch: createBatchSend(admission, deps.config.limits.max_body_bytes),
 
+    /** Live messages whose acceptance committed (delivery's admission rendering listens). */
+    onAdmitted: admission.onAdmitted,
+
     /** A message of the scope's project and key mode; another mode's is undefined, as an absent one. */
     async get(scope: MessageScope, id: string): Promise<MessageRef | undefined> {
       return store.get(scope, id);

@@ -262,7 +262,7 @@ test('marketing traffic has its own lanes: a stuck broadcast never holds up tran
   const sqlite = env.ph.server.kernel.store.sqlite;
   for (const id of broadcast)
     sqlite.prepare("update delivery_jobs set traffic = 'marketing' where message_id = ?").run(id);
-  const engine = env.ph.server.services.delivery.start();
+  const engine = env.ph.server.services.delivery.start({ deliver: true });
   t.teardown(() => engine.stop());
   await eventually(
     'the broadcast to be stuck in its lane',

@@ -33,6 +33,7 @@ import type {
 import type {
   IdempotencyKeysTable,
   MessageBodiesTable,
+  MessageRawTable,
   MessageRecipientsTable,
   MessagesTable,
 } from './tables/messages.js';
@@ -61,6 +62,7 @@ export interface Database {
   audit_log: AuditLogTable;
   messages: MessagesTable;
   message_bodies: MessageBodiesTable;
+  message_raw: MessageRawTable;
   message_recipients: MessageRecipientsTable;
   delivery_jobs: DeliveryJobsTable;
   events: EventsTable;

@@ -23,6 +23,7 @@ import * as cancelledRecipients from './0015-cancelled-recipients.js';
 import * as webhookEndpointMode from './0016-webhook-endpoint-mode.js';
 import * as webhookAttemptsByMode from './0017-webhook-attempts-by-mode.js';
 import * as organizationNameUnique from './0018-organization-name-unique.js';
+import * as messageRaw from './0019-message-raw.js';
 
 export const migrations: Record<string, PosthornMigration> = {
   '0001-foundation': foundation,
@@ -43,4 +44,5 @@ export const migrations: Record<string, PosthornMigration> = {
   '0016-webhook-endpoint-mode': webhookEndpointMode,
   '0017-webhook-attempts-by-mode': webhookAttemptsByMode,
   '0018-organization-name-unique': organizationNameUnique,
+  '0019-message-raw': messageRaw,
 };

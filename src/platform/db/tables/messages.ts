@@ -70,6 +70,21 @@ export interface MessageBodiesTable {
   text: string | null;
 }
 
+/**
+ * A live message composed and DKIM-signed at admission, in its DATA form (migration 0019;
+ * delivery/prerender.ts), kept until the message's status is final.
+ */
+export interface MessageRawTable {
+  message_id: string;
+  /** The keys the signature was made with (delivery/signing-identity.ts); "unsigned" for none. */
+  signing: string;
+  /** Octets before dot-stuffing (SIZE=, RFC 1870). */
+  size: number;
+  /** Dot-stuffed, ready for DATA. */
+  bytes: Buffer;
+  created_at: number;
+}
+
 export interface MessageRecipientsTable {
   id: string;
   message_id: string;

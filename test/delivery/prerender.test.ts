@@ -1,0 +1,154 @@
+/**
+ * Signing at admission (delivery/prerender.ts): an accepted live message is composed and
+ * DKIM-signed once, right after its 202, and delivery relays exactly those bytes; keys that
+ * changed in between get a new signature; the stored bytes go once the message cannot be sent.
+ */
+import test from 'ava';
+import { dkimpyVerify } from '../helpers/dkimpy-verify.js';
+import { FINAL_MESSAGE_STATUSES } from '../../src/delivery/message-status.js';
+import type { Posthorn } from '../helpers/server.js';
+import {
+  type DeliveryEnv,
+  eventually,
+  events,
+  mx,
+  rows,
+  send,
+  sendingDomain,
+  settled,
+  startDeliveryEnv,
+} from './env.js';
+
+interface RawRow {
+  signing: string;
+  size: number;
+  bytes: Buffer;
+}
+
+function storedRendering(ph: Posthorn, messageId: string): RawRow | undefined {
+  return rows<RawRow>(ph, 'select signing, size, bytes from message_raw where message_id = ?', messageId)[0];
+}
+
+/** The message as the receiving server reads it: one dot less at the start of each dotted line. */
+function unstuffed(bytes: Buffer): Buffer {
+  return Buffer.from(bytes.toString('latin1').replace(/(^|\r\n)\./g, '$1'), 'latin1');
+}
+
+function dkimSignature(message: Buffer): string {
+  return /^DKIM-Signature: .*?(?=\r\n\S)/ms.exec(message.toString('latin1'))?.[0] ?? '';
+}
+
+/**
+ * Sends to `to` while the MX answers 451 at MAIL FROM, and waits until the rendering is stored
+ * and the first attempt has deferred the message (for an hour: the tests make it due again).
+ */
+async function heldAndRendered(env: DeliveryEnv, body: Record<string, unknown>): Promise<string> {
+  for (const address of body.to as string[]) {
+    const domain = address.slice(address.indexOf('@') + 1);
+    mx(env.dns, domain, [{ host: `mx.${domain}`, ip: '127.0.0.1' }]);
+  }
+  env.peer.mailFromReply(451, '4.3.0 Try again later');
+  const id = await send(env, body);
+  await env.ph.server.services.delivery.prerendered();
+  await eventually('a deferral', () => events(env.ph, id).some((e) => e.type === 'email.delivery_delayed'));
+  return id;
+}
+
+/** The MX accepts mail again. */
+function answer(env: DeliveryEnv): void {
+  env.peer.clearReplies();
+}
+
+/** Makes the message's deferred jobs due now (the tests' schedules wait an hour). */
+function dueNow(env: DeliveryEnv, messageId: string): void {
+  env.ph.server.kernel.store.sqlite
+    .prepare("update delivery_jobs set due_at = 0 where message_id = ? and state = 'queued'")
+    .run(messageId);
+}
+
+const HOUR = { delivery: { retry_schedule: ['1h'] } };
+
+test('an accepted message is signed at admission, and delivery sends those very bytes', async (t) => {
+  const env = await startDeliveryEnv(t, { config: HOUR });
+  const id = await heldAndRendered(env, {
+    to: ['ann@example.net'],
+    text: 'Hello\n.a line that starts with a dot\nbye',
+  });
+  const stored = storedRendering(env.ph, id);
+  t.truthy(stored, 'stored before any delivery');
+  const signed = unstuffed(stored?.bytes ?? Buffer.alloc(0));
+  t.is(signed.length, stored?.size ?? -1);
+  t.regex(dkimSignature(signed), /d=acme\.test/);
+  answer(env);
+  dueNow(env, id);
+  t.is(await settled(env.ph, id), 'delivered');
+  const [received] = await env.peer.waitFor(1);
+  t.true(received?.data.equals(signed), 'the MX got the bytes signed at admission');
+  const verdict = await dkimpyVerify(received?.data ?? Buffer.alloc(0), env.dns);
+  t.true(verdict.ok, verdict.output);
+  await eventually('the stored rendering to go', () => storedRendering(env.ph, id) === undefined);
+});
+
+test('a message to several domains is rendered once: each MX gets the same bytes', async (t) => {
+  const env = await startDeliveryEnv(t, { config: HOUR });
+  const id = await heldAndRendered(env, { to: ['ann@one.example', 'bob@two.example'] });
+  answer(env);
+  dueNow(env, id);
+  t.is(await settled(env.ph, id), 'delivered');
+  const [first, second] = await env.peer.waitFor(2);
+  t.is(new Set([...(first?.rcptTo ?? []), ...(second?.rcptTo ?? [])]).size, 2);
+  t.true(first?.data.equals(second?.data ?? Buffer.alloc(0)), 'one boundary, one signature');
+});
+
+test('mail queued before its domain got new keys is signed again with the new ones', async (t) => {
+  const env = await startDeliveryEnv(t, { config: HOUR });
+  const id = await heldAndRendered(env, { to: ['ann@example.net'] });
+  const before = storedRendering(env.ph, id);
+  // The domain deleted and added again: new keys, published in place of the old.
+  const list = await env.ph.request('GET', '/v1/domains');
+  const domain = (list.body.data as { id: string }[])[0];
+  t.is((await env.ph.request('DELETE', `/v1/domains/${domain?.id}`)).status, 204);
+  await sendingDomain(env, 'acme.test');
+  answer(env);
+  dueNow(env, id);
+  t.is(await settled(env.ph, id), 'delivered');
+  const [received] = await env.peer.waitFor(1);
+  const data = received?.data ?? Buffer.alloc(0);
+  t.not(dkimSignature(data), dkimSignature(unstuffed(before?.bytes ?? Buffer.alloc(0))));
+  const verdict = await dkimpyVerify(data, env.dns);
+  t.true(verdict.ok, verdict.output);
+  t.deepEqual(
+    events(env.ph, id).map((e) => e.type),
+    ['email.sent', 'email.delivery_delayed', 'email.delivered'],
+  );
+});
+
+test('test-mode sends are not rendered at admission', async (t) => {
+  const env = await startDeliveryEnv(t, { config: HOUR });
+  const key = await env.ph.createKey(env.ph.owner.projectId, ['full_access'], 'test');
+  const id = await send(env, { to: ['ann@example.net'] }, key);
+  await env.ph.server.services.delivery.prerendered();
+  t.is(storedRendering(env.ph, id), undefined);
+});
+
+test('the stored rendering goes when a scheduled send is cancelled, and on every final status', async (t) => {
+  const env = await startDeliveryEnv(t, { config: HOUR });
+  const sendAt = new Date(Date.now() + 3_600_000).toISOString();
+  const scheduled = await send(env, { to: ['ann@example.net'], send_at: sendAt });
+  await env.ph.server.services.delivery.prerendered();
+  t.truthy(storedRendering(env.ph, scheduled));
+  t.is((await env.ph.request('DELETE', `/v1/emails/${scheduled}/schedule`)).status, 204);
+  t.is(storedRendering(env.ph, scheduled), undefined);
+
+  const sqlite = env.ph.server.kernel.store.sqlite;
+  for (const status of FINAL_MESSAGE_STATUSES) {
+    const id = await heldAndRendered(env, { to: ['ann@example.net'] });
+    t.truthy(storedRendering(env.ph, id), status);
+    sqlite.prepare('update messages set status = ? where id = ?').run(status, id);
+    t.is(storedRendering(env.ph, id), undefined, status);
+  }
+  // A status that still sends keeps it.
+  const deferred = await heldAndRendered(env, { to: ['ann@example.net'] });
+  sqlite.prepare("update messages set status = 'deferred' where id = ?").run(deferred);
+  t.truthy(storedRendering(env.ph, deferred));
+});
