@@ -1,8 +1,8 @@
 /**
  * The pool of render workers (piscina): each task composes one message and DKIM-signs it on a
  * worker thread (`render-task.ts`), so the event loop only moves bytes. The pool is created when the
- * first message is rendered (`lazyRenderer`), never when services are built (CLI commands build
- * services too).
+ * delivery engine starts, or with the first message rendered when it does not run (`lazyRenderer`),
+ * never when services are built (CLI commands build services too).
  *
  * Messages come back in a slot of shared memory (message-slab.ts) that stays the caller's until
  * it calls `release()`, once the SMTP transaction that sent the bytes is over.
@@ -108,8 +108,8 @@ export function createRenderer(
 }
 
 /**
- * A renderer whose worker pool starts with the first message, so a `serve` that sends nothing
- * (an API-only node, a test server) starts no render threads.
+ * A renderer whose worker pool starts with the first message, so a `serve` without the delivery
+ * engine that accepts no mail starts no render threads.
  */
 export function lazyRenderer(workers: number, databaseFile: string, options: RendererOptions = {}): Renderer {
   let pool: Renderer | null = null;

@@ -23,7 +23,7 @@ import { OutcomeWriter, type SuppressionPort } from './outcome-writer.js';
 import { Prerender } from './prerender.js';
 import type { RenderDkim } from './render-task.js';
 import { createRawStore } from './raw-store.js';
-import { lazyRenderer, type Renderer } from './renderer.js';
+import { createRenderer, lazyRenderer, type Renderer } from './renderer.js';
 import { retryPolicyFrom } from './retry-policy.js';
 import type { Signing, SigningKeysPort } from './steps.js';
 import { createDeliveryStore, type LaneDepth, type RecipientRow } from './store.js';
@@ -230,7 +230,12 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
      * (config delivery.enabled) the engine, which registers the `queue` health probe.
      */
     start({ deliver }: { readonly deliver: boolean }): Engine {
-      const renderer = lazyRenderer(kernel.config.dkim.workers, kernel.store.file);
+      // With the engine, the threads start now (the first delivery should not wait for them);
+      // without it, with the first message accepted, so an API-only server starts none.
+      const renderer = (deliver ? createRenderer : lazyRenderer)(
+        kernel.config.dkim.workers,
+        kernel.store.file,
+      );
       const admission = new Prerender({ store, raw, renderer, keys, log });
       const unsubscribe = deps.admissions.onAdmitted((ids) => admission.enqueue(ids));
       prerender = admission;

@@ -72,7 +72,8 @@ test('an accepted message is signed at admission, and delivery sends those very 
   const env = await startDeliveryEnv(t, { config: HOUR });
   const id = await heldAndRendered(env, {
     to: ['ann@example.net'],
-    text: 'Hello\n.a line that starts with a dot\nbye',
+    // Larger than a slot of the render workers' shared memory (256 KB): handed over on its own.
+    text: `Hello\n.a line that starts with a dot\n${'All work and no play. '.repeat(14_000)}\nbye`,
   });
   const stored = storedRendering(env.ph, id);
   t.truthy(stored, 'stored before any delivery');

@@ -93,7 +93,7 @@ test("0009 keys idempotency records by mode, each existing record taking its mes
   t.regex(plan('delete from idempotency_keys where created_at < 10'), /USING INDEX idempotency_keys_created/);
 });
 
-test('migrating to the latest applies what is left in order: 0010 adds the webhook failure streak, 0011 keys replies by mode, 0012 keys analytics by mode, 0013 adds parse_error, 0014 indexes messages by mode, 0015 cancels the recipients of cancelled sends, 0016 gives webhook endpoints a mode, 0017 drops the pending attempts that mode routes elsewhere, 0018 makes organization names unique', async (t) => {
+test('migrating to the latest applies what is left in order: 0010 adds the webhook failure streak, 0011 keys replies by mode, 0012 keys analytics by mode, 0013 adds parse_error, 0014 indexes messages by mode, 0015 cancels the recipients of cancelled sends, 0016 gives webhook endpoints a mode, 0017 drops the pending attempts that mode routes elsewhere, 0018 makes organization names unique, 0019 adds the store of messages signed at admission', async (t) => {
   const { store } = await storeMigratedTo(t, '0009-idempotency-mode');
   store.sqlite.pragma('foreign_keys = OFF');
   store.sqlite
@@ -120,11 +120,19 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
     '0016-webhook-endpoint-mode',
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
+    '0019-message-raw',
   ]);
   const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
     name: string;
   }[];
   t.true(columns.some((c) => c.name === 'last_failed_at'));
+  const raw = store.sqlite.prepare('select name from pragma_table_info(?)').all('message_raw') as {
+    name: string;
+  }[];
+  t.deepEqual(
+    raw.map((c) => c.name),
+    ['message_id', 'signing', 'size', 'bytes', 'created_at'],
+  );
   t.deepEqual(
     store.sqlite.prepare('select project_id, mode, idempotency_key, message_id from inbound_replies').all(),
     [{ project_id: 'prj_1', mode: 'test', idempotency_key: 'r1', message_id: 'msg_t' }],
@@ -187,6 +195,7 @@ test('0012 keys analytics by mode (test records move to test rows, cancelled sen
     '0016-webhook-endpoint-mode',
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
+    '0019-message-raw',
   ]);
   t.deepEqual(
     sqlite
