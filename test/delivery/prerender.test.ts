@@ -6,7 +6,8 @@
 import test from 'ava';
 import { dkimpyVerify } from '../helpers/dkimpy-verify.js';
 import { FINAL_MESSAGE_STATUSES } from '../../src/delivery/message-status.js';
-import type { Posthorn } from '../helpers/server.js';
+import { count, email, verifiedDomain } from '../emails/helpers.js';
+import { type Posthorn, startPosthorn } from '../helpers/server.js';
 import {
   type DeliveryEnv,
   eventually,
@@ -152,4 +153,26 @@ test('the stored rendering goes when a scheduled send is cancelled, and on every
   const deferred = await heldAndRendered(env, { to: ['ann@example.net'] });
   sqlite.prepare("update messages set status = 'deferred' where id = ?").run(deferred);
   t.truthy(storedRendering(env.ph, deferred));
+});
+
+test('with the engine off, accepted mail is still signed; retention drops what no job will send', async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  const day = 86_400_000;
+  const sent = await ph.request('POST', '/v1/emails', { body: email({ html: '<p>sent</p>' }) });
+  const waiting = await ph.request('POST', '/v1/emails', { body: email({ html: '<p>waiting</p>' }) });
+  const scheduled = await ph.request('POST', '/v1/emails', {
+    body: email({ html: '<p>later</p>', send_at: new Date(Date.now() + 3 * day).toISOString() }),
+  });
+  for (const res of [sent, waiting, scheduled]) t.is(res.status, 202, res.text);
+  await ph.server.services.delivery.prerendered();
+  t.is(count(ph, 'message_raw'), 3);
+  // The first one's job ended without a final status (finished by hand: the engine is off).
+  const sqlite = ph.server.kernel.store.sqlite;
+  sqlite.prepare(`update delivery_jobs set state = 'done' where message_id = ?`).run(sent.body.id);
+  const purge = (cutoff: number) => ph.server.services.delivery.purgeRawBefore(cutoff);
+  t.is(await purge(Date.now() - 90 * day), 0, 'nothing is old enough yet');
+  t.is(await purge(Date.now() + day), 1);
+  const left = sqlite.prepare('select message_id from message_raw order by message_id').all();
+  t.deepEqual(left, [{ message_id: waiting.body.id }, { message_id: scheduled.body.id }]);
 });
