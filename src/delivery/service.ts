@@ -12,8 +12,6 @@ import type { HealthRegistry, ProbeResult } from '../health/registry.js';
 import type { Kernel } from '../kernel.js';
 import { parseDuration } from '../platform/config/duration.js';
 import { createDnsResolver } from '../platform/dns/resolver.js';
-import { normalizeEmail } from '../suppressions/normalize.js';
-import { parseMailbox } from '../emails/address.js';
 import { DeliveryEngine } from './engine.js';
 import { Lane, type LaneSettings } from './lane.js';
 import { createLaneTable } from './lanes.js';
@@ -21,31 +19,14 @@ import { MtaSts } from './mta-sts.js';
 import { MxConnection } from './mx-connection.js';
 import { OutcomeWriter, type SuppressionPort } from './outcome-writer.js';
 import { Prerender } from './prerender.js';
-import type { RenderDkim } from './render-task.js';
 import { createRawStore } from './raw-store.js';
 import { createRenderer, lazyRenderer, type Renderer } from './renderer.js';
 import { retryPolicyFrom } from './retry-policy.js';
-import type { Signing, SigningKeysPort } from './steps.js';
+import { createSigningKeys, type DomainKeysSource } from './signing-keys.js';
 import { createDeliveryStore, type LaneDepth, type RecipientRow } from './store.js';
 import { parseVerp, verpKey } from './verp.js';
 
-/** The domains capability, as delivery uses it. */
-export interface DomainKeysSource {
-  signingKeys(
-    projectId: string,
-    domain: string,
-  ): Promise<
-    | {
-        readonly domain: string;
-        readonly selector: string;
-        readonly privateKeyPem: string;
-        readonly ed25519?: { readonly selector: string; readonly privateKeyPem: string };
-      }
-    | undefined
-  >;
-  /** Whether the project has a domain of this name, whatever its status or keys. */
-  hasDomain(projectId: string, domain: string): Promise<boolean>;
-}
+export type { DomainKeysSource } from './signing-keys.js';
 
 /** The send API, as delivery hears of accepted messages (to render them at once, prerender.ts). */
 export interface AdmissionSource {
@@ -68,33 +49,6 @@ export interface BounceTarget {
   readonly recipients: readonly Pick<RecipientRow, 'id' | 'email' | 'status'>[];
 }
 
-/** The normalized address of `sandbox.from`, as the send path compares senders with it. */
-function sandboxSenderEmail(from: string): string | undefined {
-  const parsed = parseMailbox(from);
-  return parsed.ok ? normalizeEmail(parsed.value.email) : undefined;
-}
-
-type DomainKeys = NonNullable<Awaited<ReturnType<DomainKeysSource['signingKeys']>>>;
-
-/** The render task's DKIM fields: RSA first (verifiers that check one look at the top), then Ed25519. */
-function renderDkim(found: DomainKeys): RenderDkim {
-  const rsa = {
-    selector: found.selector,
-    privateKeyPem: found.privateKeyPem,
-    algorithm: 'rsa-sha256' as const,
-  };
-  const ed = found.ed25519
-    ? [
-        {
-          selector: found.ed25519.selector,
-          privateKeyPem: found.ed25519.privateKeyPem,
-          algorithm: 'ed25519-sha256' as const,
-        },
-      ]
-    : [];
-  return { domain: found.domain, keys: [rsa, ...ed] };
-}
-
 const BACKLOG_MS = 15 * 60_000;
 const BLOCK_SHOWN_MS = 60 * 60_000;
 
@@ -107,29 +61,7 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
   let prerender: Prerender | null = null;
   let lanes: Map<string, Lane> = new Map();
 
-  const sandboxSender = sandboxSenderEmail(kernel.config.sandbox.from);
-  const signings = new WeakMap<object, Signing>();
-  const keys: SigningKeysPort = {
-    async signingFor(message): Promise<Signing> {
-      const found = await deps.domains.signingKeys(message.project_id, message.from_domain);
-      if (!found) {
-        // A message is accepted from a domain of its project or from the sandbox sender, which
-        // has none; a domain a recheck marked failed still has its keys.
-        const sandbox = sandboxSender !== undefined && normalizeEmail(message.from_email) === sandboxSender;
-        return sandbox || (await deps.domains.hasDomain(message.project_id, message.from_domain))
-          ? { kind: 'unsigned' }
-          : { kind: 'domain_deleted' };
-      }
-      // One Signing per key set the domains capability caches: the same object each time, so its
-      // identity (signing-identity.ts) is computed once.
-      let signing = signings.get(found);
-      if (signing === undefined) {
-        signing = { kind: 'sign', dkim: renderDkim(found) };
-        signings.set(found, signing);
-      }
-      return signing;
-    },
-  };
+  const keys = createSigningKeys(deps.domains, kernel.config.sandbox.from);
 
   const probe = async (): Promise<ProbeResult> => {
     if (engine === null || !engine.running)
