@@ -1,15 +1,18 @@
 /**
  * The admission stage of delivery: a live message is composed and DKIM-signed once, in the render
- * workers, right after its acceptance has committed (the 202 does not wait for it), and stored in
- * its DATA form (message_raw). Deliveries then relay those bytes: each job of a message to several
+ * workers, after its acceptance has committed (the 202 does not wait for it), and stored in its
+ * DATA form (message_raw). Deliveries then relay those bytes: each job of a message to several
  * domains and each retry sends the same signed message without composing or signing it again.
  * Postfix with a signing milter and KumoMTA sign on receipt in the same way; docs/decisions.md has
  * why this departs from DESIGN.md §2, where delivery renders.
  *
+ * Admission comes first: renders start once no send has been accepted for `quietMs` (20 ms), so a
+ * flood of sends keeps the CPU; a delivery that gets to a message still waiting here has it
+ * rendered at once (`settle`).
+ *
  * Nothing depends on it having run: a delivery that finds no stored rendering, or one signed with
  * keys the domain no longer has, renders the message itself (render-task.ts). So the queue lives in
- * memory only, is bounded, and is dropped at a stop or a crash. A delivery that reaches a message
- * being rendered here waits for it rather than render it twice (`settle`).
+ * memory only, is bounded, and is dropped at a stop or a crash.
  */
 import type { Logger } from '../platform/log.js';
 import { composeFields, headerRecipients } from './compose-fields.js';
@@ -30,9 +33,12 @@ export interface PrerenderDeps {
   readonly maxQueued?: number;
   /** Renders in flight at once. */
   readonly concurrency?: number;
+  /** Renders start only once no message has been accepted for this long (admission comes first). */
+  readonly quietMs?: number;
 }
 
 const DEFAULT_MAX_QUEUED = 50_000;
+const DEFAULT_QUIET_MS = 20;
 const FINAL = new Set<string>(FINAL_MESSAGE_STATUSES);
 
 export class Prerender {
@@ -46,11 +52,15 @@ export class Prerender {
   #idle: (() => void)[] = [];
   #stopped = false;
   #dropped = 0;
+  readonly #quietMs: number;
+  #lastAdmission = Number.NEGATIVE_INFINITY;
+  #waiting: NodeJS.Timeout | undefined;
 
   constructor(deps: PrerenderDeps) {
     this.#deps = deps;
     this.#maxQueued = deps.maxQueued ?? DEFAULT_MAX_QUEUED;
     this.#concurrency = deps.concurrency ?? Math.max(2, deps.renderer.threads * 4);
+    this.#quietMs = deps.quietMs ?? DEFAULT_QUIET_MS;
   }
 
   /** Messages just accepted (live ones; committed). */
@@ -67,15 +77,18 @@ export class Prerender {
       }
       this.#queued.add(id);
     }
+    this.#lastAdmission = performance.now();
     this.#pump();
   }
 
   /**
-   * Before a delivery renders `messageId`: a rendering in progress is waited for (it is stored
-   * when this resolves); one not started is taken off the queue, the delivery makes it. Never rejects.
+   * Before a delivery renders `messageId`: a rendering in progress is waited for, and one still
+   * queued is started at once, whatever the quiet time and the concurrency (the delivery would
+   * render it otherwise), so each message is rendered and stored once. Resolves once it is stored
+   * (or failed: the delivery then renders it itself). Never rejects.
    */
   settle(messageId: string): Promise<void> {
-    this.#queued.delete(messageId);
+    if (this.#queued.delete(messageId) && !this.#stopped) return this.#start(messageId);
     return this.#inFlight.get(messageId) ?? Promise.resolve();
   }
 
@@ -88,22 +101,46 @@ export class Prerender {
   /** Drops the queue and waits for the renders in flight (one render each at most). */
   async stop(): Promise<void> {
     this.#stopped = true;
+    clearTimeout(this.#waiting);
     this.#queued.clear();
     await Promise.all(this.#inFlight.values());
+    this.#checkIdle();
   }
 
+  /**
+   * Starts renders up to the concurrency, once admission has been quiet for `quietMs`: while sends
+   * keep coming, the CPU is theirs (a delivery renders what it reaches first itself).
+   */
   #pump(): void {
+    if (this.#stopped || this.#queued.size === 0 || this.#inFlight.size >= this.#concurrency) return;
+    const calm = performance.now() - this.#lastAdmission;
+    if (calm < this.#quietMs) {
+      this.#waiting ??= setTimeout(() => {
+        this.#waiting = undefined;
+        this.#pump();
+      }, this.#quietMs - calm);
+      return;
+    }
     while (this.#inFlight.size < this.#concurrency && this.#queued.size > 0) {
       const id = this.#queued.values().next().value as string;
       this.#queued.delete(id);
-      const done = this.#render(id).finally(() => {
-        this.#inFlight.delete(id);
-        this.#pump();
-        if (this.#queued.size === 0 && this.#inFlight.size === 0) {
-          for (const resolve of this.#idle.splice(0)) resolve();
-        }
-      });
-      this.#inFlight.set(id, done);
+      this.#start(id);
+    }
+  }
+
+  #start(id: string): Promise<void> {
+    const done = this.#render(id).finally(() => {
+      this.#inFlight.delete(id);
+      this.#pump();
+      this.#checkIdle();
+    });
+    this.#inFlight.set(id, done);
+    return done;
+  }
+
+  #checkIdle(): void {
+    if (this.#queued.size === 0 && this.#inFlight.size === 0) {
+      for (const resolve of this.#idle.splice(0)) resolve();
     }
   }
 
