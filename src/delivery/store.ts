@@ -38,6 +38,14 @@ const toJob = (row: JobSqlRow): ClaimedJob => ({
 });
 
 /**
+ * Recipients in ID order (the order they were submitted in: IDs sort by creation), as SQLite's
+ * `order by id` would give them: IDs are ASCII, so comparing UTF-16 code units is comparing bytes.
+ */
+function inIdOrder<R extends { readonly id: string }>(rows: R[]): R[] {
+  return rows.length < 2 ? rows : rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
  * A message's bodies, which only the render workers read (on their own read-only connection), as
  * UTF-8 bytes: read as blobs, a large body is never decoded into a string and encoded back.
  */
@@ -152,7 +160,10 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
 
     /** The message and all its recipients (one read under the lock). */
     load(messageId: string): Promise<{ message: MessageRow | undefined; recipients: RecipientRow[] }> {
-      return reading((s) => ({ message: s.message.get(messageId), recipients: s.recipients.all(messageId) }));
+      return reading((s) => ({
+        message: s.message.get(messageId),
+        recipients: inIdOrder(s.recipients.all(messageId)),
+      }));
     },
 
     /** The writes of one outcome; call inside the caller's transaction (it holds the lock). */
@@ -169,7 +180,7 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
         }
         const job = s.jobById.get(id);
         if (!job) return null;
-        const recipients = s.recipients.all(job.message_id).filter((r) => r.domain === job.domain);
+        const recipients = inIdOrder(s.recipients.all(job.message_id)).filter((r) => r.domain === job.domain);
         return { messageId: job.message_id, projectId: job.project_id, recipients };
       });
     },
