@@ -11,11 +11,13 @@
  *
  * Hot statements are prepared once on the raw handle (store-statements.ts; the row shapes are in
  * store-rows.ts; the synchronous writes of one outcome, run in the caller's transaction, in
- * store-writes.ts). Every call runs under Kysely's connection lock (`db.connection()` or the
- * caller's transaction), so none of them ever lands inside another capability's open
- * transaction, and with relaxed durability (see durability.ts).
+ * store-writes.ts). Every call has the connection to itself (`exclusive`: at once when nobody
+ * holds Kysely's connection, else under its lock; or the caller's transaction), so none of them
+ * ever lands inside another capability's open transaction; writes commit with relaxed durability
+ * (see durability.ts).
  */
 import type SQLite from 'better-sqlite3';
+import { exclusive } from '../platform/db/connection-guard.js';
 import type { Db } from '../platform/db/database.js';
 import { withRelaxedSync } from '../platform/db/durability.js';
 import type { KeyMode, Traffic } from '../platform/db/tables.js';
@@ -72,13 +74,11 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
     prepared ??= prepare(sqlite);
     return prepared;
   };
-  /** Runs synchronous statements while holding Kysely's connection lock. */
-  /** Writes under the lock, with relaxed durability (durability.ts). */
+  /** Writes with the connection to themselves (`exclusive`), with relaxed durability (durability.ts). */
   const locked = <T>(work: (s: Statements) => T): Promise<T> =>
-    db.connection().execute(async () => withRelaxedSync(sqlite, () => work(stmt())));
-  /** Reads under the lock. */
-  const reading = <T>(work: (s: Statements) => T): Promise<T> =>
-    db.connection().execute(async () => work(stmt()));
+    exclusive(db, sqlite, () => withRelaxedSync(sqlite, () => work(stmt())));
+  /** Reads with the connection to themselves. */
+  const reading = <T>(work: (s: Statements) => T): Promise<T> => exclusive(db, sqlite, () => work(stmt()));
 
   return {
     /**
