@@ -13,21 +13,26 @@
  * Never for work that awaits: only `exclusive`'s synchronous callback runs without the lock.
  */
 import type SQLite from 'better-sqlite3';
-import { type DatabaseConnection, type Driver, SqliteDialect, type SqliteDialectConfig } from 'kysely';
+import type { DatabaseConnection, Dialect, Driver } from 'kysely';
 import type { Db } from './database.js';
 
 /** Connections lent out by each handle's Kysely driver and not given back yet. */
 const lent = new WeakMap<SQLite.Database, { count: number }>();
 
-/** Kysely's SQLite dialect over `sqlite`, counting who holds its connection (see above). */
-export function guardedDialect(sqlite: SQLite.Database, config: SqliteDialectConfig): SqliteDialect {
+/**
+ * `dialect` (Kysely's SQLite dialect over `sqlite`), counting who holds its connection (see above).
+ * Only types come from Kysely here: the render workers load this file (through the delivery
+ * store) and never need Kysely itself.
+ */
+export function guarded(sqlite: SQLite.Database, dialect: Dialect): Dialect {
   const holders = { count: 0 };
   lent.set(sqlite, holders);
-  return new (class extends SqliteDialect {
-    override createDriver(): Driver {
-      return countingDriver(super.createDriver(), holders);
-    }
-  })(config);
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createDriver: () => countingDriver(dialect.createDriver(), holders),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+  };
 }
 
 /**

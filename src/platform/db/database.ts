@@ -6,8 +6,8 @@
  */
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely } from 'kysely';
-import { guardedDialect } from './connection-guard.js';
+import { Kysely, SqliteDialect } from 'kysely';
+import { guarded } from './connection-guard.js';
 import { ensurePrivateDatabase, ensurePrivateDir } from './file-modes.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
@@ -60,7 +60,7 @@ export function openStore(
   sqlite.pragma('temp_store = MEMORY');
   sqlite.pragma('cache_size = -32000');
   const db = new Kysely<Database>({
-    dialect: guardedDialect(sqlite, { database: withStatementCache(sqlite) }),
+    dialect: guarded(sqlite, new SqliteDialect({ database: withStatementCache(sqlite) })),
   });
   let closed = false;
   return {
