@@ -158,12 +158,12 @@ console.log(
   `\ndelivery to a loopback SMTP sink (${sinkKind}), ${messages} messages per run, node ${process.version}, ${(await import('node:os')).availableParallelism()} CPUs`,
 );
 console.log(
-  '| subject | body | round | messages/s | seconds | process CPU % | machine CPU % | peak RSS MB | API p50 / p95 under load |',
+  '| subject | body | round | messages/s | seconds | process CPU % | machine CPU % | peak RSS MB | API p50 / p95 under load | event loop CPU ms/msg |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const { subject, kb, round, r } of rows) {
   console.log(
-    `| ${subject} | ${kb} KB | ${round} | ${fmt(r.rate)} | ${fmt(r.seconds, 1)} | ${fmt(r.cpuPercent)} | ${fmt(r.machinePercent)} | ${r.peakRssMb === null ? '-' : fmt(r.peakRssMb)} | ${underLoad(r.apiUnderLoadMs)} |`,
+    `| ${subject} | ${kb} KB | ${round} | ${fmt(r.rate)} | ${fmt(r.seconds, 1)} | ${fmt(r.cpuPercent)} | ${fmt(r.machinePercent)} | ${r.peakRssMb === null ? '-' : fmt(r.peakRssMb)} | ${underLoad(r.apiUnderLoadMs)} | ${r.mainThreadMsPerMessage === undefined ? '-' : fmt(r.mainThreadMsPerMessage, 3)} |`,
   );
 }
 console.log(

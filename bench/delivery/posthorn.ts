@@ -13,7 +13,7 @@ import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
 import type { DnsTestServer } from '../../test/helpers/dns-server.js';
 import { freePort } from '../lib.js';
-import { machineCpuMs, memoryMb, processCpuMs } from './proc.js';
+import { machineCpuMs, mainThreadCpuMs, memoryMb, processCpuMs } from './proc.js';
 import type { Sink } from './sink.js';
 
 export const SENDER_DOMAIN = 'acme.bench';
@@ -36,6 +36,11 @@ export interface RunResult {
   /** CPU of the whole machine during the window, percent of one core (200 = both cores busy). */
   readonly machinePercent: number;
   readonly peakRssMb: number | null;
+  /**
+   * CPU milliseconds of the server's main thread (the event loop) per message delivered in the
+   * window (Posthorn only): what bounds its rate once rendering is off the event loop.
+   */
+  readonly mainThreadMsPerMessage?: number;
   /** Response times (ms) of scheduled sends made while the engine delivered (Posthorn only). */
   readonly apiUnderLoadMs?: readonly number[];
 }
@@ -253,10 +258,12 @@ export async function measure(
   const pid = child.pid as number;
   const t0 = await sink.waitFor(base + 1, 60_000);
   const cpu0 = processCpuMs(pid);
+  const main0 = mainThreadCpuMs(pid);
   const machine0 = machineCpuMs();
   const probe = apiProbe(prepared);
   const t1 = await sink.waitFor(base + messages, 600_000);
   const cpu1 = processCpuMs(pid);
+  const main1 = mainThreadCpuMs(pid);
   const machine1 = machineCpuMs();
   const apiUnderLoadMs = await probe.stop();
   const seconds = (t1 - t0) / 1000;
@@ -269,6 +276,7 @@ export async function measure(
       cpuPercent: ((cpu1 - cpu0) / (t1 - t0)) * 100,
       machinePercent: ((machine1.busy - machine0.busy) / (t1 - t0)) * 100,
       peakRssMb: memoryMb(pid).peak,
+      mainThreadMsPerMessage: (main1 - main0) / (messages - 1),
       apiUnderLoadMs,
     },
   };

@@ -10,6 +10,13 @@ export function processCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
+/** CPU milliseconds (user + system) the process's main thread (its event loop) has used so far. */
+export function mainThreadCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
 /** Peak resident set size (VmHWM) and current RSS in MB. */
 export function memoryMb(pid: number): { peak: number; rss: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -18,6 +18,18 @@ export interface PoolLimits {
   readonly idleTimeoutMs: number;
 }
 
+/** What a caller of `acquire` wants. */
+interface Want {
+  readonly host: string;
+  readonly key: string;
+  readonly stillWanted: () => void;
+}
+
+interface Waiter extends Want {
+  readonly resolve: (got: MxConnection | AbortController) => void;
+  readonly reject: (error: unknown) => void;
+}
+
 interface Idle {
   readonly connection: MxConnection;
   readonly key: string;
@@ -36,8 +48,12 @@ export class ConnectionPool {
   readonly #opening = new Set<AbortController>();
   /** Connections said QUIT on and not yet ended: a server slow to answer must not keep them open. */
   readonly #quitting = new Set<MxConnection>();
-  readonly #waiters = new Set<() => void>();
+  /** Callers waiting for a connection, in the order they came. */
+  readonly #waiters = new Set<Waiter>();
   #closed = false;
+  /** `#wake` is handing out connections; `#changed`: something changed meanwhile, go round again. */
+  #serving = false;
+  #changed = false;
 
   constructor(limits: PoolLimits) {
     this.#limits = limits;
@@ -69,37 +85,63 @@ export class ConnectionPool {
     open: (signal: AbortSignal) => Promise<MxConnection>,
     stillWanted: () => void,
   ): Promise<MxConnection> {
-    for (;;) {
-      if (this.#closed) throw stopping();
-      stillWanted();
-      const idle = this.#takeIdle(key);
-      if (idle !== null) return this.#lend(idle);
-      // The host's connections are all taken, some idle under another key (TLS level): one of
-      // those makes room, rather than the caller waiting out its idle timeout.
-      if ((this.#perHost.get(host) ?? 0) >= this.#limits.perHost) this.#evictIdleOf(host);
-      const hostCount = this.#perHost.get(host) ?? 0;
-      if (this.#total >= this.#limits.maxConnections && hostCount < this.#limits.perHost) this.#evictIdle();
-      if (this.#total < this.#limits.maxConnections && hostCount < this.#limits.perHost) {
-        this.#count(host, 1);
-        const opening = new AbortController();
-        this.#opening.add(opening);
-        try {
-          const connection = await open(opening.signal);
-          // Opened just as the pool closed: no transaction may start on it.
-          if (this.#closed) {
-            connection.destroy();
-            throw stopping();
-          }
-          return this.#lend(connection);
-        } catch (error) {
-          this.#count(host, -1);
-          throw error;
-        } finally {
-          this.#opening.delete(opening);
-        }
+    const waiter = { host, key, stillWanted };
+    const got =
+      this.#stepFirst(waiter) ??
+      (await new Promise<MxConnection | AbortController>((resolve, reject) =>
+        this.#waiters.add({ ...waiter, resolve, reject }),
+      ));
+    if (!(got instanceof AbortController)) return got;
+    try {
+      const connection = await open(got.signal);
+      // Opened just as the pool closed: no transaction may start on it.
+      if (this.#closed) {
+        connection.destroy();
+        throw stopping();
       }
-      await new Promise<void>((resolve) => this.#waiters.add(resolve));
+      return this.#lend(connection);
+    } catch (error) {
+      this.#count(host, -1);
+      throw error;
+    } finally {
+      this.#opening.delete(got);
     }
+  }
+
+  /** `#step` for a caller that has not waited yet: what it frees to make room is its own to take. */
+  #stepFirst(waiter: Want): MxConnection | AbortController | null {
+    this.#serving = true;
+    try {
+      return this.#step(waiter);
+    } finally {
+      this.#serving = false;
+      if (this.#changed) this.#wake();
+    }
+  }
+
+  /**
+   * What a caller gets now: an idle connection, a slot to open one in (its count taken and its
+   * abort controller known to the pool), or null when it must wait. Throws when the pool is
+   * closed or the caller no longer wants the host (`stillWanted`).
+   */
+  #step(waiter: Want): MxConnection | AbortController | null {
+    const { host, key } = waiter;
+    if (this.#closed) throw stopping();
+    waiter.stillWanted();
+    const idle = this.#takeIdle(key);
+    if (idle !== null) return this.#lend(idle);
+    // The host's connections are all taken, some idle under another key (TLS level): one of
+    // those makes room, rather than the caller waiting out its idle timeout.
+    if ((this.#perHost.get(host) ?? 0) >= this.#limits.perHost) this.#evictIdleOf(host);
+    const hostCount = this.#perHost.get(host) ?? 0;
+    if (this.#total >= this.#limits.maxConnections && hostCount < this.#limits.perHost) this.#evictIdle();
+    if (this.#total < this.#limits.maxConnections && hostCount < this.#limits.perHost) {
+      this.#count(host, 1);
+      const opening = new AbortController();
+      this.#opening.add(opening);
+      return opening;
+    }
+    return null;
   }
 
   /** Gives a connection back after a transaction: kept for the next one, or closed. */
@@ -211,10 +253,39 @@ export class ConnectionPool {
     if (delta < 0) this.#wake();
   }
 
+  /**
+   * Something changed (a connection came back or closed, the pool closed): each waiter, in the
+   * order they came, takes what it now can, or is told why it no longer waits, at once. Done here
+   * rather than by waking every waiter to look for itself: a lane holds several jobs per
+   * connection, and each connection given back would otherwise wake all of them.
+   */
   #wake(): void {
-    const waiters = [...this.#waiters];
-    this.#waiters.clear();
-    for (const wake of waiters) wake();
+    if (this.#serving) {
+      this.#changed = true;
+      return;
+    }
+    this.#serving = true;
+    try {
+      do {
+        this.#changed = false;
+        for (const waiter of this.#waiters) {
+          let got: MxConnection | AbortController | null;
+          try {
+            got = this.#step(waiter);
+          } catch (error) {
+            this.#waiters.delete(waiter);
+            waiter.reject(error);
+            continue;
+          }
+          if (got === null) continue;
+          this.#waiters.delete(waiter);
+          waiter.resolve(got);
+        }
+        // A waiter that closed an idle connection to make room changed what the others can get.
+      } while (this.#changed);
+    } finally {
+      this.#serving = false;
+    }
   }
 }
 

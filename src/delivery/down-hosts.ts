@@ -39,13 +39,17 @@ export class DownHosts {
 
   /** Why a transaction at TLS level `tls` skips `host` now, or undefined when it may try it. */
   outcomeFor(host: string, tls: TlsMode): Outcome | undefined {
-    const now = Date.now();
-    for (const key of [host, levelKey(host, tls)]) {
-      const entry = this.#entries.get(key);
-      if (entry === undefined) continue;
-      if (entry.until > now) return entry.outcome;
-      this.#entries.delete(key);
-    }
+    // Asked for every job waiting for a connection each time one comes back: nothing down is the
+    // common case, and answers without a clock read or a key built.
+    if (this.#entries.size === 0) return undefined;
+    return this.#current(host) ?? this.#current(levelKey(host, tls));
+  }
+
+  #current(key: string): Outcome | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.until > Date.now()) return entry.outcome;
+    this.#entries.delete(key);
     return undefined;
   }
 }

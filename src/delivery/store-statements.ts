@@ -60,9 +60,11 @@ export function prepare(sqlite: SQLite.Database) {
               created_at
        from messages where id = ?`,
     ),
+    // In no order: `order by id` would sort through a temporary b-tree on every load (the index is
+    // on message_id alone); store.ts sorts the few rows instead.
     recipients: sqlite.prepare<[string], RecipientRow>(
       `select id, kind, email, display, domain, status, attempts from message_recipients
-       where message_id = ? order by id`,
+       where message_id = ?`,
     ),
     updateRecipient: sqlite.prepare<
       [RecipientStatus, number | null, string | null, string | null, number | null, number, string]

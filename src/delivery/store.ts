@@ -11,11 +11,13 @@
  *
  * Hot statements are prepared once on the raw handle (store-statements.ts; the row shapes are in
  * store-rows.ts; the synchronous writes of one outcome, run in the caller's transaction, in
- * store-writes.ts). Every call runs under Kysely's connection lock (`db.connection()` or the
- * caller's transaction), so none of them ever lands inside another capability's open
- * transaction, and with relaxed durability (see durability.ts).
+ * store-writes.ts). Every call has the connection to itself (`exclusive`: at once when nobody
+ * holds Kysely's connection, else under its lock; or the caller's transaction), so none of them
+ * ever lands inside another capability's open transaction; writes commit with relaxed durability
+ * (see durability.ts).
  */
 import type SQLite from 'better-sqlite3';
+import { exclusive } from '../platform/db/connection-guard.js';
 import type { Db } from '../platform/db/database.js';
 import { withRelaxedSync } from '../platform/db/durability.js';
 import type { KeyMode, Traffic } from '../platform/db/tables.js';
@@ -36,6 +38,14 @@ const toJob = (row: JobSqlRow): ClaimedJob => ({
   attempts: row.attempts,
   createdAt: row.created_at,
 });
+
+/**
+ * Recipients in ID order (the order they were submitted in: IDs sort by creation), as SQLite's
+ * `order by id` would give them: IDs are ASCII, so comparing UTF-16 code units is comparing bytes.
+ */
+function inIdOrder<R extends { readonly id: string }>(rows: R[]): R[] {
+  return rows.length < 2 ? rows : rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
 
 /**
  * A message's bodies, which only the render workers read (on their own read-only connection), as
@@ -64,13 +74,11 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
     prepared ??= prepare(sqlite);
     return prepared;
   };
-  /** Runs synchronous statements while holding Kysely's connection lock. */
-  /** Writes under the lock, with relaxed durability (durability.ts). */
+  /** Writes with the connection to themselves (`exclusive`), with relaxed durability (durability.ts). */
   const locked = <T>(work: (s: Statements) => T): Promise<T> =>
-    db.connection().execute(async () => withRelaxedSync(sqlite, () => work(stmt())));
-  /** Reads under the lock. */
-  const reading = <T>(work: (s: Statements) => T): Promise<T> =>
-    db.connection().execute(async () => work(stmt()));
+    exclusive(db, sqlite, () => withRelaxedSync(sqlite, () => work(stmt())));
+  /** Reads with the connection to themselves. */
+  const reading = <T>(work: (s: Statements) => T): Promise<T> => exclusive(db, sqlite, () => work(stmt()));
 
   return {
     /**
@@ -152,7 +160,10 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
 
     /** The message and all its recipients (one read under the lock). */
     load(messageId: string): Promise<{ message: MessageRow | undefined; recipients: RecipientRow[] }> {
-      return reading((s) => ({ message: s.message.get(messageId), recipients: s.recipients.all(messageId) }));
+      return reading((s) => ({
+        message: s.message.get(messageId),
+        recipients: inIdOrder(s.recipients.all(messageId)),
+      }));
     },
 
     /** The writes of one outcome; call inside the caller's transaction (it holds the lock). */
@@ -169,7 +180,7 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
         }
         const job = s.jobById.get(id);
         if (!job) return null;
-        const recipients = s.recipients.all(job.message_id).filter((r) => r.domain === job.domain);
+        const recipients = inIdOrder(s.recipients.all(job.message_id)).filter((r) => r.domain === job.domain);
         return { messageId: job.message_id, projectId: job.project_id, recipients };
       });
     },

@@ -20,7 +20,7 @@
  * verpAddress(key, { kind: 'recipient', id: 'rcp_01JD3Q8Z9V6W1R2T3Y4U5I6O7P' }, 'bounces.example.com')
  * // 'b+r01jd3q8z9v6w1r2t3y4u5i6o7p-3kq9x0m2ab@bounces.example.com'
  */
-import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, hash, type KeyObject, timingSafeEqual } from 'node:crypto';
 
 export type VerpTarget =
   | { readonly kind: 'recipient'; readonly id: string }
@@ -70,8 +70,53 @@ export function parseVerp(
   return kind === 'r' ? { kind: 'recipient', id, domain } : { kind: 'job', id, domain };
 }
 
+/** HMAC-SHA256's block size (RFC 2104's B) and output length (L). */
+const BLOCK = 64;
+const DIGEST = 32;
+const ULID_LENGTH = 26;
+
+/**
+ * The key's padded forms, `K ^ ipad` and `K ^ opad` (RFC 2104 §2), each followed by room for what
+ * is hashed after it, made once per key.
+ */
+const pads = new WeakMap<KeyObject, { readonly inner: Buffer; readonly outer: Buffer }>();
+
+function padsOf(key: KeyObject) {
+  let known = pads.get(key);
+  if (known === undefined) {
+    const raw = key.export();
+    // RFC 2104 §2: a key longer than the block is hashed first (verpKey's is 32 bytes).
+    const k = raw.length > BLOCK ? hash('sha256', raw, 'buffer') : raw;
+    const inner = Buffer.alloc(BLOCK + 1 + ULID_LENGTH, 0x36);
+    const outer = Buffer.alloc(BLOCK + DIGEST, 0x5c);
+    for (let i = 0; i < k.length; i++) {
+      inner[i] = (inner[i] as number) ^ (k[i] as number);
+      outer[i] = (outer[i] as number) ^ (k[i] as number);
+    }
+    known = { inner, outer };
+    pads.set(key, known);
+  }
+  return known;
+}
+
+/**
+ * HMAC-SHA256 (RFC 2104) of `kind + ulid` by two one-shot hashes: the same bytes as `createHmac`,
+ * at a fraction of its cost on the event loop, where each `createHmac` fetches its algorithm anew.
+ * The buffers are reused: the event loop makes one tag at a time.
+ */
+function hmac(key: KeyObject, kind: string, ulid: string): Buffer {
+  // Both are ASCII, checked by their callers' patterns: one byte per character.
+  if (kind.length !== 1 || ulid.length !== ULID_LENGTH)
+    return createHmac('sha256', key).update(`${kind}${ulid}`).digest();
+  const { inner, outer } = padsOf(key);
+  inner.write(kind, BLOCK, 'latin1');
+  inner.write(ulid, BLOCK + 1, 'latin1');
+  hash('sha256', inner, 'buffer').copy(outer, BLOCK);
+  return hash('sha256', outer, 'buffer');
+}
+
 function tag(key: KeyObject, kind: string, ulid: string): string {
-  const mac = createHmac('sha256', key).update(`${kind}${ulid}`).digest();
+  const mac = hmac(key, kind, ulid);
   // 10 characters of 5 bits: 50 bits of the MAC, ample against guessing one address.
   let bits = 0;
   let value = 0;

@@ -44,3 +44,20 @@ test('a forged or foreign VERP address is refused', (t) => {
   t.is(parseVerp(key, 'postmaster@bounces.example.com'), null);
   t.is(parseVerp(key, 'not an address'), null);
 });
+
+test('VERP tags stay the same across versions, so bounces to addresses sent before an upgrade still verify', (t) => {
+  // Made with createHmac by the code that first sent them; HMAC-SHA256 of RFC 2104.
+  const fixed = verpKey(Buffer.alloc(32, 7));
+  const recipient = 'rcp_01JD3Q8Z9V6W1R2T3Y4V5X6Z7P';
+  const job = 'job_01JD3Q8Z9V6W1R2T3Y4V5X6Z7Q';
+  t.is(
+    verpAddress(fixed, { kind: 'recipient', id: recipient }, 'Bounces.Example.com'),
+    'b+r01jd3q8z9v6w1r2t3y4v5x6z7p-549bsww8zp@bounces.example.com',
+  );
+  t.is(
+    verpAddress(fixed, { kind: 'job', id: job }, 'bounces.example.com'),
+    'b+j01jd3q8z9v6w1r2t3y4v5x6z7q-10srcpqkv2@bounces.example.com',
+  );
+  t.is(parseVerp(fixed, 'b+r01jd3q8z9v6w1r2t3y4v5x6z7p-549bsww8zp@bounces.example.com')?.id, recipient);
+  t.is(parseVerp(fixed, 'B+J01JD3Q8Z9V6W1R2T3Y4V5X6Z7Q-10SRCPQKV2@bounces.example.com')?.id, job);
+});

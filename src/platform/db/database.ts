@@ -1,11 +1,13 @@
 /**
  * Opens the one SQLite file: WAL, foreign keys, a busy timeout, and a Kysely instance over it. The
  * data directory is 0700 and the database files 0600 (file-modes.ts).
- * The raw better-sqlite3 handle is exposed for the few hot paths that prepare statements once.
+ * The raw better-sqlite3 handle is exposed for the few hot paths that prepare statements once
+ * (connection-guard.ts says when they may run without Kysely's connection lock).
  */
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { guarded } from './connection-guard.js';
 import { ensurePrivateDatabase, ensurePrivateDir } from './file-modes.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
@@ -57,7 +59,9 @@ export function openStore(
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('temp_store = MEMORY');
   sqlite.pragma('cache_size = -32000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({
+    dialect: guarded(sqlite, new SqliteDialect({ database: withStatementCache(sqlite) })),
+  });
   let closed = false;
   return {
     db,

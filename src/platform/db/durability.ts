@@ -25,24 +25,32 @@ import { shareSync } from '../shared-sync.js';
 export function withRelaxedSync<T>(sqlite: SQLite.Database, work: () => T): T {
   const previous = level(sqlite);
   if (previous <= 1) return work();
-  sqlite.pragma('synchronous = NORMAL');
+  sqlite.exec(RELAXED);
   try {
     return work();
   } finally {
-    sqlite.pragma(`synchronous = ${previous}`);
+    sqlite.exec(restore(previous));
   }
 }
 
 /** The async form, for a transaction whose statements include awaited Kysely queries. */
 export async function withRelaxedSyncAsync<T>(sqlite: SQLite.Database, work: () => Promise<T>): Promise<T> {
   const previous = level(sqlite);
-  if (previous > 1) sqlite.pragma('synchronous = NORMAL');
+  if (previous > 1) sqlite.exec(RELAXED);
   try {
     return await work();
   } finally {
-    if (previous > 1) sqlite.pragma(`synchronous = ${previous}`);
+    if (previous > 1) sqlite.exec(restore(previous));
   }
 }
+
+/**
+ * Set with `exec`, not better-sqlite3's `pragma()`, which makes a statement object per call (several
+ * times the cost, on every engine commit). Never a statement prepared once: SQLite applies
+ * `synchronous` when it compiles the pragma, so running a prepared one again changes nothing.
+ */
+const RELAXED = 'pragma synchronous = NORMAL';
+const restore = (previous: number) => `pragma synchronous = ${previous}`;
 
 const levels = new WeakMap<SQLite.Database, number>();
 

@@ -1,0 +1,87 @@
+/**
+ * Synchronous work on the raw handle beside Kysely (connection-guard.ts), on a real SQLite file: it
+ * runs at once when nobody holds the connection, and never inside someone else's transaction or
+ * connection callback, however long those await.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import test from 'ava';
+import { sql } from 'kysely';
+import { exclusive } from '../../src/platform/db/connection-guard.js';
+import { openStore, type Store } from '../../src/platform/db/database.js';
+
+const stores: Store[] = [];
+const dirs: string[] = [];
+
+function freshStore(): Store {
+  const dir = mkdtempSync(path.join(tmpdir(), 'posthorn-connection-guard-'));
+  dirs.push(dir);
+  const store = openStore(dir);
+  store.sqlite.exec('create table notes (id integer primary key, body text not null)');
+  stores.push(store);
+  return store;
+}
+
+test.after.always(async () => {
+  for (const store of stores) await store.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+const count = (store: Store) =>
+  (store.sqlite.prepare('select count(*) as n from notes').get() as { n: number }).n;
+
+test('work runs at once when nobody holds the connection, before the call returns', async (t) => {
+  const store = freshStore();
+  await sql`select 1`.execute(store.db); // Kysely has lent and taken back its connection once
+  let ran = false;
+  const done = exclusive(store.db, store.sqlite, () => {
+    ran = true;
+    return count(store);
+  });
+  t.true(ran);
+  t.is(await done, 0);
+});
+
+test('work never lands inside a Kysely transaction that awaits between its statements', async (t) => {
+  const store = freshStore();
+  const transaction = store.db.transaction().execute(async (trx) => {
+    await sql`insert into notes (body) values ('one')`.execute(trx);
+    await pause();
+    await sql`insert into notes (body) values ('two')`.execute(trx);
+  });
+  await pause();
+  t.true(store.sqlite.inTransaction, 'the transaction is open and waiting');
+  const seen = await exclusive(store.db, store.sqlite, () => ({
+    inTransaction: store.sqlite.inTransaction,
+    notes: count(store),
+  }));
+  await transaction;
+  t.deepEqual(seen, { inTransaction: false, notes: 2 }, 'it ran after the commit');
+});
+
+test('work waits for a connection callback that holds the connection outside a transaction', async (t) => {
+  const store = freshStore();
+  const order: string[] = [];
+  const holder = store.db.connection().execute(async (conn) => {
+    order.push('holder starts');
+    await pause();
+    await sql`insert into notes (body) values ('one')`.execute(conn);
+    order.push('holder ends');
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  const work = exclusive(store.db, store.sqlite, () => order.push('work'));
+  await Promise.all([holder, work]);
+  t.deepEqual(order, ['holder starts', 'holder ends', 'work']);
+});
+
+test('work that throws rejects, and the connection stays usable', async (t) => {
+  const store = freshStore();
+  await t.throwsAsync(
+    exclusive(store.db, store.sqlite, () => store.sqlite.prepare('select * from missing').get()),
+    { message: /no such table/ },
+  );
+  await sql`insert into notes (body) values ('one')`.execute(store.db);
+  t.is(await exclusive(store.db, store.sqlite, () => count(store)), 1);
+});
