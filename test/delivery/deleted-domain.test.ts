@@ -15,6 +15,13 @@ async function queuedBehindDns(env: DeliveryEnv, from?: string, to = 'ann@exampl
   return id;
 }
 
+/**
+ * How long a queued message may take to settle once its MX answers: the resolver keeps the
+ * SERVFAIL of the first attempt for 5 s (answer-cache.ts, `failureTtl`), so retries fail until it
+ * expires; the rest is margin for a loaded machine (the default 8 s wait ran out under the suite).
+ */
+const SETTLE_MS = 15_000;
+
 async function domainId(ph: Posthorn, name: string): Promise<string> {
   const list = await ph.request('GET', '/v1/domains');
   return (list.body.data as Array<{ id: string; name: string }>).find((d) => d.name === name)?.id ?? '';
@@ -27,7 +34,7 @@ test('queued mail whose sending domain is deleted fails with email.failed instea
   t.is(deleted.status, 204);
   env.dns.clear('example.net');
   mx(env.dns, 'example.net', [{ host: 'mx1.example.net', ip: '127.0.0.1' }]);
-  t.is(await settled(env.ph, id), 'failed');
+  t.is(await settled(env.ph, id, SETTLE_MS), 'failed');
   const failed = events(env.ph, id).find((e) => e.type === 'email.failed');
   t.is(failed?.recipient, 'ann@example.net');
   t.regex(JSON.stringify(failed?.data), /the sending domain acme\.test was deleted from the project/);
@@ -42,7 +49,7 @@ test('queued mail from a domain that failed its DNS check is still delivered sig
   t.is((await env.ph.request('POST', `/v1/domains/${domain}/verify`)).body.status, 'failed');
   env.dns.clear('example.net');
   mx(env.dns, 'example.net', [{ host: 'mx1.example.net', ip: '127.0.0.1' }]);
-  t.is(await settled(env.ph, id), 'delivered');
+  t.is(await settled(env.ph, id, SETTLE_MS), 'delivered');
   const [received] = await env.peer.waitFor(1);
   t.regex(received?.data.toString('latin1') ?? '', /^DKIM-Signature: [^\r]*d=acme\.test/);
 });
@@ -52,7 +59,7 @@ test('mail from the shared sandbox sender, which has no domain, goes out unsigne
   const id = await queuedBehindDns(env, 'Sandbox <sandbox@posthorn.test>', 'owner@example.test');
   env.dns.clear('example.test');
   mx(env.dns, 'example.test', [{ host: 'mx1.example.test', ip: '127.0.0.1' }]);
-  t.is(await settled(env.ph, id), 'delivered');
+  t.is(await settled(env.ph, id, SETTLE_MS), 'delivered');
   const [received] = await env.peer.waitFor(1);
   t.false((received?.data.toString('latin1') ?? '').includes('DKIM-Signature'));
 });
