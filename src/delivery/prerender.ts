@@ -109,7 +109,7 @@ export class Prerender {
 
   /**
    * Starts renders up to the concurrency, once admission has been quiet for `quietMs`: while sends
-   * keep coming, the CPU is theirs (a delivery renders what it reaches first itself).
+   * keep coming, the CPU is theirs (what a delivery reaches first is rendered for it, `settle`).
    */
   #pump(): void {
     if (this.#stopped || this.#queued.size === 0 || this.#inFlight.size >= this.#concurrency) return;
