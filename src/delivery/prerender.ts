@@ -7,8 +7,9 @@
  * why this departs from DESIGN.md §2, where delivery renders.
  *
  * Admission comes first: renders start once no send has been accepted for `quietMs` (20 ms), so a
- * flood of sends keeps the CPU; a delivery that gets to a message still waiting here has it
- * rendered at once (`settle`).
+ * flood of sends keeps the CPU; a delivery that gets to a message before this stage does renders
+ * it for itself, as before this stage existed (`settle`). So mail is signed ahead of delivery
+ * when there is time for it: a backlog, a quiet moment, the engine off.
  *
  * Nothing depends on it having run: a delivery that finds no stored rendering, or one signed with
  * keys the domain no longer has, renders the message itself (render-task.ts). So the queue lives in
@@ -82,13 +83,14 @@ export class Prerender {
   }
 
   /**
-   * Before a delivery renders `messageId`: a rendering in progress is waited for, and one still
-   * queued is started at once, whatever the quiet time and the concurrency (the delivery would
-   * render it otherwise), so each message is rendered and stored once. Resolves once it is stored
-   * (or failed: the delivery then renders it itself). Never rejects.
+   * Before a delivery renders `messageId`: a rendering in progress is waited for (it is stored
+   * when this resolves); one not started yet is taken off the queue and left to the delivery,
+   * which renders it for itself without storing it: storing pays off only for later jobs and
+   * retries, and costs the event loop a write of the whole message (and the checkpoint of it)
+   * when sends and deliveries run together. Never rejects.
    */
   settle(messageId: string): Promise<void> {
-    if (this.#queued.delete(messageId) && !this.#stopped) return this.#start(messageId);
+    if (this.#queued.delete(messageId)) this.#checkIdle();
     return this.#inFlight.get(messageId) ?? Promise.resolve();
   }
 
@@ -109,7 +111,7 @@ export class Prerender {
 
   /**
    * Starts renders up to the concurrency, once admission has been quiet for `quietMs`: while sends
-   * keep coming, the CPU is theirs (what a delivery reaches first is rendered for it, `settle`).
+   * keep coming, the CPU is theirs (a delivery renders what it reaches first itself, `settle`).
    */
   #pump(): void {
     if (this.#stopped || this.#queued.size === 0 || this.#inFlight.size >= this.#concurrency) return;
@@ -128,14 +130,13 @@ export class Prerender {
     }
   }
 
-  #start(id: string): Promise<void> {
+  #start(id: string): void {
     const done = this.#render(id).finally(() => {
       this.#inFlight.delete(id);
       this.#pump();
       this.#checkIdle();
     });
     this.#inFlight.set(id, done);
-    return done;
   }
 
   #checkIdle(): void {

@@ -160,7 +160,7 @@ const renderMessage: Step = async (ctx, deps) => {
         `the sending domain ${message.from_domain} was deleted from the project; the message was not sent unsigned`,
       );
     }
-    // The admission stage's rendering, made now if it has not been (prerender.ts), so once.
+    // A rendering the admission stage is making now is waited for rather than made twice.
     await deps.prerender?.settle(message.id);
     ctx.rendered = await deps.renderer.render({
       messageId: message.id,

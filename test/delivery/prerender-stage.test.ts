@@ -1,7 +1,7 @@
 /**
  * The admission stage's scheduling (delivery/prerender.ts): renders wait until sends have stopped
- * coming for the quiet time; a delivery that reaches a queued message has it rendered at once; the
- * stage is idle when nothing is queued or in flight. The parts around it are stand-ins here; the
+ * coming for the quiet time; a delivery takes a message the stage has not started, and waits for
+ * one it is rendering; the stage is idle when nothing is queued or in flight. The parts around it are stand-ins here; the
  * real pipeline is in prerender.test.ts.
  */
 import test from 'ava';
@@ -13,13 +13,14 @@ import { createLogger } from '../../src/platform/log.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function stage(quietMs: number) {
+function stage(quietMs: number, renderMs = 0) {
   const rendered: string[] = [];
   const stored: string[] = [];
   const renderer: Renderer = {
     threads: 1,
     async render(task) {
       rendered.push(task.messageId as string);
+      await sleep(renderMs);
       return { bytes: Buffer.from('Subject: x\r\n\r\nhi\r\n'), size: 18, release: () => {} };
     },
     close: async () => {},
@@ -67,15 +68,21 @@ test('while sends keep coming nothing is rendered; once they stop for the quiet 
   t.deepEqual(stored, rendered);
 });
 
-test('a delivery reaching a queued message has it rendered and stored at once, once', async (t) => {
-  const { prerender, rendered, stored } = stage(10_000);
-  prerender.enqueue(['msg_a', 'msg_b']);
-  await prerender.settle('msg_b');
-  t.deepEqual(rendered, ['msg_b']);
-  t.deepEqual(stored, ['msg_b']);
-  await prerender.settle('msg_b');
-  t.deepEqual(rendered, ['msg_b'], 'not twice');
-  await prerender.stop();
-  t.deepEqual(rendered, ['msg_b'], 'a stop drops what is queued');
-  await prerender.idle();
+test('a delivery takes a message not rendered yet for itself, and waits for one being rendered', async (t) => {
+  const quiet = stage(10_000);
+  quiet.prerender.enqueue(['msg_a', 'msg_b']);
+  await quiet.prerender.settle('msg_b');
+  t.deepEqual(quiet.rendered, [], 'the delivery renders it, unstored');
+  await quiet.prerender.stop();
+  t.deepEqual(quiet.rendered, [], 'a stop drops what is queued');
+  await quiet.prerender.idle();
+
+  const busy = stage(0, 100);
+  busy.prerender.enqueue(['msg_c']);
+  await sleep(20);
+  t.deepEqual(busy.rendered, ['msg_c'], 'being rendered');
+  t.deepEqual(busy.stored, []);
+  await busy.prerender.settle('msg_c');
+  t.deepEqual(busy.stored, ['msg_c'], 'stored by the time the delivery goes on');
+  t.deepEqual(busy.rendered, ['msg_c'], 'once');
 });

@@ -3,7 +3,7 @@
  * DKIM-signed once, right after its 202, and delivery relays exactly those bytes; keys that
  * changed in between get a new signature; the stored bytes go once the message cannot be sent.
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { dkimpyVerify } from '../helpers/dkimpy-verify.js';
 import { FINAL_MESSAGE_STATUSES } from '../../src/delivery/message-status.js';
 import { count, email, verifiedDomain } from '../emails/helpers.js';
@@ -40,38 +40,31 @@ function dkimSignature(message: Buffer): string {
 }
 
 /**
- * Sends to `to` while the MX answers 451 at MAIL FROM, and waits until the rendering is stored
- * and the first attempt has deferred the message (for an hour: the tests make it due again).
+ * Sends `body` with the engine off (the tests start it themselves, `deliverNow`) and waits until
+ * the message's rendering is stored; each recipient domain's MX is the test peer.
  */
-async function heldAndRendered(env: DeliveryEnv, body: Record<string, unknown>): Promise<string> {
+async function queuedAndRendered(env: DeliveryEnv, body: Record<string, unknown>): Promise<string> {
   for (const address of body.to as string[]) {
     const domain = address.slice(address.indexOf('@') + 1);
     mx(env.dns, domain, [{ host: `mx.${domain}`, ip: '127.0.0.1' }]);
   }
-  env.peer.mailFromReply(451, '4.3.0 Try again later');
   const id = await send(env, body);
   await env.ph.server.services.delivery.prerendered();
-  await eventually('a deferral', () => events(env.ph, id).some((e) => e.type === 'email.delivery_delayed'));
   return id;
 }
 
-/** The MX accepts mail again. */
-function answer(env: DeliveryEnv): void {
-  env.peer.clearReplies();
+/** Starts the delivery engine, stopped again at the end of the test. */
+function deliverNow(t: ExecutionContext, env: DeliveryEnv): void {
+  const engine = env.ph.server.services.delivery.start({ deliver: true });
+  t.teardown(() => engine.stop());
 }
 
-/** Makes the message's deferred jobs due now (the tests' schedules wait an hour). */
-function dueNow(env: DeliveryEnv, messageId: string): void {
-  env.ph.server.kernel.store.sqlite
-    .prepare("update delivery_jobs set due_at = 0 where message_id = ? and state = 'queued'")
-    .run(messageId);
-}
-
-const HOUR = { delivery: { retry_schedule: ['1h'] } };
+/** The engine off: nothing is delivered before the test starts it. */
+const OFF = { delivery: { enabled: false } };
 
 test('an accepted message is signed at admission, and delivery sends those very bytes', async (t) => {
-  const env = await startDeliveryEnv(t, { config: HOUR });
-  const id = await heldAndRendered(env, {
+  const env = await startDeliveryEnv(t, { config: OFF });
+  const id = await queuedAndRendered(env, {
     to: ['ann@example.net'],
     // Larger than a slot of the render workers' shared memory (256 KB): handed over on its own.
     text: `Hello\n.a line that starts with a dot\n${'All work and no play. '.repeat(14_000)}\nbye`,
@@ -81,8 +74,7 @@ test('an accepted message is signed at admission, and delivery sends those very 
   const signed = unstuffed(stored?.bytes ?? Buffer.alloc(0));
   t.is(signed.length, stored?.size ?? -1);
   t.regex(dkimSignature(signed), /d=acme\.test/);
-  answer(env);
-  dueNow(env, id);
+  deliverNow(t, env);
   t.is(await settled(env.ph, id), 'delivered');
   const [received] = await env.peer.waitFor(1);
   t.true(received?.data.equals(signed), 'the MX got the bytes signed at admission');
@@ -92,10 +84,9 @@ test('an accepted message is signed at admission, and delivery sends those very 
 });
 
 test('a message to several domains is rendered once: each MX gets the same bytes', async (t) => {
-  const env = await startDeliveryEnv(t, { config: HOUR });
-  const id = await heldAndRendered(env, { to: ['ann@one.example', 'bob@two.example'] });
-  answer(env);
-  dueNow(env, id);
+  const env = await startDeliveryEnv(t, { config: OFF });
+  const id = await queuedAndRendered(env, { to: ['ann@one.example', 'bob@two.example'] });
+  deliverNow(t, env);
   t.is(await settled(env.ph, id), 'delivered');
   const [first, second] = await env.peer.waitFor(2);
   t.is(new Set([...(first?.rcptTo ?? []), ...(second?.rcptTo ?? [])]).size, 2);
@@ -103,16 +94,15 @@ test('a message to several domains is rendered once: each MX gets the same bytes
 });
 
 test('mail queued before its domain got new keys is signed again with the new ones', async (t) => {
-  const env = await startDeliveryEnv(t, { config: HOUR });
-  const id = await heldAndRendered(env, { to: ['ann@example.net'] });
+  const env = await startDeliveryEnv(t, { config: OFF });
+  const id = await queuedAndRendered(env, { to: ['ann@example.net'] });
   const before = storedRendering(env.ph, id);
   // The domain deleted and added again: new keys, published in place of the old.
   const list = await env.ph.request('GET', '/v1/domains');
   const domain = (list.body.data as { id: string }[])[0];
   t.is((await env.ph.request('DELETE', `/v1/domains/${domain?.id}`)).status, 204);
   await sendingDomain(env, 'acme.test');
-  answer(env);
-  dueNow(env, id);
+  deliverNow(t, env);
   t.is(await settled(env.ph, id), 'delivered');
   const [received] = await env.peer.waitFor(1);
   const data = received?.data ?? Buffer.alloc(0);
@@ -121,12 +111,12 @@ test('mail queued before its domain got new keys is signed again with the new on
   t.true(verdict.ok, verdict.output);
   t.deepEqual(
     events(env.ph, id).map((e) => e.type),
-    ['email.sent', 'email.delivery_delayed', 'email.delivered'],
+    ['email.sent', 'email.delivered'],
   );
 });
 
 test('test-mode sends are not rendered at admission', async (t) => {
-  const env = await startDeliveryEnv(t, { config: HOUR });
+  const env = await startDeliveryEnv(t, { config: OFF });
   const key = await env.ph.createKey(env.ph.owner.projectId, ['full_access'], 'test');
   const id = await send(env, { to: ['ann@example.net'] }, key);
   await env.ph.server.services.delivery.prerendered();
@@ -134,7 +124,7 @@ test('test-mode sends are not rendered at admission', async (t) => {
 });
 
 test('the stored rendering goes when a scheduled send is cancelled, and on every final status', async (t) => {
-  const env = await startDeliveryEnv(t, { config: HOUR });
+  const env = await startDeliveryEnv(t, { config: OFF });
   const sendAt = new Date(Date.now() + 3_600_000).toISOString();
   const scheduled = await send(env, { to: ['ann@example.net'], send_at: sendAt });
   await env.ph.server.services.delivery.prerendered();
@@ -144,13 +134,13 @@ test('the stored rendering goes when a scheduled send is cancelled, and on every
 
   const sqlite = env.ph.server.kernel.store.sqlite;
   for (const status of FINAL_MESSAGE_STATUSES) {
-    const id = await heldAndRendered(env, { to: ['ann@example.net'] });
+    const id = await queuedAndRendered(env, { to: ['ann@example.net'] });
     t.truthy(storedRendering(env.ph, id), status);
     sqlite.prepare('update messages set status = ? where id = ?').run(status, id);
     t.is(storedRendering(env.ph, id), undefined, status);
   }
   // A status that still sends keeps it.
-  const deferred = await heldAndRendered(env, { to: ['ann@example.net'] });
+  const deferred = await queuedAndRendered(env, { to: ['ann@example.net'] });
   sqlite.prepare("update messages set status = 'deferred' where id = ?").run(deferred);
   t.truthy(storedRendering(env.ph, deferred));
 });
