@@ -6,7 +6,7 @@
  * Postfix with a signing milter and KumoMTA sign on receipt in the same way; docs/decisions.md has
  * why this departs from DESIGN.md §2, where delivery renders.
  *
- * Admission comes first: renders start once no send has been accepted for `quietMs` (20 ms), so a
+ * Admission comes first: renders start once no send has been accepted for `quietMs` (250 ms), so a
  * flood of sends keeps the CPU; a delivery that gets to a message before this stage does renders
  * it for itself, as before this stage existed (`settle`). So mail is signed ahead of delivery
  * when there is time for it: a backlog, a quiet moment, the engine off.
@@ -39,7 +39,7 @@ export interface PrerenderDeps {
 }
 
 const DEFAULT_MAX_QUEUED = 50_000;
-const DEFAULT_QUIET_MS = 20;
+const DEFAULT_QUIET_MS = 250;
 const FINAL = new Set<string>(FINAL_MESSAGE_STATUSES);
 
 export class Prerender {
