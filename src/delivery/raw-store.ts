@@ -4,6 +4,7 @@
  * is final and, for anything left (a message that never ends), by message retention.
  */
 import type SQLite from 'better-sqlite3';
+import { exclusive } from '../platform/db/connection-guard.js';
 import type { Db } from '../platform/db/database.js';
 import { withRelaxedSync } from '../platform/db/durability.js';
 import { idFloor } from '../platform/ids.js';
@@ -49,7 +50,7 @@ export function createRawStore(db: Db, sqlite: SQLite.Database) {
            (select 1 from messages where id = @id and status not in (${FINAL}))`,
       );
       const statement = insert;
-      return db.connection().execute(async () =>
+      return exclusive(db, sqlite, () =>
         withRelaxedSync(sqlite, () =>
           sqlite.transaction(() => {
             let stored = 0;

@@ -168,7 +168,8 @@ const renderMessage: Step = async (ctx, deps) => {
       dkim: signing.kind === 'sign' ? signing.dkim : null,
       signTime: Date.now(),
       signing: signing.kind === 'sign' ? signingIdentity(signing.dkim) : UNSIGNED,
-      reuse: true,
+      // Only live mail is rendered at admission: a test send has nothing stored to look up.
+      reuse: ctx.job.mode === 'live',
     });
   } catch (error) {
     deps.log.error({ err: error, message_id: message.id }, 'message could not be built');
