@@ -18,6 +18,7 @@ import { createProjectStore } from './projects/store.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
 import { buildTemplates } from './templates/build.js';
+import { buildValidation } from './validation/build.js';
 import { buildWebhooks } from './webhooks/build.js';
 
 export function buildServices(kernel: Kernel) {
@@ -41,6 +42,7 @@ export function buildServices(kernel: Kernel) {
     health,
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
+  const validation = buildValidation(kernel, { suppressions });
   return {
     health,
     audit,
@@ -55,6 +57,7 @@ export function buildServices(kernel: Kernel) {
     templates,
     delivery,
     inbound,
+    validation,
   };
 }
 
