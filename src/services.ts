@@ -17,6 +17,7 @@ import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
+import { createSystemMail } from './system-mail/service.js';
 import { buildTemplates } from './templates/build.js';
 import { buildValidation } from './validation/build.js';
 import { buildWebhooks } from './webhooks/build.js';
@@ -32,6 +33,7 @@ export function buildServices(kernel: Kernel) {
   const domains = buildDomains(kernel, { events, projects });
   const templates = buildTemplates(kernel, { domains });
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
+  const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
   const delivery = createDeliveryService(kernel, {
@@ -57,6 +59,7 @@ export function buildServices(kernel: Kernel) {
     templates,
     delivery,
     inbound,
+    systemMail,
     validation,
   };
 }
