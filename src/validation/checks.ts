@@ -59,8 +59,8 @@ export async function runAddressChecks(
   const { local, domain } = syntax;
   const normalized = `${local.toLowerCase()}@${domain}`;
   const disposable = await deps.disposable.check(domain, now);
-  // A listed disposable domain is a real service, not a misspelling (yopmail.com is no ymail.com).
-  const typoOf = disposable.disposable ? undefined : suggestDomain(domain);
+  // A listed disposable domain is a service of its own, so only a one-edit slip counts as a typo.
+  const typoOf = suggestDomain(domain, { strict: disposable.disposable });
   const role = roleOf(local);
   return {
     normalized,

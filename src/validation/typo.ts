@@ -83,8 +83,37 @@ const MORE_PROVIDERS = [
 const PROVIDERS: readonly string[] = [...new Set([...POPULAR_DOMAINS, ...MORE_PROVIDERS])];
 const KNOWN: ReadonlySet<string> = new Set(PROVIDERS);
 
-/** The provider domain `domain` (lower-case A-labels) is likely a misspelling of, if any. */
-export function suggestDomain(domain: string): string | undefined {
+/** Edits (insert, delete, substitute, swap two neighbours) between `a` and `b` (optimal string alignment). */
+export function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 0; j <= b.length; j++) (d[0] as number[])[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    const row = d[i] as number[];
+    const prev = d[i - 1] as number[];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(
+        (prev[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (prev[j - 1] as number) + cost,
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, ((d[i - 2] as number[])[j - 2] as number) + 1);
+      row[j] = best;
+    }
+  }
+  return (d[a.length] as number[])[b.length] as number;
+}
+
+/**
+ * The provider domain `domain` (lower-case A-labels) is likely a misspelling of, if any. A domain
+ * known as a service of its own (a listed disposable domain: `strict`) is taken for a typo only one
+ * edit away: `gmial.com` squatters run throwaway mail, but `yopmail.com` is no `ymail.com`.
+ */
+export function suggestDomain(
+  domain: string,
+  options: { readonly strict?: boolean } = {},
+): string | undefined {
   if (KNOWN.has(domain)) return undefined;
   const suggestion = run({
     email: `x@${domain}`,
@@ -93,7 +122,6 @@ export function suggestDomain(domain: string): string | undefined {
     // name under a known TLD (gmail.co) would pass as correct.
     topLevelDomains: POPULAR_TLDS,
   });
-  return suggestion && KNOWN.has(suggestion.domain) && suggestion.domain !== domain
-    ? suggestion.domain
-    : undefined;
+  if (!suggestion || !KNOWN.has(suggestion.domain) || suggestion.domain === domain) return undefined;
+  return editDistance(domain, suggestion.domain) <= (options.strict ? 1 : 2) ? suggestion.domain : undefined;
 }

@@ -72,7 +72,7 @@ test('a DNS server that never answers makes the verdict unknown, and that is not
   t.is(res.body.verdict, 'unknown');
   t.is(res.body.checks.domain.result, 'unknown');
   t.regex(res.body.reason, /DNS did not answer/);
-  t.true(Date.now() - started < 5000, 'the timeout of validation.dns_timeout_ms applies');
+  t.true(Date.now() - started < 8000, 'one try within validation.dns_timeout_ms');
   const again = await env.validate('ann@slow.test');
   t.false(again.body.cached);
 });

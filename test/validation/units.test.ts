@@ -78,6 +78,9 @@ test('typos of common providers are suggested, other domains left alone', (t) =>
     ['example.test', undefined],
   ];
   for (const [domain, expected] of cases) t.is(suggestDomain(domain), expected, domain);
+  // A listed disposable domain is taken for a typo only one edit away.
+  t.is(suggestDomain('gmial.com', { strict: true }), 'gmail.com');
+  t.is(suggestDomain('yopmail.com', { strict: true }), undefined);
 });
 
 test('the operator list parses additions, removals and comments, and reports lines that are no domains', (t) => {
