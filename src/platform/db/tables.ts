@@ -37,6 +37,7 @@ import type {
   MessageRecipientsTable,
   MessagesTable,
 } from './tables/messages.js';
+import type { ReputationHourlyTable } from './tables/reputation.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
 import type { TemplatesTable, TemplateVersionsTable } from './tables/templates.js';
 import type { WebhookAttemptsTable, WebhookEndpointsTable, WebhookMessagesTable } from './tables/webhooks.js';
@@ -49,6 +50,7 @@ export type * from './tables/domains.js';
 export type * from './tables/events.js';
 export type * from './tables/inbound.js';
 export type * from './tables/messages.js';
+export type * from './tables/reputation.js';
 export type * from './tables/suppressions.js';
 export type * from './tables/templates.js';
 export type * from './tables/webhooks.js';
@@ -88,4 +90,5 @@ export interface Database {
   inbound_messages: InboundMessagesTable;
   inbound_attachments: InboundAttachmentsTable;
   inbound_replies: InboundRepliesTable;
+  reputation_hourly: ReputationHourlyTable;
 }
