@@ -18,6 +18,7 @@ import { createProjectStore } from './projects/store.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
 import { buildTemplates } from './templates/build.js';
+import { buildTracking, buildTrackingSettings } from './tracking/build.js';
 import { buildWebhooks } from './webhooks/build.js';
 
 export function buildServices(kernel: Kernel) {
@@ -29,8 +30,10 @@ export function buildServices(kernel: Kernel) {
   const events = createEventService(db, kernel.store.sqlite);
   const suppressions = createSuppressionService(createSuppressionStore(db));
   const domains = buildDomains(kernel, { events, projects });
-  const templates = buildTemplates(kernel, { domains });
+  const trackingSettings = buildTrackingSettings(kernel, { domains });
+  const templates = buildTemplates(kernel, { domains, tracking: trackingSettings });
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
+  const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
   const delivery = createDeliveryService(kernel, {
@@ -55,6 +58,7 @@ export function buildServices(kernel: Kernel) {
     templates,
     delivery,
     inbound,
+    tracking,
   };
 }
 
