@@ -17,6 +17,7 @@ import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
+import { createSystemMail } from './system-mail/service.js';
 import { buildTemplates } from './templates/build.js';
 import { buildTracking, buildTrackingSettings } from './tracking/build.js';
 import { buildWebhooks } from './webhooks/build.js';
@@ -34,6 +35,7 @@ export function buildServices(kernel: Kernel) {
   const templates = buildTemplates(kernel, { domains, tracking: trackingSettings });
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
   const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
+  const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
   const delivery = createDeliveryService(kernel, {
@@ -59,6 +61,7 @@ export function buildServices(kernel: Kernel) {
     delivery,
     inbound,
     tracking,
+    systemMail,
   };
 }
 
