@@ -20,6 +20,7 @@ import { createSuppressionStore } from './suppressions/store.js';
 import { createSystemMail } from './system-mail/service.js';
 import { buildTemplates } from './templates/build.js';
 import { buildTracking, buildTrackingSettings } from './tracking/build.js';
+import { buildValidation } from './validation/build.js';
 import { buildWebhooks } from './webhooks/build.js';
 
 export function buildServices(kernel: Kernel) {
@@ -46,6 +47,7 @@ export function buildServices(kernel: Kernel) {
     health,
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
+  const validation = buildValidation(kernel, { suppressions });
   return {
     health,
     audit,
@@ -62,6 +64,7 @@ export function buildServices(kernel: Kernel) {
     inbound,
     tracking,
     systemMail,
+    validation,
   };
 }
 
