@@ -20,6 +20,7 @@ import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
 import { createSystemMail } from './system-mail/service.js';
 import { buildTemplates } from './templates/build.js';
+import { buildTracking, buildTrackingSettings } from './tracking/build.js';
 import { buildValidation } from './validation/build.js';
 import { buildWebhooks } from './webhooks/build.js';
 
@@ -32,8 +33,10 @@ export function buildServices(kernel: Kernel) {
   const events = createEventService(db, kernel.store.sqlite);
   const suppressions = createSuppressionService(createSuppressionStore(db));
   const domains = buildDomains(kernel, { events, projects });
-  const templates = buildTemplates(kernel, { domains });
+  const trackingSettings = buildTrackingSettings(kernel, { domains });
+  const templates = buildTemplates(kernel, { domains, tracking: trackingSettings });
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
+  const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
   const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
@@ -61,6 +64,7 @@ export function buildServices(kernel: Kernel) {
     templates,
     delivery,
     inbound,
+    tracking,
     systemMail,
     validation,
     reputation,

@@ -23,6 +23,8 @@ test('0018 makes organization names unique ignoring case, renaming the later of 
     '0018-organization-name-unique',
     '0019-message-raw',
     '0021a-system-organization',
+    '0023-tracking',
+    '0023a-analytics-machine-events',
     '0025-reputation-center',
   ]);
   t.deepEqual(sqlite.prepare('select id, name from organizations order by id').all(), [
