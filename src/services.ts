@@ -49,7 +49,7 @@ export function buildServices(kernel: Kernel) {
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
   const validation = buildValidation(kernel, { suppressions });
-  const reputation = buildReputation(kernel, { events, emails, analytics });
+  const reputation = buildReputation(kernel, { events, emails, analytics, audit });
   return {
     health,
     audit,

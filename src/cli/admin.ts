@@ -8,6 +8,7 @@ import {
   UsageError,
 } from './command.js';
 import { keysGroup } from './admin-keys.js';
+import { ipsGroup } from '../reputation/cli.js';
 import { buildServices } from '../services.js';
 import { withAdmin } from './context.js';
 import { printTable } from './output.js';
@@ -142,6 +143,6 @@ const projectsGroup: Group = {
 export const adminGroup: Group = {
   kind: 'group',
   name: 'admin',
-  summary: 'Operator commands: organizations, projects and API keys.',
-  children: [bootstrapCommand, keysGroup, projectsGroup],
+  summary: 'Operator commands: organizations, projects, API keys and dedicated IPs.',
+  children: [bootstrapCommand, keysGroup, projectsGroup, ipsGroup],
 };

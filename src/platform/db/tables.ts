@@ -37,7 +37,12 @@ import type {
   MessageRecipientsTable,
   MessagesTable,
 } from './tables/messages.js';
-import type { ReputationHourlyTable } from './tables/reputation.js';
+import type {
+  DedicatedIpAssignmentsTable,
+  DedicatedIpRequestsTable,
+  DedicatedIpUsageTable,
+  ReputationHourlyTable,
+} from './tables/reputation.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
 import type { TemplatesTable, TemplateVersionsTable } from './tables/templates.js';
 import type { TrackingHitsTable, TrackingSettingsTable } from './tables/tracking.js';
@@ -95,4 +100,7 @@ export interface Database {
   tracking_settings: TrackingSettingsTable;
   tracking_hits: TrackingHitsTable;
   reputation_hourly: ReputationHourlyTable;
+  dedicated_ip_requests: DedicatedIpRequestsTable;
+  dedicated_ip_assignments: DedicatedIpAssignmentsTable;
+  dedicated_ip_usage: DedicatedIpUsageTable;
 }
