@@ -37,6 +37,7 @@ import type {
   MessageRecipientsTable,
   MessagesTable,
 } from './tables/messages.js';
+import type { ReputationHourlyTable } from './tables/reputation.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
 import type { TemplatesTable, TemplateVersionsTable } from './tables/templates.js';
 import type { TrackingHitsTable, TrackingSettingsTable } from './tables/tracking.js';
@@ -50,6 +51,7 @@ export type * from './tables/domains.js';
 export type * from './tables/events.js';
 export type * from './tables/inbound.js';
 export type * from './tables/messages.js';
+export type * from './tables/reputation.js';
 export type * from './tables/suppressions.js';
 export type * from './tables/templates.js';
 export type * from './tables/tracking.js';
@@ -92,4 +94,5 @@ export interface Database {
   inbound_replies: InboundRepliesTable;
   tracking_settings: TrackingSettingsTable;
   tracking_hits: TrackingHitsTable;
+  reputation_hourly: ReputationHourlyTable;
 }
