@@ -3,6 +3,8 @@
  * A capability reaches another only through the service object built here.
  */
 import { buildAnalytics } from './analytics/build.js';
+import { buildAudiences } from './audiences/build.js';
+import { buildBroadcasts } from './broadcasts/build.js';
 import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
 import { buildDomains } from './domains/build.js';
@@ -41,6 +43,8 @@ export function buildServices(kernel: Kernel) {
     health,
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
+  const audiences = buildAudiences(kernel, { events });
+  const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
   return {
     health,
     audit,
@@ -55,6 +59,8 @@ export function buildServices(kernel: Kernel) {
     templates,
     delivery,
     inbound,
+    audiences,
+    broadcasts,
   };
 }
 

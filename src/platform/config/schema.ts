@@ -6,6 +6,7 @@
  * composes them, and their order here is the order of the example file.
  */
 import { z } from 'zod';
+import { broadcastsSection } from './sections/broadcasts.js';
 import { deliverySection, laneSchema, newLaneDefaults } from './sections/delivery.js';
 import { clamavSection, smtpInSection } from './sections/inbound.js';
 import {
@@ -37,6 +38,7 @@ export const configSchema = z.strictObject({
   sandbox: sandboxSection.default(sandboxSection.parse({})),
   limits: limitsSection.default(limitsSection.parse({})),
   webhooks: webhooksSection.default(webhooksSection.parse({})),
+  broadcasts: broadcastsSection.default(broadcastsSection.parse({})),
   retention: retentionSection.default(retentionSection.parse({})),
   status: statusSection.default(statusSection.parse({})),
   log: logSection.default(logSection.parse({})),
