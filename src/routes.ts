@@ -13,6 +13,8 @@ import type { Services } from './services.js';
 import { domainRoutes } from './domains/routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { suppressionRoutes } from './suppressions/routes.js';
+import { trackingRoutes } from './tracking/routes.js';
+import { validationRoutes } from './validation/routes.js';
 import { VERSION } from './version.js';
 import { webhookRoutes } from './webhooks/routes.js';
 
@@ -25,6 +27,8 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...webhookRoutes(services.webhooks.service));
   routes.push(...analyticsRoutes(services.analytics));
   routes.push(...inboundRoutes(services.inbound));
+  routes.push(...trackingRoutes(services.tracking));
+  routes.push(...validationRoutes(services.validation));
   routes.push(
     ...audienceRoutes(services.audiences, { importMaxBytes: kernel.config.broadcasts.import_max_bytes }),
   );

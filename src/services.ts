@@ -19,7 +19,10 @@ import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
+import { createSystemMail } from './system-mail/service.js';
 import { buildTemplates } from './templates/build.js';
+import { buildTracking, buildTrackingSettings } from './tracking/build.js';
+import { buildValidation } from './validation/build.js';
 import { buildWebhooks } from './webhooks/build.js';
 
 export function buildServices(kernel: Kernel) {
@@ -31,8 +34,11 @@ export function buildServices(kernel: Kernel) {
   const events = createEventService(db, kernel.store.sqlite);
   const suppressions = createSuppressionService(createSuppressionStore(db));
   const domains = buildDomains(kernel, { events, projects });
-  const templates = buildTemplates(kernel, { domains });
+  const trackingSettings = buildTrackingSettings(kernel, { domains });
+  const templates = buildTemplates(kernel, { domains, tracking: trackingSettings });
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
+  const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
+  const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
   const delivery = createDeliveryService(kernel, {
@@ -43,6 +49,7 @@ export function buildServices(kernel: Kernel) {
     health,
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
+  const validation = buildValidation(kernel, { suppressions });
   const audiences = buildAudiences(kernel, { events });
   const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
   return {
@@ -59,6 +66,9 @@ export function buildServices(kernel: Kernel) {
     templates,
     delivery,
     inbound,
+    tracking,
+    systemMail,
+    validation,
     audiences,
     broadcasts,
   };

@@ -22,7 +22,7 @@ export interface Draft {
   /** A message ID made beforehand (a broadcast names it in the message's unsubscribe link). */
   readonly id?: string;
   readonly projectId: string;
-  /** The API key that sent it; null for a broadcast's messages, which no key sends. */
+  /** The API key that sent it; null for Posthorn's own mail (system-mail) and a broadcast's messages. */
   readonly keyId: string | null;
   /** The channel (spec §2.5 `channel`): transactional unless a broadcast sends it. */
   readonly traffic?: Traffic;
