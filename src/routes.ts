@@ -12,6 +12,7 @@ import { defineRoute, type RouteSpec } from './platform/http/route.js';
 import type { Services } from './services.js';
 import { domainRoutes } from './domains/routes.js';
 import { templateRoutes } from './templates/routes.js';
+import { reputationRoutes } from './reputation/routes.js';
 import { suppressionRoutes } from './suppressions/routes.js';
 import { trackingRoutes } from './tracking/routes.js';
 import { validationRoutes } from './validation/routes.js';
@@ -34,6 +35,7 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   );
   routes.push(...broadcastRoutes(services.broadcasts));
   routes.push(...unsubscribeRoutes(services.broadcasts.unsubscribe));
+  routes.push(...reputationRoutes(services.reputation));
   let document: unknown;
   routes.push(
     defineRoute({

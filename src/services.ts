@@ -17,6 +17,7 @@ import { buildInbound } from './inbound/build.js';
 import type { Kernel } from './kernel.js';
 import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
+import { buildReputation } from './reputation/build.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
 import { createSystemMail } from './system-mail/service.js';
@@ -52,6 +53,7 @@ export function buildServices(kernel: Kernel) {
   const validation = buildValidation(kernel, { suppressions });
   const audiences = buildAudiences(kernel, { events });
   const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
+  const reputation = buildReputation(kernel, { events, emails, analytics });
   return {
     health,
     audit,
@@ -71,6 +73,7 @@ export function buildServices(kernel: Kernel) {
     validation,
     audiences,
     broadcasts,
+    reputation,
   };
 }
 

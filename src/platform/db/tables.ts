@@ -39,6 +39,7 @@ import type {
   MessageRecipientsTable,
   MessagesTable,
 } from './tables/messages.js';
+import type { ReputationHourlyTable } from './tables/reputation.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
 import type { TemplatesTable, TemplateVersionsTable } from './tables/templates.js';
 import type { TrackingHitsTable, TrackingSettingsTable } from './tables/tracking.js';
@@ -54,6 +55,7 @@ export type * from './tables/domains.js';
 export type * from './tables/events.js';
 export type * from './tables/inbound.js';
 export type * from './tables/messages.js';
+export type * from './tables/reputation.js';
 export type * from './tables/suppressions.js';
 export type * from './tables/templates.js';
 export type * from './tables/tracking.js';
@@ -101,4 +103,5 @@ export interface Database {
   contact_consents: ContactConsentsTable;
   broadcasts: BroadcastsTable;
   broadcast_messages: BroadcastMessagesTable;
+  reputation_hourly: ReputationHourlyTable;
 }

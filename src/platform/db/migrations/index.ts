@@ -28,6 +28,7 @@ import * as systemOrganization from './0021a-system-organization.js';
 import * as tracking from './0023-tracking.js';
 import * as analyticsMachineEvents from './0023a-analytics-machine-events.js';
 import * as audiencesBroadcasts from './0024-audiences-broadcasts.js';
+import * as reputationCenter from './0025-reputation-center.js';
 
 export const migrations: Record<string, PosthornMigration> = {
   '0001-foundation': foundation,
@@ -53,4 +54,5 @@ export const migrations: Record<string, PosthornMigration> = {
   '0023-tracking': tracking,
   '0023a-analytics-machine-events': analyticsMachineEvents,
   '0024-audiences-broadcasts': audiencesBroadcasts,
+  '0025-reputation-center': reputationCenter,
 };
