@@ -1,5 +1,7 @@
 /** Every HTTP route of the process, gathered from the capabilities, plus the OpenAPI document. */
 import { analyticsRoutes } from './analytics/routes.js';
+import { accountRoutes } from './auth/account/routes.js';
+import { loginRoutes } from './auth/login/routes.js';
 import { emailRoutes } from './emails/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { inboundRoutes } from './inbound/routes.js';
@@ -22,6 +24,8 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...webhookRoutes(services.webhooks.service));
   routes.push(...analyticsRoutes(services.analytics));
   routes.push(...inboundRoutes(services.inbound));
+  routes.push(...loginRoutes(services.accounts.login, services.accounts.sessions, services.audit));
+  routes.push(...accountRoutes(services.accounts.users));
   let document: unknown;
   routes.push(
     defineRoute({

@@ -6,6 +6,7 @@ import { buildAnalytics } from './analytics/build.js';
 import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
 import { buildDomains } from './domains/build.js';
+import { buildAccounts } from './auth/build.js';
 import { createKeyService } from './auth/service.js';
 import { createKeyStore } from './auth/store.js';
 import { buildEmails } from './emails/build.js';
@@ -33,6 +34,7 @@ export function buildServices(kernel: Kernel) {
   const templates = buildTemplates(kernel, { domains });
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
   const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
+  const accounts = buildAccounts(kernel, { projects, systemMail, audit });
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
   const delivery = createDeliveryService(kernel, {
@@ -58,6 +60,7 @@ export function buildServices(kernel: Kernel) {
     delivery,
     inbound,
     systemMail,
+    accounts,
   };
 }
 

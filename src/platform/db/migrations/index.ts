@@ -25,6 +25,7 @@ import * as webhookAttemptsByMode from './0017-webhook-attempts-by-mode.js';
 import * as organizationNameUnique from './0018-organization-name-unique.js';
 import * as messageRaw from './0019-message-raw.js';
 import * as systemOrganization from './0021a-system-organization.js';
+import * as accounts from './0021b-accounts.js';
 
 export const migrations: Record<string, PosthornMigration> = {
   '0001-foundation': foundation,
@@ -47,4 +48,5 @@ export const migrations: Record<string, PosthornMigration> = {
   '0018-organization-name-unique': organizationNameUnique,
   '0019-message-raw': messageRaw,
   '0021a-system-organization': systemOrganization,
+  '0021b-accounts': accounts,
 };
