@@ -2,6 +2,9 @@
 import { analyticsRoutes } from './analytics/routes.js';
 import { accountRoutes } from './auth/account/routes.js';
 import { loginRoutes } from './auth/login/routes.js';
+import { audienceRoutes } from './audiences/routes.js';
+import { broadcastRoutes } from './broadcasts/routes.js';
+import { unsubscribeRoutes } from './broadcasts/unsubscribe-routes.js';
 import { emailRoutes } from './emails/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { inboundRoutes } from './inbound/routes.js';
@@ -11,7 +14,10 @@ import { defineRoute, type RouteSpec } from './platform/http/route.js';
 import type { Services } from './services.js';
 import { domainRoutes } from './domains/routes.js';
 import { templateRoutes } from './templates/routes.js';
+import { reputationRoutes } from './reputation/routes.js';
 import { suppressionRoutes } from './suppressions/routes.js';
+import { trackingRoutes } from './tracking/routes.js';
+import { validationRoutes } from './validation/routes.js';
 import { VERSION } from './version.js';
 import { webhookRoutes } from './webhooks/routes.js';
 
@@ -26,6 +32,14 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...inboundRoutes(services.inbound));
   routes.push(...loginRoutes(services.accounts.login, services.accounts.sessions, services.audit));
   routes.push(...accountRoutes(services.accounts.users));
+  routes.push(...trackingRoutes(services.tracking));
+  routes.push(...validationRoutes(services.validation));
+  routes.push(
+    ...audienceRoutes(services.audiences, { importMaxBytes: kernel.config.broadcasts.import_max_bytes }),
+  );
+  routes.push(...broadcastRoutes(services.broadcasts));
+  routes.push(...unsubscribeRoutes(services.broadcasts.unsubscribe));
+  routes.push(...reputationRoutes(services.reputation));
   let document: unknown;
   routes.push(
     defineRoute({

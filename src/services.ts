@@ -3,6 +3,8 @@
  * A capability reaches another only through the service object built here.
  */
 import { buildAnalytics } from './analytics/build.js';
+import { buildAudiences } from './audiences/build.js';
+import { buildBroadcasts } from './broadcasts/build.js';
 import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
 import { buildDomains } from './domains/build.js';
@@ -16,10 +18,13 @@ import { buildInbound } from './inbound/build.js';
 import type { Kernel } from './kernel.js';
 import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
+import { buildReputation } from './reputation/build.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
 import { createSystemMail } from './system-mail/service.js';
 import { buildTemplates } from './templates/build.js';
+import { buildTracking, buildTrackingSettings } from './tracking/build.js';
+import { buildValidation } from './validation/build.js';
 import { buildWebhooks } from './webhooks/build.js';
 
 export function buildServices(kernel: Kernel) {
@@ -31,8 +36,10 @@ export function buildServices(kernel: Kernel) {
   const events = createEventService(db, kernel.store.sqlite);
   const suppressions = createSuppressionService(createSuppressionStore(db));
   const domains = buildDomains(kernel, { events, projects });
-  const templates = buildTemplates(kernel, { domains });
+  const trackingSettings = buildTrackingSettings(kernel, { domains });
+  const templates = buildTemplates(kernel, { domains, tracking: trackingSettings });
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
+  const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
   const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
   const accounts = buildAccounts(kernel, { projects, systemMail, audit });
   const webhooks = buildWebhooks(kernel, { audit, emails });
@@ -45,6 +52,10 @@ export function buildServices(kernel: Kernel) {
     health,
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
+  const validation = buildValidation(kernel, { suppressions });
+  const audiences = buildAudiences(kernel, { events });
+  const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
+  const reputation = buildReputation(kernel, { events, emails, analytics });
   return {
     health,
     audit,
@@ -59,8 +70,13 @@ export function buildServices(kernel: Kernel) {
     templates,
     delivery,
     inbound,
+    tracking,
     systemMail,
     accounts,
+    validation,
+    audiences,
+    broadcasts,
+    reputation,
   };
 }
 

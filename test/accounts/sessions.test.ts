@@ -160,10 +160,12 @@ test('a wrong password takes as long for an unknown address as for a known one',
   const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
   const known: number[] = [];
   const unknown: number[] = [];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < 7; i++) {
     known.push(await time('owner@example.test'));
     unknown.push(await time('nobody@example.test'));
   }
   const ratio = median(unknown) / median(known);
-  t.true(ratio > 0.6 && ratio < 1.6, `unknown/known median time ratio ${ratio.toFixed(2)}`);
+  // Without the throwaway hash an unknown address answered in a few ms against ~50 ms (ratio < 0.1);
+  // the bounds leave room for a loaded machine.
+  t.true(ratio > 0.4 && ratio < 2.5, `unknown/known median time ratio ${ratio.toFixed(2)}`);
 });

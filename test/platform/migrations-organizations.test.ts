@@ -24,6 +24,10 @@ test('0018 makes organization names unique ignoring case, renaming the later of 
     '0019-message-raw',
     '0021a-system-organization',
     '0021b-accounts',
+    '0023-tracking',
+    '0023a-analytics-machine-events',
+    '0024-audiences-broadcasts',
+    '0025-reputation-center',
   ]);
   t.deepEqual(sqlite.prepare('select id, name from organizations order by id').all(), [
     { id: 'org_1', name: 'acme (org_1)' },

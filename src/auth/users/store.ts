@@ -99,14 +99,12 @@ export function createUserStore(db: Db) {
         .insertInto('login_codes')
         .values(row)
         .onConflict((oc) =>
-          oc
-            .column('user_id')
-            .doUpdateSet({
-              code_hash: row.code_hash,
-              attempts: 0,
-              expires_at: row.expires_at,
-              created_at: row.created_at,
-            }),
+          oc.column('user_id').doUpdateSet({
+            code_hash: row.code_hash,
+            attempts: 0,
+            expires_at: row.expires_at,
+            created_at: row.created_at,
+          }),
         )
         .execute();
     },

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { accountsSection, systemMailSection } from './sections/accounts.js';
+import { broadcastsSection } from './sections/broadcasts.js';
 import { deliverySection, laneSchema, newLaneDefaults } from './sections/delivery.js';
 import { clamavSection, smtpInSection } from './sections/inbound.js';
 import {
@@ -19,6 +20,7 @@ import {
   statusSection,
   storageSection,
 } from './sections/platform.js';
+import { reputationSection, validationSection } from './sections/reputation.js';
 import { dkimSection, domainsSection, sandboxSection, trackingSection } from './sections/sending.js';
 import { webhooksSection } from './sections/webhooks.js';
 
@@ -40,7 +42,10 @@ export const configSchema = z.strictObject({
   accounts: accountsSection.default(accountsSection.parse({})),
   limits: limitsSection.default(limitsSection.parse({})),
   webhooks: webhooksSection.default(webhooksSection.parse({})),
+  broadcasts: broadcastsSection.default(broadcastsSection.parse({})),
   retention: retentionSection.default(retentionSection.parse({})),
+  validation: validationSection.default(validationSection.parse({})),
+  reputation: reputationSection.default(reputationSection.parse({})),
   status: statusSection.default(statusSection.parse({})),
   log: logSection.default(logSection.parse({})),
 });

@@ -16,6 +16,8 @@ import type {
   UsersTable,
 } from './tables/accounts.js';
 import type { AnalyticsDailyTable, AnalyticsRecipientsTable } from './tables/analytics.js';
+import type { AudiencesTable, ContactConsentsTable, ContactsTable } from './tables/audiences.js';
+import type { BroadcastMessagesTable, BroadcastsTable } from './tables/broadcasts.js';
 import type {
   DeliveryAttemptsTable,
   DeliveryJobsTable,
@@ -40,20 +42,26 @@ import type {
   MessageRecipientsTable,
   MessagesTable,
 } from './tables/messages.js';
+import type { ReputationHourlyTable } from './tables/reputation.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
 import type { TemplatesTable, TemplateVersionsTable } from './tables/templates.js';
+import type { TrackingHitsTable, TrackingSettingsTable } from './tables/tracking.js';
 import type { WebhookAttemptsTable, WebhookEndpointsTable, WebhookMessagesTable } from './tables/webhooks.js';
 
 export type * from './tables/accounts.js';
 export type * from './tables/analytics.js';
+export type * from './tables/audiences.js';
+export type * from './tables/broadcasts.js';
 export type * from './tables/columns.js';
 export type * from './tables/delivery.js';
 export type * from './tables/domains.js';
 export type * from './tables/events.js';
 export type * from './tables/inbound.js';
 export type * from './tables/messages.js';
+export type * from './tables/reputation.js';
 export type * from './tables/suppressions.js';
 export type * from './tables/templates.js';
+export type * from './tables/tracking.js';
 export type * from './tables/webhooks.js';
 
 export interface Database {
@@ -94,4 +102,12 @@ export interface Database {
   inbound_messages: InboundMessagesTable;
   inbound_attachments: InboundAttachmentsTable;
   inbound_replies: InboundRepliesTable;
+  tracking_settings: TrackingSettingsTable;
+  tracking_hits: TrackingHitsTable;
+  audiences: AudiencesTable;
+  contacts: ContactsTable;
+  contact_consents: ContactConsentsTable;
+  broadcasts: BroadcastsTable;
+  broadcast_messages: BroadcastMessagesTable;
+  reputation_hourly: ReputationHourlyTable;
 }
