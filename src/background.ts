@@ -93,6 +93,8 @@ export async function startBackground(
     engines.push(services.delivery.start({ deliver: kernel.config.delivery.enabled }));
     engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
     if (kernel.config.smtp_in.enabled) engines.push(services.inbound.start());
+    // Last: its first measurement sees the engines above running.
+    engines.push(services.status.start());
   } catch (error) {
     // An engine that cannot start stops the boot: those already running stop too, so that `serve`
     // exits rather than stay up half-started (answering /health with no delivery engine, say).

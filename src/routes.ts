@@ -9,6 +9,7 @@ import { defineRoute, type RouteSpec } from './platform/http/route.js';
 import type { Services } from './services.js';
 import { domainRoutes } from './domains/routes.js';
 import { templateRoutes } from './templates/routes.js';
+import { statusRoutes } from './status/routes.js';
 import { suppressionRoutes } from './suppressions/routes.js';
 import { VERSION } from './version.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -22,6 +23,7 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...webhookRoutes(services.webhooks.service));
   routes.push(...analyticsRoutes(services.analytics));
   routes.push(...inboundRoutes(services.inbound));
+  routes.push(...statusRoutes(services.status));
   let document: unknown;
   routes.push(
     defineRoute({

@@ -15,6 +15,8 @@ import { buildInbound } from './inbound/build.js';
 import type { Kernel } from './kernel.js';
 import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
+import { buildStatus } from './status/build.js';
+import { pipelineMailer } from './status/subscriptions/pipeline-mailer.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
 import { buildTemplates } from './templates/build.js';
@@ -41,6 +43,17 @@ export function buildServices(kernel: Kernel) {
     health,
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
+  const status = buildStatus(kernel, {
+    health,
+    delivery,
+    webhooks: webhooks.service,
+    mailer: pipelineMailer({
+      from: kernel.config.status.mail_from,
+      send: async (principal, request) => (await emails.send(principal, request, null)).ref,
+      projects: () => projects.list(),
+      isVerified: (projectId, domain) => domains.isVerified(projectId, domain),
+    }),
+  });
   return {
     health,
     audit,
@@ -55,6 +68,7 @@ export function buildServices(kernel: Kernel) {
     templates,
     delivery,
     inbound,
+    status,
   };
 }
 

@@ -37,6 +37,12 @@ import type {
   MessageRecipientsTable,
   MessagesTable,
 } from './tables/messages.js';
+import type {
+  StatusIncidentsTable,
+  StatusIncidentUpdatesTable,
+  StatusNotificationsTable,
+  StatusSubscriptionsTable,
+} from './tables/status.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
 import type { TemplatesTable, TemplateVersionsTable } from './tables/templates.js';
 import type { WebhookAttemptsTable, WebhookEndpointsTable, WebhookMessagesTable } from './tables/webhooks.js';
@@ -49,6 +55,7 @@ export type * from './tables/domains.js';
 export type * from './tables/events.js';
 export type * from './tables/inbound.js';
 export type * from './tables/messages.js';
+export type * from './tables/status.js';
 export type * from './tables/suppressions.js';
 export type * from './tables/templates.js';
 export type * from './tables/webhooks.js';
@@ -88,4 +95,8 @@ export interface Database {
   inbound_messages: InboundMessagesTable;
   inbound_attachments: InboundAttachmentsTable;
   inbound_replies: InboundRepliesTable;
+  status_incidents: StatusIncidentsTable;
+  status_incident_updates: StatusIncidentUpdatesTable;
+  status_subscriptions: StatusSubscriptionsTable;
+  status_notifications: StatusNotificationsTable;
 }
