@@ -44,13 +44,25 @@ export function createNoticeStore(db: Db) {
 
     async claim(now: number, limit: number, lockUntil: number): Promise<NotificationRow[]> {
       return db.transaction().execute(async (trx) => {
+        // One subscriber hears of changes in their order: only its oldest pending notice is sent.
         const rows = await trx
-          .selectFrom('status_notifications')
-          .selectAll()
-          .where('state', '=', 'pending')
-          .where('due_at', '<=', now)
-          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-          .orderBy('due_at')
+          .selectFrom('status_notifications as n')
+          .selectAll('n')
+          .where('n.state', '=', 'pending')
+          .where('n.due_at', '<=', now)
+          .where((eb) => eb.or([eb('n.locked_until', 'is', null), eb('n.locked_until', '<=', now)]))
+          .where(({ not, exists, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('status_notifications as o')
+                  .select('o.id')
+                  .whereRef('o.subscription_id', '=', 'n.subscription_id')
+                  .where('o.state', '=', 'pending')
+                  .whereRef('o.id', '<', 'n.id'),
+              ),
+            ),
+          )
+          .orderBy('n.due_at')
           .limit(limit)
           .execute();
         if (rows.length > 0)

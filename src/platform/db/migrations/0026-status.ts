@@ -121,6 +121,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .unique()
     .execute();
   await db.schema
+    .createIndex('status_notifications_subscription')
+    .on('status_notifications')
+    .columns(['subscription_id', 'state', 'id'])
+    .execute();
+  await db.schema
     .createIndex('status_notifications_due')
     .on('status_notifications')
     .column('due_at')
