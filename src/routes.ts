@@ -11,6 +11,8 @@ import { domainRoutes } from './domains/routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { statusRoutes } from './status/routes.js';
 import { suppressionRoutes } from './suppressions/routes.js';
+import { trackingRoutes } from './tracking/routes.js';
+import { validationRoutes } from './validation/routes.js';
 import { VERSION } from './version.js';
 import { webhookRoutes } from './webhooks/routes.js';
 
@@ -23,6 +25,8 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...webhookRoutes(services.webhooks.service));
   routes.push(...analyticsRoutes(services.analytics));
   routes.push(...inboundRoutes(services.inbound));
+  routes.push(...trackingRoutes(services.tracking));
+  routes.push(...validationRoutes(services.validation));
   routes.push(...statusRoutes(services.status));
   let document: unknown;
   routes.push(

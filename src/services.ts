@@ -16,10 +16,12 @@ import type { Kernel } from './kernel.js';
 import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
 import { buildStatus } from './status/build.js';
-import { pipelineMailer } from './status/subscriptions/pipeline-mailer.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
+import { createSystemMail } from './system-mail/service.js';
 import { buildTemplates } from './templates/build.js';
+import { buildTracking, buildTrackingSettings } from './tracking/build.js';
+import { buildValidation } from './validation/build.js';
 import { buildWebhooks } from './webhooks/build.js';
 
 export function buildServices(kernel: Kernel) {
@@ -31,8 +33,11 @@ export function buildServices(kernel: Kernel) {
   const events = createEventService(db, kernel.store.sqlite);
   const suppressions = createSuppressionService(createSuppressionStore(db));
   const domains = buildDomains(kernel, { events, projects });
-  const templates = buildTemplates(kernel, { domains });
+  const trackingSettings = buildTrackingSettings(kernel, { domains });
+  const templates = buildTemplates(kernel, { domains, tracking: trackingSettings });
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
+  const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
+  const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
   const delivery = createDeliveryService(kernel, {
@@ -43,16 +48,12 @@ export function buildServices(kernel: Kernel) {
     health,
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
+  const validation = buildValidation(kernel, { suppressions });
   const status = buildStatus(kernel, {
     health,
     delivery,
     webhooks: webhooks.service,
-    mailer: pipelineMailer({
-      from: kernel.config.status.mail_from,
-      send: async (principal, request) => (await emails.send(principal, request, null)).ref,
-      projects: () => projects.list(),
-      isVerified: (projectId, domain) => domains.isVerified(projectId, domain),
-    }),
+    mailer: { send: (mail) => systemMail.send({ ...mail, tags: { kind: mail.kind } }) },
   });
   return {
     health,
@@ -68,6 +69,9 @@ export function buildServices(kernel: Kernel) {
     templates,
     delivery,
     inbound,
+    tracking,
+    systemMail,
+    validation,
     status,
   };
 }

@@ -35,6 +35,9 @@ test('0016 gives each webhook endpoint the mode of the key its creation was audi
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0021a-system-organization',
+    '0023-tracking',
+    '0023a-analytics-machine-events',
     '0026-status',
   ]);
   t.deepEqual(sqlite.prepare('select id, mode from webhook_endpoints order by id').all(), [
@@ -118,6 +121,9 @@ test('0017 ends the pending attempts queued before 0016 for an endpoint of the o
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0021a-system-organization',
+    '0023-tracking',
+    '0023a-analytics-machine-events',
     '0026-status',
   ]);
   const notSent = (message: string, endpoint: string) => ({

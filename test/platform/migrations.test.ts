@@ -121,6 +121,9 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0021a-system-organization',
+    '0023-tracking',
+    '0023a-analytics-machine-events',
     '0026-status',
   ]);
   const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
@@ -197,6 +200,9 @@ test('0012 keys analytics by mode (test records move to test rows, cancelled sen
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0021a-system-organization',
+    '0023-tracking',
+    '0023a-analytics-machine-events',
     '0026-status',
   ]);
   t.deepEqual(

@@ -65,14 +65,3 @@ test('subscribing is rate limited per destination with 429 and Retry-After, and 
   t.regex(third.headers.get('retry-after') ?? '', /^\d+$/);
   t.regex(third.body.error, /Too many subscription requests/);
 });
-
-test('an email subscription without a configured status sender is refused with 503 and nothing is kept', async (t) => {
-  const ph = await startPosthorn(t);
-  const res = await ph.request('POST', '/v1/status/subscriptions', {
-    key: null,
-    body: { channel: 'email', destination: 'ann@example.com' },
-  });
-  t.is(res.status, 503);
-  t.regex(res.body.error, /verification mail could not be sent/);
-  t.is(count(ph), 0);
-});

@@ -6,6 +6,7 @@
  * composes them, and their order here is the order of the example file.
  */
 import { z } from 'zod';
+import { systemMailSection } from './sections/accounts.js';
 import { deliverySection, laneSchema, newLaneDefaults } from './sections/delivery.js';
 import { clamavSection, smtpInSection } from './sections/inbound.js';
 import {
@@ -18,6 +19,7 @@ import {
   statusSection,
   storageSection,
 } from './sections/platform.js';
+import { validationSection } from './sections/reputation.js';
 import { dkimSection, domainsSection, sandboxSection, trackingSection } from './sections/sending.js';
 import { webhooksSection } from './sections/webhooks.js';
 
@@ -35,9 +37,11 @@ export const configSchema = z.strictObject({
   clamav: clamavSection.default(clamavSection.parse({})),
   tracking: trackingSection.default(trackingSection.parse({})),
   sandbox: sandboxSection.default(sandboxSection.parse({})),
+  system_mail: systemMailSection.default(systemMailSection.parse({})),
   limits: limitsSection.default(limitsSection.parse({})),
   webhooks: webhooksSection.default(webhooksSection.parse({})),
   retention: retentionSection.default(retentionSection.parse({})),
+  validation: validationSection.default(validationSection.parse({})),
   status: statusSection.default(statusSection.parse({})),
   log: logSection.default(logSection.parse({})),
 });

@@ -21,6 +21,7 @@ export function verificationMail(input: {
 }): StatusMail {
   const until = new Date(input.expiresAt).toUTCString();
   return {
+    kind: 'status_verification',
     to: input.to,
     subject: `Confirm your subscription to ${input.title} status updates`,
     text: [
@@ -68,6 +69,7 @@ export function noticeMail(input: {
   const when = new Date(update.created_at).toUTCString();
   const affected = componentNames(incident).join(', ');
   return {
+    kind: 'status_notice',
     to: input.to,
     subject: `[${input.title} status] ${label}: ${incident.title}`,
     text: [

@@ -5,6 +5,8 @@
  * MIME or talks SMTP itself.
  */
 export interface StatusMail {
+  /** What it is, kept as the message's `kind` tag. */
+  readonly kind: 'status_verification' | 'status_notice';
   readonly to: string;
   readonly subject: string;
   readonly text: string;
@@ -14,6 +16,6 @@ export interface StatusMail {
 }
 
 export interface StatusMailer {
-  /** Queues the mail; resolves with its message ID. Throws when it cannot be accepted. */
+  /** Queues the mail (`services.systemMail`); resolves with its message ID. Throws when it cannot be accepted. */
   send(mail: StatusMail): Promise<{ readonly id: string }>;
 }

@@ -103,12 +103,6 @@ export const retentionSection = z
 export const statusSection = z
   .strictObject({
     title: z.string().default('Posthorn').describe('Name shown on the public status page and feed.'),
-    mail_from: z
-      .string()
-      .default('')
-      .describe(
-        'Sender of status mail (subscription links and incident notices), e.g. "Acme Status <status@acme.com>"; sent as the project that verified its domain. Empty: email subscriptions are refused with 503.',
-      ),
     check_interval: duration({ min: '10ms', timer: true })
       .default('10s')
       .describe('How often the components (API, database, delivery, inbound, webhooks) are measured.'),
