@@ -16,6 +16,7 @@ import type { Kernel } from './kernel.js';
 import type { Services } from './services.js';
 import { startDomainRecheck } from './domains/recheck.js';
 import { startTracking } from './tracking/engine.js';
+import { startReputationProjection } from './reputation/center/engine.js';
 import { startWebhooks } from './webhooks/engine.js';
 
 export interface Engine {
@@ -63,6 +64,13 @@ export async function startBackground(
         services.analytics,
         services.events,
         kernel.log.child({ capability: 'analytics' }),
+      ),
+    );
+    engines.push(
+      startReputationProjection(
+        services.reputation.center,
+        (listener) => services.events.onAppended(listener),
+        kernel.log.child({ capability: 'reputation' }),
       ),
     );
     engines.push(

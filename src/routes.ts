@@ -9,6 +9,7 @@ import { defineRoute, type RouteSpec } from './platform/http/route.js';
 import type { Services } from './services.js';
 import { domainRoutes } from './domains/routes.js';
 import { templateRoutes } from './templates/routes.js';
+import { reputationRoutes } from './reputation/routes.js';
 import { statusRoutes } from './status/routes.js';
 import { suppressionRoutes } from './suppressions/routes.js';
 import { trackingRoutes } from './tracking/routes.js';
@@ -27,6 +28,7 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...inboundRoutes(services.inbound));
   routes.push(...trackingRoutes(services.tracking));
   routes.push(...validationRoutes(services.validation));
+  routes.push(...reputationRoutes(services.reputation));
   routes.push(...statusRoutes(services.status));
   let document: unknown;
   routes.push(

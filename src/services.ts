@@ -15,6 +15,7 @@ import { buildInbound } from './inbound/build.js';
 import type { Kernel } from './kernel.js';
 import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
+import { buildReputation } from './reputation/build.js';
 import { buildStatus } from './status/build.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
@@ -49,6 +50,7 @@ export function buildServices(kernel: Kernel) {
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
   const validation = buildValidation(kernel, { suppressions });
+  const reputation = buildReputation(kernel, { events, emails, analytics });
   const status = buildStatus(kernel, {
     health,
     delivery,
@@ -72,6 +74,7 @@ export function buildServices(kernel: Kernel) {
     tracking,
     systemMail,
     validation,
+    reputation,
     status,
   };
 }

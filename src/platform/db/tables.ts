@@ -37,6 +37,7 @@ import type {
   MessageRecipientsTable,
   MessagesTable,
 } from './tables/messages.js';
+import type { ReputationHourlyTable } from './tables/reputation.js';
 import type {
   StatusIncidentsTable,
   StatusIncidentUpdatesTable,
@@ -56,6 +57,7 @@ export type * from './tables/domains.js';
 export type * from './tables/events.js';
 export type * from './tables/inbound.js';
 export type * from './tables/messages.js';
+export type * from './tables/reputation.js';
 export type * from './tables/status.js';
 export type * from './tables/suppressions.js';
 export type * from './tables/templates.js';
@@ -99,6 +101,7 @@ export interface Database {
   inbound_replies: InboundRepliesTable;
   tracking_settings: TrackingSettingsTable;
   tracking_hits: TrackingHitsTable;
+  reputation_hourly: ReputationHourlyTable;
   status_incidents: StatusIncidentsTable;
   status_incident_updates: StatusIncidentUpdatesTable;
   status_subscriptions: StatusSubscriptionsTable;

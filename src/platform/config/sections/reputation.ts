@@ -36,3 +36,36 @@ export const validationSection = z
   .describe(
     'Address validation (POST /v1/validation). It never probes the recipient’s mail server over SMTP.',
   );
+
+const rate = (fallback: number, text: string) => z.number().min(0).max(1).default(fallback).describe(text);
+
+export const reputationSection = z
+  .strictObject({
+    bounce_rate_warning: rate(
+      0.02,
+      'Hard-bounce rate (of delivered + bounced) at which a sending domain or lane turns warning.',
+    ),
+    bounce_rate_at_risk: rate(0.05, 'Hard-bounce rate at which a sending domain or lane is at_risk.'),
+    complaint_rate_warning: rate(
+      0.001,
+      'Complaint rate (of delivered) at which a domain or lane turns warning (Google asks to stay below 0.1 %).',
+    ),
+    complaint_rate_at_risk: rate(
+      0.003,
+      'Complaint rate at which a domain or lane is at_risk (Gmail and Yahoo require less than 0.3 %).',
+    ),
+    min_volume: z
+      .int()
+      .min(0)
+      .default(100)
+      .describe('Outcomes (delivered + bounced) a window needs before its rates decide a state.'),
+  })
+  .refine((s) => s.bounce_rate_warning <= s.bounce_rate_at_risk, {
+    message: 'bounce_rate_warning must not be above bounce_rate_at_risk',
+    path: ['bounce_rate_warning'],
+  })
+  .refine((s) => s.complaint_rate_warning <= s.complaint_rate_at_risk, {
+    message: 'complaint_rate_warning must not be above complaint_rate_at_risk',
+    path: ['complaint_rate_warning'],
+  })
+  .describe('The reputation center (GET /v1/reputation): thresholds of its states.');
