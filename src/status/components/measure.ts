@@ -34,8 +34,8 @@ export interface MeasureDeps {
 }
 
 /** Event-loop delay (median over a measurement interval) that makes the API degraded, then a partial outage. */
-const LOOP_DELAY_DEGRADED_MS = 100;
-const LOOP_DELAY_OUTAGE_MS = 1000;
+const LOOP_DELAY_DEGRADED_MS = 500;
+const LOOP_DELAY_OUTAGE_MS = 2000;
 
 const OK: Measurement = { state: 'operational', reason: 'operating normally' };
 
