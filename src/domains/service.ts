@@ -7,6 +7,7 @@
 import type { EventService } from '../events/service.js';
 import { dkimKeyOptions, generateDkimKeys } from '../dkim/keys.js';
 import { sealDkimKey } from '../dkim/key-seal.js';
+import { identityIssues } from '../platform/config/public-identity.js';
 import type { Config } from '../platform/config/schema.js';
 import type { Db } from '../platform/db/database.js';
 import { isUniqueViolation } from '../platform/db/unique-violation.js';
@@ -51,10 +52,12 @@ export function createDomainService(deps: DomainServiceDeps) {
 
   const recordsOf = (row: DomainRow, keys: readonly PublicDkimKey[] | undefined) =>
     expectedRecords(config, row.name, keys ?? []);
+  // The config never changes while the process runs.
+  const issues = identityIssues(config);
 
   const views = async (rows: readonly DomainRow[]): Promise<DomainRecord[]> => {
     const keys = await store.publicKeysByDomain(rows.map((row) => row.id));
-    return rows.map((row) => domainView(row, recordsOf(row, keys.get(row.id))));
+    return rows.map((row) => domainView(row, recordsOf(row, keys.get(row.id)), issues));
   };
 
   const load = async (projectId: string, id: string): Promise<DomainRow> => {
@@ -110,6 +113,7 @@ export function createDomainService(deps: DomainServiceDeps) {
             publicKey: key.public_key,
           })),
         ),
+        issues,
       );
       try {
         await store.transaction(async (trx) => {

@@ -8,6 +8,8 @@ import { type ConfigOverrides, type Posthorn, startPosthorn } from '../helpers/s
 
 export const SENDING_IP = '192.0.2.10';
 export const MX_HOST = 'mx.posthorn.example';
+/** The tracking host the records advise (server.public_url's 127.0.0.1 is withheld as local). */
+export const TRACKING_IP = '198.51.100.20';
 
 export interface DomainEnv {
   readonly ph: Posthorn;
@@ -46,6 +48,7 @@ export async function startDomainEnv(
     dns: { servers: [dns.address], ...overrides.dns },
     delivery: { sending_ips: [SENDING_IP], ...overrides.delivery },
     smtp_in: { hostname: MX_HOST, ...overrides.smtp_in },
+    tracking: { domain: TRACKING_IP, ...overrides.tracking },
   });
   return { ph, dns };
 }
