@@ -27,7 +27,11 @@ export interface IdentityIssue {
   readonly keys: readonly string[];
   /** The proposed records left out until the keys are set. */
   readonly withholds: readonly IdentityUse[];
-  /** One sentence saying what is wrong and what to set. */
+  /** What is wrong, and why it matters. */
+  readonly problem: string;
+  /** What to set. */
+  readonly fix: string;
+  /** One sentence: the problem, then the fix. */
   readonly message: string;
 }
 
@@ -74,25 +78,36 @@ export function trackingHost(config: Pick<Config, 'tracking' | 'server'>): strin
 
 const quoted = (value: string, reach: Exclude<Reach, { kind: 'public' }>) => `${value} (${reach.why})`;
 
+/** An issue of one kind of value: `required` and withholding `uses` when local, `advised` when special. */
+function issue(
+  reach: Exclude<Reach, { kind: 'public' }>,
+  keys: readonly string[],
+  uses: readonly IdentityUse[],
+  problem: string,
+  fix: string,
+): IdentityIssue {
+  const local = reach.kind === 'local';
+  return {
+    level: local ? 'required' : 'advised',
+    keys,
+    withholds: local ? uses : [],
+    problem,
+    fix,
+    message: `${problem}; ${fix}.`,
+  };
+}
+
 function ehloIssues(hostname: string): IdentityIssue[] {
   const reach = reachOf(hostname);
   if (reach.kind === 'public') return [];
   const why =
     'receivers look up the name a sender greets with, and Gmail and Yahoo refuse mail from an address whose reverse DNS (PTR) does not name it';
-  return [
+  const problem =
     reach.kind === 'local'
-      ? {
-          level: 'required',
-          keys: ['delivery.hostname'],
-          withholds: [],
-          message: `delivery.hostname is ${quoted(hostname, reach)}: ${why}; set delivery.hostname to this host's public name.`,
-        }
-      : {
-          level: 'advised',
-          keys: ['delivery.hostname'],
-          withholds: [],
-          message: `delivery.hostname ${quoted(hostname, reach)} never resolves on the internet: ${why}; set it to this host's public name.`,
-        },
+      ? `delivery.hostname is ${quoted(hostname, reach)}: ${why}`
+      : `delivery.hostname ${quoted(hostname, reach)} never resolves on the internet: ${why}`;
+  return [
+    issue(reach, ['delivery.hostname'], [], problem, "set delivery.hostname to this host's public name"),
   ];
 }
 
@@ -102,12 +117,13 @@ function spfIssues(delivery: Config['delivery']): IdentityIssue[] {
     const reach = reachOf(hostname);
     if (include !== '' || reach.kind !== 'local') return [];
     return [
-      {
-        level: 'required',
-        keys: ['delivery.sending_ips', 'delivery.spf_include', 'delivery.hostname'],
-        withholds: ['spf'],
-        message: `delivery.sending_ips and delivery.spf_include are empty, and delivery.hostname ${quoted(hostname, reach)} cannot stand in an SPF record, so none can be proposed; set delivery.sending_ips to the public addresses this host sends from (or delivery.spf_include, or delivery.hostname to a public name that resolves to them).`,
-      },
+      issue(
+        reach,
+        ['delivery.sending_ips', 'delivery.spf_include', 'delivery.hostname'],
+        ['spf'],
+        `delivery.sending_ips and delivery.spf_include are empty, and delivery.hostname ${quoted(hostname, reach)} cannot stand in an SPF record, so none can be proposed`,
+        'set delivery.sending_ips to the public addresses this host sends from (or delivery.spf_include, or delivery.hostname to a public name that resolves to them)',
+      ),
     ];
   }
   const issues: IdentityIssue[] = [];
@@ -117,12 +133,15 @@ function spfIssues(delivery: Config['delivery']): IdentityIssue[] {
       return reach.kind === kind ? [quoted(ip, reach)] : [];
     });
     if (found.length === 0) continue;
-    issues.push({
-      level: kind === 'local' ? 'required' : 'advised',
-      keys: ['delivery.sending_ips'],
-      withholds: kind === 'local' ? ['spf'] : [],
-      message: `delivery.sending_ips holds ${found.join(', ')}, which receivers on the internet never see mail come from; list the public addresses this host sends from, so that SPF authorizes them.`,
-    });
+    issues.push(
+      issue(
+        { kind, why: '' },
+        ['delivery.sending_ips'],
+        ['spf'],
+        `delivery.sending_ips holds ${found.join(', ')}, which receivers on the internet never see mail come from`,
+        'list the public addresses this host sends from, so that SPF authorizes them',
+      ),
+    );
   }
   return issues;
 }
@@ -132,20 +151,18 @@ function bounceMxIssues(hostname: string): IdentityIssue[] {
   if (reach.kind === 'public') return [];
   const why =
     "each domain's bounce host needs an MX record naming this host's public name, so that bounces and complaints reach it";
-  return [
+  const problem =
     reach.kind === 'local'
-      ? {
-          level: 'required',
-          keys: ['smtp_in.hostname'],
-          withholds: ['bounce_mx'],
-          message: `smtp_in.hostname is ${quoted(hostname, reach)}: ${why}; set smtp_in.hostname.`,
-        }
-      : {
-          level: 'advised',
-          keys: ['smtp_in.hostname'],
-          withholds: [],
-          message: `smtp_in.hostname ${quoted(hostname, reach)} never resolves on the internet: ${why}; set smtp_in.hostname.`,
-        },
+      ? `smtp_in.hostname is ${quoted(hostname, reach)}: ${why}`
+      : `smtp_in.hostname ${quoted(hostname, reach)} never resolves on the internet: ${why}`;
+  return [
+    issue(
+      reach,
+      ['smtp_in.hostname'],
+      ['bounce_mx'],
+      problem,
+      "set smtp_in.hostname to this host's public name",
+    ),
   ];
 }
 
@@ -153,26 +170,16 @@ function trackingIssues(config: Pick<Config, 'tracking' | 'server'>): IdentityIs
   const host = trackingHost(config);
   const reach = reachOf(host);
   if (reach.kind === 'public') return [];
-  const [key, keys] =
-    config.tracking.domain === ''
-      ? ['server.public_url', ['server.public_url', 'tracking.domain']]
-      : ['tracking.domain', ['tracking.domain']];
-  const fix = `set ${key} to the public ${key === 'server.public_url' ? 'URL of this host (or tracking.domain to the host links use)' : 'host links use'}`;
-  return [
+  const fromUrl = config.tracking.domain === '';
+  const key = fromUrl ? 'server.public_url' : 'tracking.domain';
+  const problem =
     reach.kind === 'local'
-      ? {
-          level: 'required',
-          keys,
-          withholds: ['tracking'],
-          message: `${key} names ${quoted(host, reach)}: links in sent mail (tracking, unsubscribe) would send recipients to their own machine; ${fix}.`,
-        }
-      : {
-          level: 'advised',
-          keys,
-          withholds: [],
-          message: `${key} names ${quoted(host, reach)}, which recipients on the internet cannot reach: links in sent mail would not open; ${fix}.`,
-        },
-  ];
+      ? `${key} names ${quoted(host, reach)}: links in sent mail (tracking, unsubscribe) would send recipients to their own machine`
+      : `${key} names ${quoted(host, reach)}, which recipients on the internet cannot reach: links in sent mail would not open`;
+  const fix = fromUrl
+    ? 'set server.public_url to the public URL of this host (or tracking.domain to the host links use)'
+    : 'set tracking.domain to the public host links use';
+  return [issue(reach, fromUrl ? [key, 'tracking.domain'] : [key], ['tracking'], problem, fix)];
 }
 
 /**
