@@ -9,7 +9,10 @@ import { defineRoute, type RouteSpec } from './platform/http/route.js';
 import type { Services } from './services.js';
 import { domainRoutes } from './domains/routes.js';
 import { templateRoutes } from './templates/routes.js';
+import { reputationRoutes } from './reputation/routes.js';
 import { suppressionRoutes } from './suppressions/routes.js';
+import { trackingRoutes } from './tracking/routes.js';
+import { validationRoutes } from './validation/routes.js';
 import { VERSION } from './version.js';
 import { webhookRoutes } from './webhooks/routes.js';
 
@@ -22,6 +25,9 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...webhookRoutes(services.webhooks.service));
   routes.push(...analyticsRoutes(services.analytics));
   routes.push(...inboundRoutes(services.inbound));
+  routes.push(...trackingRoutes(services.tracking));
+  routes.push(...validationRoutes(services.validation));
+  routes.push(...reputationRoutes(services.reputation));
   let document: unknown;
   routes.push(
     defineRoute({

@@ -156,6 +156,8 @@ export function createAnalyticsService(deps: { store: AnalyticsStore; projector:
       unique_clicks: overall.unique_clicks,
       open_rate: ratio(overall.unique_opens, overall.delivered),
       click_rate: ratio(overall.unique_clicks, overall.delivered),
+      machine_opens: overall.machine_opens,
+      machine_clicks: overall.machine_clicks,
       median_delivery_latency_ms: overallLatency.median() ?? 0,
       daily,
       providers,
@@ -165,6 +167,15 @@ export function createAnalyticsService(deps: { store: AnalyticsStore; projector:
   return {
     catchUp,
     report,
+    /**
+     * The provider lane that carried a message to a recipient, as the projection recorded it;
+     * undefined when unknown (not yet routed, or the record is past retention). The reputation
+     * center asks it for events that name no lane (asynchronous DSNs, complaints).
+     */
+    laneOf(messageId: string, recipient: string): string | undefined {
+      const lane = store.laneOf(messageId, recipient);
+      return lane === '' ? undefined : lane;
+    },
     /**
      * Retention: settled recipient records last changed before `cutoff` go (pending ones stay);
      * the daily aggregates keep their counts.

@@ -1,0 +1,71 @@
+/**
+ * Config sections that protect a sender's reputation: address validation and the reputation
+ * center (thresholds, dedicated-IP warm-up, mailbox-provider connections).
+ */
+import { z } from 'zod';
+import { duration, MAX_TIMER_MS } from './fields.js';
+
+export const validationSection = z
+  .strictObject({
+    cache_ttl: duration()
+      .default('1h')
+      .describe(
+        'How long the checks of an address (syntax, DNS, disposable, role, typo) are reused; results then say cached = true. 0s turns the cache off. Suppression is always asked fresh.',
+      ),
+    cache_entries: z.int().min(0).default(100_000).describe('Most addresses the validation cache holds.'),
+    requests_per_minute: z
+      .int()
+      .min(0)
+      .default(600)
+      .describe('Validations per minute per project (POST /v1/validation); 0 is unlimited.'),
+    dns_timeout_ms: z
+      .int()
+      .positive()
+      .max(MAX_TIMER_MS)
+      .default(3000)
+      .describe(
+        'Timeout of one DNS query of a validation; a domain that does not answer in time is unknown.',
+      ),
+    disposable_domains_file: z
+      .string()
+      .default('')
+      .describe(
+        'A file of extra disposable domains, one a line ("#" comments; "!domain" takes a domain off the packaged list); re-read when it changes. Empty uses the packaged list only.',
+      ),
+  })
+  .describe(
+    'Address validation (POST /v1/validation). It never probes the recipient’s mail server over SMTP.',
+  );
+
+const rate = (fallback: number, text: string) => z.number().min(0).max(1).default(fallback).describe(text);
+
+export const reputationSection = z
+  .strictObject({
+    bounce_rate_warning: rate(
+      0.02,
+      'Hard-bounce rate (of delivered + bounced) at which a sending domain or lane turns warning.',
+    ),
+    bounce_rate_at_risk: rate(0.05, 'Hard-bounce rate at which a sending domain or lane is at_risk.'),
+    complaint_rate_warning: rate(
+      0.001,
+      'Complaint rate (of delivered) at which a domain or lane turns warning (Google asks to stay below 0.1 %).',
+    ),
+    complaint_rate_at_risk: rate(
+      0.003,
+      'Complaint rate at which a domain or lane is at_risk (Gmail and Yahoo require less than 0.3 %).',
+    ),
+    min_volume: z
+      .int()
+      .min(0)
+      .default(100)
+      .describe('Outcomes (delivered + bounced) a window needs before its rates decide a state.'),
+  })
+  .refine((s) => s.bounce_rate_warning <= s.bounce_rate_at_risk, {
+    message: 'bounce_rate_warning must not be above bounce_rate_at_risk',
+    path: ['bounce_rate_warning'],
+  })
+  .refine((s) => s.complaint_rate_warning <= s.complaint_rate_at_risk, {
+    message: 'complaint_rate_warning must not be above complaint_rate_at_risk',
+    path: ['complaint_rate_warning'],
+  })
+  .describe('The reputation center (GET /v1/reputation): thresholds of its states.');
