@@ -8,8 +8,11 @@ import { type ConfigOverrides, type Posthorn, startPosthorn } from '../helpers/s
 
 export const SENDING_IP = '192.0.2.10';
 export const MX_HOST = 'mx.posthorn.example';
-/** The tracking host the records advise (server.public_url's 127.0.0.1 is withheld as local). */
-export const TRACKING_IP = '198.51.100.20';
+/**
+ * A tracking host for tests that need its record: with the test server's public URL at 127.0.0.1,
+ * a local address, the tracking record is withheld.
+ */
+export const WITH_TRACKING = { tracking: { domain: '198.51.100.20' } } as const;
 
 export interface DomainEnv {
   readonly ph: Posthorn;
@@ -48,7 +51,6 @@ export async function startDomainEnv(
     dns: { servers: [dns.address], ...overrides.dns },
     delivery: { sending_ips: [SENDING_IP], ...overrides.delivery },
     smtp_in: { hostname: MX_HOST, ...overrides.smtp_in },
-    tracking: { domain: TRACKING_IP, ...overrides.tracking },
   });
   return { ph, dns };
 }

@@ -84,7 +84,7 @@ test('the check reports content errors, domain warnings and broken tracking DNS;
 });
 
 test('a template with only warnings passes; with no domain the check warns that only the sandbox can send', async (t) => {
-  const { ph } = await startDomainEnv(t, { tracking: { domain: '' } });
+  const { ph } = await startDomainEnv(t);
   const tpl = (
     await ph.request('POST', '/v1/templates', {
       body: { ...clean, html_body: clean.html_body.replace('https://posthorn', 'http://posthorn') },
