@@ -102,6 +102,7 @@ export async function startBackground(
     engines.push(services.delivery.start({ deliver: kernel.config.delivery.enabled }));
     engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
     engines.push(startTracking(services.tracking, kernel.log.child({ capability: 'tracking' })));
+    engines.push(services.broadcasts.start());
     if (kernel.config.smtp_in.enabled) engines.push(services.inbound.start());
   } catch (error) {
     // An engine that cannot start stops the boot: those already running stop too, so that `serve`

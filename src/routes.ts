@@ -1,5 +1,8 @@
 /** Every HTTP route of the process, gathered from the capabilities, plus the OpenAPI document. */
 import { analyticsRoutes } from './analytics/routes.js';
+import { audienceRoutes } from './audiences/routes.js';
+import { broadcastRoutes } from './broadcasts/routes.js';
+import { unsubscribeRoutes } from './broadcasts/unsubscribe-routes.js';
 import { emailRoutes } from './emails/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { inboundRoutes } from './inbound/routes.js';
@@ -27,6 +30,11 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...inboundRoutes(services.inbound));
   routes.push(...trackingRoutes(services.tracking));
   routes.push(...validationRoutes(services.validation));
+  routes.push(
+    ...audienceRoutes(services.audiences, { importMaxBytes: kernel.config.broadcasts.import_max_bytes }),
+  );
+  routes.push(...broadcastRoutes(services.broadcasts));
+  routes.push(...unsubscribeRoutes(services.broadcasts.unsubscribe));
   routes.push(...reputationRoutes(services.reputation));
   let document: unknown;
   routes.push(

@@ -3,6 +3,8 @@
  * A capability reaches another only through the service object built here.
  */
 import { buildAnalytics } from './analytics/build.js';
+import { buildAudiences } from './audiences/build.js';
+import { buildBroadcasts } from './broadcasts/build.js';
 import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
 import { buildDomains } from './domains/build.js';
@@ -49,6 +51,8 @@ export function buildServices(kernel: Kernel) {
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
   const validation = buildValidation(kernel, { suppressions });
+  const audiences = buildAudiences(kernel, { events });
+  const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
   const reputation = buildReputation(kernel, { events, emails, analytics });
   return {
     health,
@@ -67,6 +71,8 @@ export function buildServices(kernel: Kernel) {
     tracking,
     systemMail,
     validation,
+    audiences,
+    broadcasts,
     reputation,
   };
 }

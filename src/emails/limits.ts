@@ -100,6 +100,38 @@ export function createSendLimits(limits: Config['limits'], countToday: DailyCoun
   });
 
   return {
+    /**
+     * The daily quota alone, for `count` messages no API key sends (a broadcast's batch: the
+     * per-key and per-recipient limits are for what applications send). Throws 429 when the
+     * quota has no room for all of them.
+     */
+    reserveDaily(projectId: string, mode: KeyMode, count: number, now = Date.now()): Reservation {
+      const quota = mode === 'live' ? limits.daily_quota : 0;
+      if (quota === 0 || count === 0) return { headers: {}, release() {} };
+      if (daily.used(projectId, now) + count > quota) {
+        throw refuse(
+          `This project reached its daily quota of ${quota} messages; it resets at midnight UTC.`,
+          {
+            policy: 'daily-quota',
+            limit: quota,
+            remaining: Math.max(0, quota - daily.used(projectId, now)),
+            windowSeconds: DAY / 1000,
+            resetSeconds: daily.resetSeconds(now),
+          },
+        );
+      }
+      const at = daily.add(projectId, count, now);
+      let released = false;
+      return {
+        headers: {},
+        release() {
+          if (released) return;
+          released = true;
+          for (let i = 0; i < count; i++) daily.remove(projectId, at);
+        },
+      };
+    },
+
     /** Loads today's live count for the project once per day; call before a live `reserve`. */
     async prepare(projectId: string, mode: KeyMode, now = Date.now()): Promise<void> {
       if (limits.daily_quota === 0 || mode === 'test' || daily.has(projectId, now)) return;

@@ -24,7 +24,7 @@ export interface RecorderDeps {
   readonly db: Db;
   readonly sqlite: SQLite.Database;
   readonly store: Pick<TrackingStore, 'insertHits'>;
-  readonly events: Pick<EventService, 'append' | 'notify'>;
+  readonly events: Pick<EventService, 'appendInTransaction' | 'notify'>;
   readonly messageFacts: (ids: readonly string[]) => Promise<Map<string, MessageFacts>>;
   readonly scannerWindowMs: number;
   readonly log: Logger;
@@ -149,7 +149,8 @@ export class HitRecorder {
         conn.transaction().execute(async (trx) => {
           const rows: NewHit[] = [];
           for (const { hit, message, verdict } of judged) {
-            const event = await events.append(trx, hitEvent(hit, message, verdict));
+            // The prepared statement of the send path: inside this transaction, which holds the connection.
+            const event = events.appendInTransaction(hitEvent(hit, message, verdict));
             rows.push(hitRow(hit, message, verdict, truncateIp(hit.ip), event.id));
           }
           await store.insertHits(trx, rows);

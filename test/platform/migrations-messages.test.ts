@@ -72,6 +72,7 @@ test('0015 gives the recipients of sends cancelled before it the status cancelle
     '0021a-system-organization',
     '0023-tracking',
     '0023a-analytics-machine-events',
+    '0024-audiences-broadcasts',
     '0025-reputation-center',
   ]);
   t.deepEqual(sqlite.prepare('select id, status, updated_at from message_recipients order by id').all(), [

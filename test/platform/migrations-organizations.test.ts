@@ -25,6 +25,7 @@ test('0018 makes organization names unique ignoring case, renaming the later of 
     '0021a-system-organization',
     '0023-tracking',
     '0023a-analytics-machine-events',
+    '0024-audiences-broadcasts',
     '0025-reputation-center',
   ]);
   t.deepEqual(sqlite.prepare('select id, name from organizations order by id').all(), [

@@ -38,6 +38,7 @@ test('0016 gives each webhook endpoint the mode of the key its creation was audi
     '0021a-system-organization',
     '0023-tracking',
     '0023a-analytics-machine-events',
+    '0024-audiences-broadcasts',
     '0025-reputation-center',
   ]);
   t.deepEqual(sqlite.prepare('select id, mode from webhook_endpoints order by id').all(), [
@@ -124,6 +125,7 @@ test('0017 ends the pending attempts queued before 0016 for an endpoint of the o
     '0021a-system-organization',
     '0023-tracking',
     '0023a-analytics-machine-events',
+    '0024-audiences-broadcasts',
     '0025-reputation-center',
   ]);
   const notSent = (message: string, endpoint: string) => ({

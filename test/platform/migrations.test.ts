@@ -124,6 +124,7 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
     '0021a-system-organization',
     '0023-tracking',
     '0023a-analytics-machine-events',
+    '0024-audiences-broadcasts',
     '0025-reputation-center',
   ]);
   const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
@@ -203,6 +204,7 @@ test('0012 keys analytics by mode (test records move to test rows, cancelled sen
     '0021a-system-organization',
     '0023-tracking',
     '0023a-analytics-machine-events',
+    '0024-audiences-broadcasts',
     '0025-reputation-center',
   ]);
   t.deepEqual(

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { systemMailSection } from './sections/accounts.js';
+import { broadcastsSection } from './sections/broadcasts.js';
 import { deliverySection, laneSchema, newLaneDefaults } from './sections/delivery.js';
 import { clamavSection, smtpInSection } from './sections/inbound.js';
 import {
@@ -40,6 +41,7 @@ export const configSchema = z.strictObject({
   system_mail: systemMailSection.default(systemMailSection.parse({})),
   limits: limitsSection.default(limitsSection.parse({})),
   webhooks: webhooksSection.default(webhooksSection.parse({})),
+  broadcasts: broadcastsSection.default(broadcastsSection.parse({})),
   retention: retentionSection.default(retentionSection.parse({})),
   validation: validationSection.default(validationSection.parse({})),
   reputation: reputationSection.default(reputationSection.parse({})),

@@ -13,6 +13,8 @@ import type {
   UsersTable,
 } from './tables/accounts.js';
 import type { AnalyticsDailyTable, AnalyticsRecipientsTable } from './tables/analytics.js';
+import type { AudiencesTable, ContactConsentsTable, ContactsTable } from './tables/audiences.js';
+import type { BroadcastMessagesTable, BroadcastsTable } from './tables/broadcasts.js';
 import type {
   DeliveryAttemptsTable,
   DeliveryJobsTable,
@@ -45,6 +47,8 @@ import type { WebhookAttemptsTable, WebhookEndpointsTable, WebhookMessagesTable 
 
 export type * from './tables/accounts.js';
 export type * from './tables/analytics.js';
+export type * from './tables/audiences.js';
+export type * from './tables/broadcasts.js';
 export type * from './tables/columns.js';
 export type * from './tables/delivery.js';
 export type * from './tables/domains.js';
@@ -94,5 +98,10 @@ export interface Database {
   inbound_replies: InboundRepliesTable;
   tracking_settings: TrackingSettingsTable;
   tracking_hits: TrackingHitsTable;
+  audiences: AudiencesTable;
+  contacts: ContactsTable;
+  contact_consents: ContactConsentsTable;
+  broadcasts: BroadcastsTable;
+  broadcast_messages: BroadcastMessagesTable;
   reputation_hourly: ReputationHourlyTable;
 }

@@ -49,9 +49,10 @@ function handle(spec: RouteSpec, options: AppOptions) {
     let body: unknown;
     if (spec.body) {
       const parsed = await readBody(ctx, options.maxBodyBytes, spec.form === true);
-      if (!parsed.present) throw new AppError('invalid_request', 'Request body is required.');
-      body = parseOrThrow(spec.body, parsed.value, 'body');
-    } else {
+      if (!parsed.present && !spec.optionalBody)
+        throw new AppError('invalid_request', 'Request body is required.');
+      body = parseOrThrow(spec.body, parsed.present ? parsed.value : {}, 'body');
+    } else if (!spec.stream) {
       await refuseBody(ctx, options.maxBodyBytes);
     }
     const result = await spec.handler({

@@ -86,7 +86,12 @@ function operation(spec: RouteSpec): Json {
   if (spec.body) {
     const content: Json = { 'application/json': { schema: jsonSchema(spec.body, 'input') } };
     if (spec.form) content['application/x-www-form-urlencoded'] = { schema: jsonSchema(spec.body, 'input') };
-    op.requestBody = { required: true, content };
+    op.requestBody = { required: spec.optionalBody !== true, content };
+  }
+  if (spec.stream) {
+    const content: Json = {};
+    for (const type of spec.stream.contentTypes) content[type] = { schema: { type: 'string' } };
+    op.requestBody = { required: true, description: spec.stream.description, content };
   }
   if (spec.auth === 'key') op.security = [{ apiKey: [] }];
   else if (spec.auth === 'session') op.security = [{ session: [] }];

@@ -53,6 +53,13 @@ export interface RouteSpec<
   readonly body?: B;
   /** Accept `application/x-www-form-urlencoded` bodies (OAuth token endpoints). */
   readonly form?: boolean;
+  /** The JSON body may be left out (or empty); the schema then parses `{}`. */
+  readonly optionalBody?: boolean;
+  /**
+   * The handler reads the body itself as a stream (`req.ctx.req`): uploads past
+   * `limits.max_body_bytes`, or media types other than JSON. Documented with these types.
+   */
+  readonly stream?: { readonly contentTypes: readonly string[]; readonly description: string };
   readonly query?: Q;
   readonly params?: P;
   /** Request headers worth documenting, name → description. */

@@ -27,6 +27,7 @@ import * as messageRaw from './0019-message-raw.js';
 import * as systemOrganization from './0021a-system-organization.js';
 import * as tracking from './0023-tracking.js';
 import * as analyticsMachineEvents from './0023a-analytics-machine-events.js';
+import * as audiencesBroadcasts from './0024-audiences-broadcasts.js';
 import * as reputationCenter from './0025-reputation-center.js';
 
 export const migrations: Record<string, PosthornMigration> = {
@@ -52,5 +53,6 @@ export const migrations: Record<string, PosthornMigration> = {
   '0021a-system-organization': systemOrganization,
   '0023-tracking': tracking,
   '0023a-analytics-machine-events': analyticsMachineEvents,
+  '0024-audiences-broadcasts': audiencesBroadcasts,
   '0025-reputation-center': reputationCenter,
 };
