@@ -104,6 +104,8 @@ export async function startBackground(
     engines.push(startTracking(services.tracking, kernel.log.child({ capability: 'tracking' })));
     engines.push(services.broadcasts.start());
     if (kernel.config.smtp_in.enabled) engines.push(services.inbound.start());
+    // Last: its first measurement sees the engines above running.
+    engines.push(services.status.start());
   } catch (error) {
     // An engine that cannot start stops the boot: those already running stop too, so that `serve`
     // exits rather than stay up half-started (answering /health with no delivery engine, say).

@@ -13,6 +13,7 @@ import type { Services } from './services.js';
 import { domainRoutes } from './domains/routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { reputationRoutes } from './reputation/routes.js';
+import { statusRoutes } from './status/routes.js';
 import { suppressionRoutes } from './suppressions/routes.js';
 import { trackingRoutes } from './tracking/routes.js';
 import { validationRoutes } from './validation/routes.js';
@@ -36,6 +37,7 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...broadcastRoutes(services.broadcasts));
   routes.push(...unsubscribeRoutes(services.broadcasts.unsubscribe));
   routes.push(...reputationRoutes(services.reputation));
+  routes.push(...statusRoutes(services.status));
   let document: unknown;
   routes.push(
     defineRoute({

@@ -18,6 +18,7 @@ import type { Kernel } from './kernel.js';
 import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
 import { buildReputation } from './reputation/build.js';
+import { buildStatus } from './status/build.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
 import { createSystemMail } from './system-mail/service.js';
@@ -54,6 +55,12 @@ export function buildServices(kernel: Kernel) {
   const audiences = buildAudiences(kernel, { events });
   const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
   const reputation = buildReputation(kernel, { events, emails, analytics });
+  const status = buildStatus(kernel, {
+    health,
+    delivery,
+    webhooks: webhooks.service,
+    mailer: { send: (mail) => systemMail.send({ ...mail, tags: { kind: mail.kind } }) },
+  });
   return {
     health,
     audit,
@@ -74,6 +81,7 @@ export function buildServices(kernel: Kernel) {
     audiences,
     broadcasts,
     reputation,
+    status,
   };
 }
 

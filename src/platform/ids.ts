@@ -71,6 +71,8 @@ export type IdPrefix =
   | 'rep'
   | 'inc'
   | 'sub'
+  | 'incu'
+  | 'ntf'
   | 'job'
   | 'rcp'
   | 'req'

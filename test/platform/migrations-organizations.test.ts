@@ -27,6 +27,7 @@ test('0018 makes organization names unique ignoring case, renaming the later of 
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
     '0025-reputation-center',
+    '0026-status',
   ]);
   t.deepEqual(sqlite.prepare('select id, name from organizations order by id').all(), [
     { id: 'org_1', name: 'acme (org_1)' },

@@ -40,6 +40,12 @@ import type {
   MessagesTable,
 } from './tables/messages.js';
 import type { ReputationHourlyTable } from './tables/reputation.js';
+import type {
+  StatusIncidentsTable,
+  StatusIncidentUpdatesTable,
+  StatusNotificationsTable,
+  StatusSubscriptionsTable,
+} from './tables/status.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
 import type { TemplatesTable, TemplateVersionsTable } from './tables/templates.js';
 import type { TrackingHitsTable, TrackingSettingsTable } from './tables/tracking.js';
@@ -56,6 +62,7 @@ export type * from './tables/events.js';
 export type * from './tables/inbound.js';
 export type * from './tables/messages.js';
 export type * from './tables/reputation.js';
+export type * from './tables/status.js';
 export type * from './tables/suppressions.js';
 export type * from './tables/templates.js';
 export type * from './tables/tracking.js';
@@ -104,4 +111,8 @@ export interface Database {
   broadcasts: BroadcastsTable;
   broadcast_messages: BroadcastMessagesTable;
   reputation_hourly: ReputationHourlyTable;
+  status_incidents: StatusIncidentsTable;
+  status_incident_updates: StatusIncidentUpdatesTable;
+  status_subscriptions: StatusSubscriptionsTable;
+  status_notifications: StatusNotificationsTable;
 }
