@@ -177,9 +177,15 @@ export const logSection = z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info')
       .describe('Least severe level written to the log.'),
+    format: z
+      .enum(['auto', 'json', 'pretty'])
+      .default('auto')
+      .describe(
+        'How serve writes its log: json (one object per line), pretty (one readable line per record), or auto: pretty on a terminal, json otherwise (the journal under systemd).',
+      ),
     access_log: z
       .boolean()
       .default(true)
       .describe('Log one line per HTTP request, at info; health checks (GET /health) at debug.'),
   })
-  .describe('Structured JSON logs on standard output.');
+  .describe('Structured logs on standard output.');
