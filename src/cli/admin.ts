@@ -13,6 +13,7 @@ import { buildServices } from '../services.js';
 import { withAdmin } from './context.js';
 import { printTable } from './output.js';
 import type { ProjectView } from '../projects/service.js';
+import { incidentsGroup, maintenanceGroup } from '../status/cli.js';
 
 /** A project as `--json` prints it: snake_case keys, as the API and the other commands' JSON. */
 const projectJson = (project: ProjectView) => ({
@@ -143,6 +144,6 @@ const projectsGroup: Group = {
 export const adminGroup: Group = {
   kind: 'group',
   name: 'admin',
-  summary: 'Operator commands: organizations, projects, API keys and dedicated IPs.',
-  children: [bootstrapCommand, keysGroup, projectsGroup, ipsGroup],
+  summary: 'Operator commands: organizations, projects, API keys, incidents, maintenance and dedicated IPs.',
+  children: [bootstrapCommand, keysGroup, projectsGroup, incidentsGroup, maintenanceGroup, ipsGroup],
 };

@@ -72,6 +72,8 @@ export type IdPrefix =
   | 'dip'
   | 'inc'
   | 'sub'
+  | 'incu'
+  | 'ntf'
   | 'job'
   | 'rcp'
   | 'req'
