@@ -8,6 +8,7 @@ import { buildBroadcasts } from './broadcasts/build.js';
 import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
 import { buildDomains } from './domains/build.js';
+import { buildAccounts } from './auth/build.js';
 import { createKeyService } from './auth/service.js';
 import { createKeyStore } from './auth/store.js';
 import { buildEmails } from './emails/build.js';
@@ -41,6 +42,7 @@ export function buildServices(kernel: Kernel) {
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
   const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
   const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
+  const accounts = buildAccounts(kernel, { projects, systemMail, audit });
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
   const delivery = createDeliveryService(kernel, {
@@ -77,6 +79,7 @@ export function buildServices(kernel: Kernel) {
     inbound,
     tracking,
     systemMail,
+    accounts,
     validation,
     audiences,
     broadcasts,

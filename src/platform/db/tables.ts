@@ -7,9 +7,12 @@
 import type {
   ApiKeysTable,
   AuditLogTable,
+  LoginCodesTable,
   OrganizationMembersTable,
   OrganizationsTable,
   ProjectsTable,
+  RecoveryCodesTable,
+  SessionsTable,
   UsersTable,
 } from './tables/accounts.js';
 import type { AnalyticsDailyTable, AnalyticsRecipientsTable } from './tables/analytics.js';
@@ -75,6 +78,9 @@ export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
+  sessions: SessionsTable;
+  login_codes: LoginCodesTable;
+  recovery_codes: RecoveryCodesTable;
   messages: MessagesTable;
   message_bodies: MessageBodiesTable;
   message_raw: MessageRawTable;

@@ -25,6 +25,7 @@ import * as webhookAttemptsByMode from './0017-webhook-attempts-by-mode.js';
 import * as organizationNameUnique from './0018-organization-name-unique.js';
 import * as messageRaw from './0019-message-raw.js';
 import * as systemOrganization from './0021a-system-organization.js';
+import * as accounts from './0021b-accounts.js';
 import * as tracking from './0023-tracking.js';
 import * as analyticsMachineEvents from './0023a-analytics-machine-events.js';
 import * as audiencesBroadcasts from './0024-audiences-broadcasts.js';
@@ -52,6 +53,7 @@ export const migrations: Record<string, PosthornMigration> = {
   '0018-organization-name-unique': organizationNameUnique,
   '0019-message-raw': messageRaw,
   '0021a-system-organization': systemOrganization,
+  '0021b-accounts': accounts,
   '0023-tracking': tracking,
   '0023a-analytics-machine-events': analyticsMachineEvents,
   '0024-audiences-broadcasts': audiencesBroadcasts,
