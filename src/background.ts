@@ -69,6 +69,8 @@ export async function startBackground(
         kernel.log.child({ capability: 'analytics' }),
       ),
     );
+    // Before delivery starts: a project with a dedicated IP never sends its first mail from a shared one.
+    await services.reputation.sources.load();
     engines.push(
       startReputationProjection(
         services.reputation.center,

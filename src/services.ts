@@ -56,7 +56,7 @@ export function buildServices(kernel: Kernel) {
   const validation = buildValidation(kernel, { suppressions });
   const audiences = buildAudiences(kernel, { events });
   const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
-  const reputation = buildReputation(kernel, { events, emails, analytics });
+  const reputation = buildReputation(kernel, { events, emails, analytics, audit });
   const status = buildStatus(kernel, {
     health,
     delivery,

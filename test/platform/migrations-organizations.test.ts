@@ -28,6 +28,7 @@ test('0018 makes organization names unique ignoring case, renaming the later of 
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
     '0025-reputation-center',
+    '0025a-dedicated-ips',
     '0026-status',
   ]);
   t.deepEqual(sqlite.prepare('select id, name from organizations order by id').all(), [

@@ -41,6 +41,7 @@ test('0016 gives each webhook endpoint the mode of the key its creation was audi
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
     '0025-reputation-center',
+    '0025a-dedicated-ips',
     '0026-status',
   ]);
   t.deepEqual(sqlite.prepare('select id, mode from webhook_endpoints order by id').all(), [
@@ -130,6 +131,7 @@ test('0017 ends the pending attempts queued before 0016 for an endpoint of the o
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
     '0025-reputation-center',
+    '0025a-dedicated-ips',
     '0026-status',
   ]);
   const notSent = (message: string, endpoint: string) => ({

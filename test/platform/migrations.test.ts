@@ -127,6 +127,7 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
     '0025-reputation-center',
+    '0025a-dedicated-ips',
     '0026-status',
   ]);
   const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
@@ -209,6 +210,7 @@ test('0012 keys analytics by mode (test records move to test rows, cancelled sen
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
     '0025-reputation-center',
+    '0025a-dedicated-ips',
     '0026-status',
   ]);
   t.deepEqual(

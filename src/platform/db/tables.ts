@@ -42,7 +42,12 @@ import type {
   MessageRecipientsTable,
   MessagesTable,
 } from './tables/messages.js';
-import type { ReputationHourlyTable } from './tables/reputation.js';
+import type {
+  DedicatedIpAssignmentsTable,
+  DedicatedIpRequestsTable,
+  DedicatedIpUsageTable,
+  ReputationHourlyTable,
+} from './tables/reputation.js';
 import type {
   StatusIncidentsTable,
   StatusIncidentUpdatesTable,
@@ -117,6 +122,9 @@ export interface Database {
   broadcasts: BroadcastsTable;
   broadcast_messages: BroadcastMessagesTable;
   reputation_hourly: ReputationHourlyTable;
+  dedicated_ip_requests: DedicatedIpRequestsTable;
+  dedicated_ip_assignments: DedicatedIpAssignmentsTable;
+  dedicated_ip_usage: DedicatedIpUsageTable;
   status_incidents: StatusIncidentsTable;
   status_incident_updates: StatusIncidentUpdatesTable;
   status_subscriptions: StatusSubscriptionsTable;

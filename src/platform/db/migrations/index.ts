@@ -30,6 +30,7 @@ import * as tracking from './0023-tracking.js';
 import * as analyticsMachineEvents from './0023a-analytics-machine-events.js';
 import * as audiencesBroadcasts from './0024-audiences-broadcasts.js';
 import * as reputationCenter from './0025-reputation-center.js';
+import * as dedicatedIps from './0025a-dedicated-ips.js';
 import * as status from './0026-status.js';
 
 export const migrations: Record<string, PosthornMigration> = {
@@ -58,5 +59,6 @@ export const migrations: Record<string, PosthornMigration> = {
   '0023a-analytics-machine-events': analyticsMachineEvents,
   '0024-audiences-broadcasts': audiencesBroadcasts,
   '0025-reputation-center': reputationCenter,
+  '0025a-dedicated-ips': dedicatedIps,
   '0026-status': status,
 };
