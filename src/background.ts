@@ -31,6 +31,9 @@ function lastUsedFlusher(kernel: Kernel, services: Services): Engine {
     services.keys
       .flushLastUsed()
       .catch((error: unknown) => kernel.log.error({ err: error }, 'last-used flush failed'));
+    services.accounts.sessions
+      .flushLastSeen()
+      .catch((error: unknown) => kernel.log.error({ err: error }, 'session last-seen flush failed'));
   }, LAST_USED_FLUSH_MS);
   timer.unref();
   return { name: 'api-key-last-used', stop: () => clearInterval(timer) };
@@ -66,6 +69,8 @@ export async function startBackground(
         kernel.log.child({ capability: 'analytics' }),
       ),
     );
+    // Before delivery starts: a project with a dedicated IP never sends its first mail from a shared one.
+    await services.reputation.sources.load();
     engines.push(
       startReputationProjection(
         services.reputation.center,

@@ -8,6 +8,7 @@ import { buildBroadcasts } from './broadcasts/build.js';
 import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
 import { buildDomains } from './domains/build.js';
+import { buildAccounts } from './auth/build.js';
 import { createKeyService } from './auth/service.js';
 import { createKeyStore } from './auth/store.js';
 import { buildEmails } from './emails/build.js';
@@ -43,6 +44,7 @@ export function buildServices(kernel: Kernel) {
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
   const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
   const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
+  const accounts = buildAccounts(kernel, { projects, systemMail, audit });
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
   const delivery = createDeliveryService(kernel, {
@@ -56,7 +58,7 @@ export function buildServices(kernel: Kernel) {
   const validation = buildValidation(kernel, { suppressions });
   const audiences = buildAudiences(kernel, { events });
   const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
-  const reputation = buildReputation(kernel, { events, emails, analytics });
+  const reputation = buildReputation(kernel, { events, emails, analytics, audit });
   const status = buildStatus(kernel, {
     health,
     delivery,
@@ -79,6 +81,7 @@ export function buildServices(kernel: Kernel) {
     inbound,
     tracking,
     systemMail,
+    accounts,
     validation,
     audiences,
     broadcasts,

@@ -8,6 +8,7 @@ import {
   UsageError,
 } from './command.js';
 import { keysGroup } from './admin-keys.js';
+import { ipsGroup } from '../reputation/cli.js';
 import { buildServices } from '../services.js';
 import { withAdmin } from './context.js';
 import { printTable } from './output.js';
@@ -143,6 +144,6 @@ const projectsGroup: Group = {
 export const adminGroup: Group = {
   kind: 'group',
   name: 'admin',
-  summary: 'Operator commands: organizations, projects, API keys, incidents and maintenance.',
-  children: [bootstrapCommand, keysGroup, projectsGroup, incidentsGroup, maintenanceGroup],
+  summary: 'Operator commands: organizations, projects, API keys, incidents, maintenance and dedicated IPs.',
+  children: [bootstrapCommand, keysGroup, projectsGroup, incidentsGroup, maintenanceGroup, ipsGroup],
 };

@@ -69,6 +69,7 @@ export type IdPrefix =
   | 'mem'
   | 'aud_log'
   | 'rep'
+  | 'dip'
   | 'inc'
   | 'sub'
   | 'incu'

@@ -24,10 +24,12 @@ test('0018 makes organization names unique ignoring case, renaming the later of 
     '0019-message-raw',
     '0020-suppression-mode',
     '0021a-system-organization',
+    '0021b-accounts',
     '0023-tracking',
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
     '0025-reputation-center',
+    '0025a-dedicated-ips',
     '0026-status',
   ]);
   t.deepEqual(sqlite.prepare('select id, name from organizations order by id').all(), [

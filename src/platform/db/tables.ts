@@ -7,9 +7,12 @@
 import type {
   ApiKeysTable,
   AuditLogTable,
+  LoginCodesTable,
   OrganizationMembersTable,
   OrganizationsTable,
   ProjectsTable,
+  RecoveryCodesTable,
+  SessionsTable,
   UsersTable,
 } from './tables/accounts.js';
 import type { AnalyticsDailyTable, AnalyticsRecipientsTable } from './tables/analytics.js';
@@ -39,7 +42,12 @@ import type {
   MessageRecipientsTable,
   MessagesTable,
 } from './tables/messages.js';
-import type { ReputationHourlyTable } from './tables/reputation.js';
+import type {
+  DedicatedIpAssignmentsTable,
+  DedicatedIpRequestsTable,
+  DedicatedIpUsageTable,
+  ReputationHourlyTable,
+} from './tables/reputation.js';
 import type {
   StatusIncidentsTable,
   StatusIncidentUpdatesTable,
@@ -75,6 +83,9 @@ export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
+  sessions: SessionsTable;
+  login_codes: LoginCodesTable;
+  recovery_codes: RecoveryCodesTable;
   messages: MessagesTable;
   message_bodies: MessageBodiesTable;
   message_raw: MessageRawTable;
@@ -111,6 +122,9 @@ export interface Database {
   broadcasts: BroadcastsTable;
   broadcast_messages: BroadcastMessagesTable;
   reputation_hourly: ReputationHourlyTable;
+  dedicated_ip_requests: DedicatedIpRequestsTable;
+  dedicated_ip_assignments: DedicatedIpAssignmentsTable;
+  dedicated_ip_usage: DedicatedIpUsageTable;
   status_incidents: StatusIncidentsTable;
   status_incident_updates: StatusIncidentUpdatesTable;
   status_subscriptions: StatusSubscriptionsTable;

@@ -84,9 +84,11 @@ export function noticeMail(input: {
     ].join('\n'),
     html: `<p><b>${esc(label)}: ${esc(incident.title)}</b><br>Affects: ${esc(affected)}<br>${esc(when)}</p><p>${esc(update.message).replace(/\n/g, '<br>')}</p><p><a href="${esc(input.pageUrl)}">Status page</a> · <a href="${esc(input.unsubscribeUrl)}">Unsubscribe</a></p>`,
     headers: {
-      // RFC 8058: a one-click POST to this URL removes the subscription.
       'List-Unsubscribe': `<${input.unsubscribeUrl}>`,
-      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      // RFC 8058 §3.1: one-click (a POST to that URL) only with an https URI (server.public_url).
+      ...(input.unsubscribeUrl.startsWith('https://')
+        ? { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' }
+        : {}),
     },
   };
 }
