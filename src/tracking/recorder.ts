@@ -207,7 +207,8 @@ export class HitRecorder {
   /**
    * Whether every tracked link of the click's message was followed within one second, this
    * click among them: the clicks around it are held (or were just written), since each waits
-   * `holdMs` before it is judged.
+   * `holdMs` before it is judged. HEAD requests are left out: they are machines already, and a
+   * link checker's HEAD beside a person's click must not make the person a scanner.
    */
   #allLinksAtOnce(hit: PendingHit, ready: readonly PendingHit[], held: readonly PendingHit[]): boolean {
     const count = hit.count ?? 0;
@@ -215,7 +216,9 @@ export class HitRecorder {
     const near = [
       ...(this.#recent.get(hit.messageId) ?? []),
       ...[...ready, ...held]
-        .filter((other) => other.kind === 'click' && other.messageId === hit.messageId)
+        .filter(
+          (other) => other.kind === 'click' && other.method !== 'HEAD' && other.messageId === hit.messageId,
+        )
         .map((other) => ({ index: other.index ?? -1, at: other.at })),
     ].filter((other) => Math.abs(other.at - hit.at) <= SAME_SECOND_MS);
     for (const start of near) {
@@ -233,7 +236,7 @@ export class HitRecorder {
   /** Keeps the clicks just written for `holdMs` + one second, and forgets older ones. */
   #remember(ready: readonly PendingHit[], now: number): void {
     for (const hit of ready) {
-      if (hit.kind !== 'click') continue;
+      if (hit.kind !== 'click' || hit.method === 'HEAD') continue;
       let list = this.#recent.get(hit.messageId);
       if (!list) {
         list = [];
