@@ -8,6 +8,7 @@ import { buildBroadcasts } from './broadcasts/build.js';
 import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
 import { buildDomains } from './domains/build.js';
+import { buildAccounts } from './auth/build.js';
 import { createKeyService } from './auth/service.js';
 import { createKeyStore } from './auth/store.js';
 import { buildEmails } from './emails/build.js';
@@ -18,6 +19,7 @@ import type { Kernel } from './kernel.js';
 import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
 import { buildReputation } from './reputation/build.js';
+import { buildStatus } from './status/build.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
 import { createSystemMail } from './system-mail/service.js';
@@ -40,6 +42,7 @@ export function buildServices(kernel: Kernel) {
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
   const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
   const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
+  const accounts = buildAccounts(kernel, { projects, systemMail, audit });
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
   const delivery = createDeliveryService(kernel, {
@@ -53,7 +56,13 @@ export function buildServices(kernel: Kernel) {
   const validation = buildValidation(kernel, { suppressions });
   const audiences = buildAudiences(kernel, { events });
   const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
-  const reputation = buildReputation(kernel, { events, emails, analytics });
+  const reputation = buildReputation(kernel, { events, emails, analytics, audit });
+  const status = buildStatus(kernel, {
+    health,
+    delivery,
+    webhooks: webhooks.service,
+    mailer: { send: (mail) => systemMail.send({ ...mail, tags: { kind: mail.kind } }) },
+  });
   return {
     health,
     audit,
@@ -70,10 +79,12 @@ export function buildServices(kernel: Kernel) {
     inbound,
     tracking,
     systemMail,
+    accounts,
     validation,
     audiences,
     broadcasts,
     reputation,
+    status,
   };
 }
 

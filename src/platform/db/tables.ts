@@ -7,9 +7,12 @@
 import type {
   ApiKeysTable,
   AuditLogTable,
+  LoginCodesTable,
   OrganizationMembersTable,
   OrganizationsTable,
   ProjectsTable,
+  RecoveryCodesTable,
+  SessionsTable,
   UsersTable,
 } from './tables/accounts.js';
 import type { AnalyticsDailyTable, AnalyticsRecipientsTable } from './tables/analytics.js';
@@ -39,7 +42,18 @@ import type {
   MessageRecipientsTable,
   MessagesTable,
 } from './tables/messages.js';
-import type { ReputationHourlyTable } from './tables/reputation.js';
+import type {
+  DedicatedIpAssignmentsTable,
+  DedicatedIpRequestsTable,
+  DedicatedIpUsageTable,
+  ReputationHourlyTable,
+} from './tables/reputation.js';
+import type {
+  StatusIncidentsTable,
+  StatusIncidentUpdatesTable,
+  StatusNotificationsTable,
+  StatusSubscriptionsTable,
+} from './tables/status.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
 import type { TemplatesTable, TemplateVersionsTable } from './tables/templates.js';
 import type { TrackingHitsTable, TrackingSettingsTable } from './tables/tracking.js';
@@ -56,6 +70,7 @@ export type * from './tables/events.js';
 export type * from './tables/inbound.js';
 export type * from './tables/messages.js';
 export type * from './tables/reputation.js';
+export type * from './tables/status.js';
 export type * from './tables/suppressions.js';
 export type * from './tables/templates.js';
 export type * from './tables/tracking.js';
@@ -68,6 +83,9 @@ export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
+  sessions: SessionsTable;
+  login_codes: LoginCodesTable;
+  recovery_codes: RecoveryCodesTable;
   messages: MessagesTable;
   message_bodies: MessageBodiesTable;
   message_raw: MessageRawTable;
@@ -104,4 +122,11 @@ export interface Database {
   broadcasts: BroadcastsTable;
   broadcast_messages: BroadcastMessagesTable;
   reputation_hourly: ReputationHourlyTable;
+  dedicated_ip_requests: DedicatedIpRequestsTable;
+  dedicated_ip_assignments: DedicatedIpAssignmentsTable;
+  dedicated_ip_usage: DedicatedIpUsageTable;
+  status_incidents: StatusIncidentsTable;
+  status_incident_updates: StatusIncidentUpdatesTable;
+  status_subscriptions: StatusSubscriptionsTable;
+  status_notifications: StatusNotificationsTable;
 }
