@@ -2,6 +2,9 @@
 import { analyticsRoutes } from './analytics/routes.js';
 import { accountRoutes } from './auth/account/routes.js';
 import { loginRoutes } from './auth/login/routes.js';
+import { dashboardKeyRoutes } from './auth/keys-routes.js';
+import { auditRoutes } from './audit/routes.js';
+import { memberRoutes } from './members/routes.js';
 import { audienceRoutes } from './audiences/routes.js';
 import { broadcastRoutes } from './broadcasts/routes.js';
 import { unsubscribeRoutes } from './broadcasts/unsubscribe-routes.js';
@@ -34,6 +37,9 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...inboundRoutes(services.inbound));
   routes.push(...loginRoutes(services.accounts.login, services.accounts.sessions, services.audit));
   routes.push(...accountRoutes(services.accounts.users));
+  routes.push(...memberRoutes(services.accounts.members));
+  routes.push(...dashboardKeyRoutes(services.keys));
+  routes.push(...auditRoutes(services.audit));
   routes.push(...trackingRoutes(services.tracking));
   routes.push(...validationRoutes(services.validation));
   routes.push(

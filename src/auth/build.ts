@@ -4,6 +4,7 @@
  */
 import type { AuditService } from '../audit/service.js';
 import type { Kernel } from '../kernel.js';
+import { createMemberService } from '../members/service.js';
 import { createMemberStore } from '../members/store.js';
 import type { ProjectService } from '../projects/service.js';
 import type { SystemMailService } from '../system-mail/service.js';
@@ -43,7 +44,19 @@ export function buildAccounts(
     product: kernel.config.status.title,
     log: kernel.log,
   });
-  return { users, sessions, login, memberStore };
+  const members = createMemberService({
+    db: kernel.db,
+    store: memberStore,
+    users,
+    sessions,
+    projects: services.projects,
+    systemMail: services.systemMail,
+    audit: services.audit,
+    publicUrl: kernel.config.server.public_url,
+    product: kernel.config.status.title,
+    log: kernel.log,
+  });
+  return { users, sessions, login, members, memberStore };
 }
 
 export type Accounts = ReturnType<typeof buildAccounts>;

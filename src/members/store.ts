@@ -20,8 +20,12 @@ export function createMemberStore(db: Db) {
         .where('organization_members.id', '=', id)
         .executeTakeFirst();
     },
-    async findByUser(userId: string, organizationId: string): Promise<MemberRow | undefined> {
-      return withEmail(db)
+    async findByUser(
+      userId: string,
+      organizationId: string,
+      executor: Db = db,
+    ): Promise<MemberRow | undefined> {
+      return withEmail(executor)
         .where('organization_members.organization_id', '=', organizationId)
         .where('organization_members.user_id', '=', userId)
         .executeTakeFirst();

@@ -136,6 +136,11 @@ export function createProjectService(store: ProjectStore, audit: AuditService) {
       return row ? view(row) : undefined;
     },
 
+    /** The organization's name, or undefined when there is no such organization. */
+    async organizationName(id: string): Promise<string | undefined> {
+      return (await store.findOrganization(id))?.name;
+    },
+
     /** The organization's oldest project (a new session's default), if it has one. */
     async firstOf(organizationId: string): Promise<ProjectView | undefined> {
       const row = await store.firstProjectOf(organizationId);

@@ -87,6 +87,9 @@ export function createProjectStore(db: Db) {
     async findProject(id: string, executor: Db = db): Promise<ProjectRow | undefined> {
       return executor.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
     },
+    async findOrganization(id: string): Promise<Pick<OrganizationsTable, 'id' | 'name'> | undefined> {
+      return db.selectFrom('organizations').select(['id', 'name']).where('id', '=', id).executeTakeFirst();
+    },
     /** The organization's oldest project: a new session's default. */
     async firstProjectOf(organizationId: string): Promise<ProjectRow | undefined> {
       return db

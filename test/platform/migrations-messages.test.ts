@@ -69,6 +69,7 @@ test('0015 gives the recipients of sends cancelled before it the status cancelle
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0020-suppression-mode',
     '0021a-system-organization',
     '0021b-accounts',
     '0023-tracking',

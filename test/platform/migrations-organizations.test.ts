@@ -22,6 +22,7 @@ test('0018 makes organization names unique ignoring case, renaming the later of 
   t.deepEqual(applied, [
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0020-suppression-mode',
     '0021a-system-organization',
     '0021b-accounts',
     '0023-tracking',

@@ -24,6 +24,7 @@ import * as webhookEndpointMode from './0016-webhook-endpoint-mode.js';
 import * as webhookAttemptsByMode from './0017-webhook-attempts-by-mode.js';
 import * as organizationNameUnique from './0018-organization-name-unique.js';
 import * as messageRaw from './0019-message-raw.js';
+import * as suppressionMode from './0020-suppression-mode.js';
 import * as systemOrganization from './0021a-system-organization.js';
 import * as accounts from './0021b-accounts.js';
 import * as tracking from './0023-tracking.js';
@@ -54,6 +55,7 @@ export const migrations: Record<string, PosthornMigration> = {
   '0017-webhook-attempts-by-mode': webhookAttemptsByMode,
   '0018-organization-name-unique': organizationNameUnique,
   '0019-message-raw': messageRaw,
+  '0020-suppression-mode': suppressionMode,
   '0021a-system-organization': systemOrganization,
   '0021b-accounts': accounts,
   '0023-tracking': tracking,
