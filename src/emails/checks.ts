@@ -12,8 +12,8 @@ import type { Config } from '../platform/config/schema.js';
 import type { ProjectStatus } from '../platform/db/tables.js';
 import { AppError, badRequest, forbidden } from '../platform/http/errors.js';
 import type { KeyPrincipal } from '../platform/http/principal.js';
-import { normalizeEmail } from '../suppressions/normalize.js';
-import { type Mailbox, parseMailbox } from './address.js';
+import { normalizeEmail } from '../platform/normalize-email.js';
+import { type Mailbox, parseMailbox } from '../platform/mail-address.js';
 import type { Draft } from './model.js';
 import { MAX_SCHEDULE_AHEAD_MS } from './schemas.js';
 

@@ -3,12 +3,12 @@
  * the store; a MessageRef is what every response shows. Nothing here touches the database.
  */
 import type { KeyMode, MessageStatus, RecipientKind, RecipientStatus } from '../platform/db/tables.js';
-import type { Mailbox } from './address.js';
+import type { Mailbox } from '../platform/mail-address.js';
 
 export interface DraftRecipient {
   readonly kind: RecipientKind;
   readonly mailbox: Mailbox;
-  /** Normalized (suppressions/normalize.ts): what suppressions and throttles match. */
+  /** Normalized (platform/normalize-email.ts): what suppressions and throttles match. */
   readonly email: string;
 }
 
