@@ -7,7 +7,7 @@
  */
 import type { Config } from '../../platform/config/schema.js';
 import { type Authenticator, type AuthResults, createAuthenticator, type SmtpFacts } from './authenticate.js';
-import type { ParsedInbound } from '../threads/received.js';
+import type { ParsedInbound } from './parse.js';
 import { readInbound } from './received-fallback.js';
 import { type Reports, readReports } from './reports.js';
 

@@ -7,7 +7,7 @@
  *
  * It never throws: a message whose header cannot be read either is stored with empty fields.
  */
-import { type ParsedInbound, parseInbound } from '../threads/received.js';
+import { type ParsedInbound, parseInbound } from './parse.js';
 
 /** Bytes of the top-level header block read for the fallback. */
 const MAX_HEAD_BYTES = 256 * 1024;
