@@ -52,6 +52,13 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const kernel: Kernel = { config, log, store, db: store.db, masterKey: master.key };
   const services = buildServices(kernel);
   registerCoreProbes(kernel, services);
+  try {
+    // The operator's system project owns Posthorn's own mail; made once, on the first boot.
+    await services.systemMail.ensureProject();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const app = createApp({
     log,
     accessLog: config.log.access_log,

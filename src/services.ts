@@ -17,6 +17,7 @@ import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
+import { createSystemMail } from './system-mail/service.js';
 import { buildTemplates } from './templates/build.js';
 import { buildWebhooks } from './webhooks/build.js';
 
@@ -31,6 +32,7 @@ export function buildServices(kernel: Kernel) {
   const domains = buildDomains(kernel, { events, projects });
   const templates = buildTemplates(kernel, { domains });
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
+  const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
   const delivery = createDeliveryService(kernel, {
@@ -55,6 +57,7 @@ export function buildServices(kernel: Kernel) {
     templates,
     delivery,
     inbound,
+    systemMail,
   };
 }
 

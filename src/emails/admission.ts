@@ -75,7 +75,7 @@ export function createAdmission(deps: AdmissionDeps) {
    * (and, in a batch, counted against what the batch's templates may render in all).
    */
   async function toDraft(
-    principal: KeyPrincipal,
+    principal: Pick<KeyPrincipal, 'projectId' | 'mode'> & { readonly keyId: string | null },
     request: SendRequest,
     key: string | null,
     budget?: BatchBudget,
@@ -149,6 +149,17 @@ export function createAdmission(deps: AdmissionDeps) {
         recipients: draft.recipients.map((r) => r.email),
       });
       return { draft, reservation };
+    },
+
+    /**
+     * Posthorn's own mail (system-mail): a live send of the system project that skips the sender
+     * rules (sandbox, verified domain) and the API-key rate limits, which guard customers' sends,
+     * not the operator's. The suppression list of the system project still applies.
+     */
+    async admitSystem(projectId: string, request: SendRequest): Promise<Admitted> {
+      const draft = await toDraft({ projectId, keyId: null, mode: 'live' }, request, null);
+      await checkSuppression(ports, draft);
+      return { draft, reservation: { headers: {}, release: () => {} } };
     },
 
     /** ONE transaction for all drafts: messages, recipients, jobs, idempotency records, events. */

@@ -14,7 +14,8 @@ export interface DraftRecipient {
 
 export interface Draft {
   readonly projectId: string;
-  readonly keyId: string;
+  /** Null for Posthorn's own mail (system-mail), which no API key sends. */
+  readonly keyId: string | null;
   readonly mode: KeyMode;
   readonly from: Mailbox;
   readonly replyTo: readonly Mailbox[];

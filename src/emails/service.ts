@@ -55,6 +55,18 @@ export function createEmailService(deps: EmailServiceDeps) {
       return { ...result, headers: admitted.reservation.headers };
     },
 
+    /**
+     * Posthorn's own mail through the same pipeline (system-mail/service.ts is the only caller):
+     * recorded as a live message of the system project, signed with its domain's keys, delivered by
+     * the engine. No sender rules, no API-key limits; suppressions apply (422).
+     */
+    async sendSystem(projectId: string, request: SendRequest): Promise<MessageRef> {
+      const admitted = await admission.admitSystem(projectId, request);
+      const [result] = await admission.commit([admitted]);
+      if (!result) throw new Error('commit returned no result');
+      return result.ref;
+    },
+
     sendBatch: createBatchSend(admission, deps.config.limits.max_body_bytes),
 
     /** Live messages whose acceptance committed (delivery's admission rendering listens). */

@@ -23,7 +23,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
  * Event types appended for the log's own readers (analytics) and never fanned out to webhook
- * endpoints, not even to one subscribed to `*` (docs/decisions.md): `email.cancelled`, a
+ * endpoints, not even to one subscribed to `*` (docs/decisions/analytics.md): `email.cancelled`, a
  * scheduled send cancelled before its time.
  */
 export const INTERNAL_EVENT_TYPES = ['email.cancelled'] as const;

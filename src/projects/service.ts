@@ -104,6 +104,33 @@ export function createProjectService(store: ProjectStore, audit: AuditService) {
       return { organizationId, projectId, userId };
     },
 
+    /**
+     * The operator's system project (the owner of Posthorn's own mail), made on first call:
+     * organization "Posthorn system" with one active project "System mail". Idempotent across
+     * processes: the database keeps one system organization (migration 0021a).
+     */
+    async ensureSystemProject(): Promise<ProjectView> {
+      const existing = await store.findSystemProject();
+      if (existing) return view(existing);
+      const now = Date.now();
+      const project = {
+        id: newId('prj', now),
+        organization_id: newId('org', now),
+        name: 'System mail',
+        status: 'active' as const,
+        created_at: now,
+        updated_at: now,
+      };
+      try {
+        await store.insertSystem({ id: project.organization_id, name: 'Posthorn system' }, project);
+      } catch (error) {
+        const made = isUniqueViolation(error) ? await store.findSystemProject() : undefined;
+        if (!made) throw error;
+        return view(made);
+      }
+      return view(project);
+    },
+
     async get(id: string): Promise<ProjectView | undefined> {
       const row = await store.findProject(id);
       return row ? view(row) : undefined;

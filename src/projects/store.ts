@@ -1,4 +1,5 @@
 /** The only file that queries organizations, users, organization members and projects. */
+import type { Insertable } from 'kysely';
 import type { Db } from '../platform/db/database.js';
 import type {
   OrganizationMembersTable,
@@ -14,7 +15,7 @@ export type ProjectRow = ProjectsTable;
 export function createProjectStore(db: Db) {
   return {
     /** Throws SQLITE_CONSTRAINT_UNIQUE when an organization of the same name exists. */
-    async insertOrganization(row: Omit<OrganizationsTable, 'name_key'>): Promise<void> {
+    async insertOrganization(row: Omit<Insertable<OrganizationsTable>, 'name_key'>): Promise<void> {
       await db
         .insertInto('organizations')
         .values({ ...row, name_key: organizationNameKey(row.name) })
@@ -46,6 +47,39 @@ export function createProjectStore(db: Db) {
         .select(['id', 'name'])
         .where('name_key', '=', organizationNameKey(name))
         .executeTakeFirst();
+    },
+    /** The system organization's first project (migration 0021a), if it exists yet. */
+    async findSystemProject(): Promise<ProjectRow | undefined> {
+      return db
+        .selectFrom('projects')
+        .innerJoin('organizations', 'organizations.id', 'projects.organization_id')
+        .selectAll('projects')
+        .where('organizations.kind', '=', 'system')
+        .orderBy('projects.id')
+        .limit(1)
+        .executeTakeFirst();
+    },
+    /**
+     * The system organization and its project in one transaction; throws a unique violation when
+     * another process made them first. Its name key starts with a space, which no trimmed customer
+     * name has, so it can never take a customer's name.
+     */
+    async insertSystem(org: { id: string; name: string }, project: ProjectsTable): Promise<void> {
+      const write = async (trx: Db) => {
+        await trx
+          .insertInto('organizations')
+          .values({
+            id: org.id,
+            name: org.name,
+            name_key: ' system',
+            kind: 'system',
+            created_at: project.created_at,
+          })
+          .execute();
+        await trx.insertInto('projects').values(project).execute();
+      };
+      // Inside the caller's transaction when the store was built on one (`admin bootstrap`).
+      await (db.isTransaction ? write(db) : db.transaction().execute(write));
     },
     async findUserByEmail(email: string): Promise<UsersTable | undefined> {
       return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();

@@ -35,6 +35,7 @@ test('0016 gives each webhook endpoint the mode of the key its creation was audi
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0021a-system-organization',
   ]);
   t.deepEqual(sqlite.prepare('select id, mode from webhook_endpoints order by id').all(), [
     { id: 'wh_by_live_key', mode: 'live' },
@@ -117,6 +118,7 @@ test('0017 ends the pending attempts queued before 0016 for an endpoint of the o
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0021a-system-organization',
   ]);
   const notSent = (message: string, endpoint: string) => ({
     state: 'failed',

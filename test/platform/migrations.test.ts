@@ -121,6 +121,7 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0021a-system-organization',
   ]);
   const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
     name: string;
@@ -196,6 +197,7 @@ test('0012 keys analytics by mode (test records move to test rows, cancelled sen
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0021a-system-organization',
   ]);
   t.deepEqual(
     sqlite

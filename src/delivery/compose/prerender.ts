@@ -3,7 +3,7 @@
  * workers, after its acceptance has committed (the 202 does not wait for it), and stored in its
  * DATA form (message_raw). Deliveries then relay those bytes: each job of a message to several
  * domains and each retry sends the same signed message without composing or signing it again.
- * Postfix with a signing milter and KumoMTA sign on receipt in the same way; docs/decisions.md has
+ * Postfix with a signing milter and KumoMTA sign on receipt in the same way; docs/decisions/delivery.md has
  * why this departs from DESIGN.md §2, where delivery renders.
  *
  * Admission comes first: renders start once no send has been accepted for `quietMs` (250 ms), so a

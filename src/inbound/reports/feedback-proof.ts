@@ -1,7 +1,7 @@
 /**
  * Which recipient a DSN or complaint report may act on. A report is written by whoever sends it,
  * so it may bounce, delay or complain about a recipient only when the evidence proves that
- * recipient (the rule and its trade-off are in docs/decisions.md, "Inbound SMTP"):
+ * recipient (the rule and its trade-off are in docs/decisions/inbound.md):
  *
  * - The report reached (or, for a complaint, names as the reported message's return path) a VERP
  *   address made for a transaction to one recipient: its tag, which only Posthorn can make, names

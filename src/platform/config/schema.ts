@@ -6,6 +6,7 @@
  * composes them, and their order here is the order of the example file.
  */
 import { z } from 'zod';
+import { systemMailSection } from './sections/accounts.js';
 import { deliverySection, laneSchema, newLaneDefaults } from './sections/delivery.js';
 import { clamavSection, smtpInSection } from './sections/inbound.js';
 import {
@@ -35,6 +36,7 @@ export const configSchema = z.strictObject({
   clamav: clamavSection.default(clamavSection.parse({})),
   tracking: trackingSection.default(trackingSection.parse({})),
   sandbox: sandboxSection.default(sandboxSection.parse({})),
+  system_mail: systemMailSection.default(systemMailSection.parse({})),
   limits: limitsSection.default(limitsSection.parse({})),
   webhooks: webhooksSection.default(webhooksSection.parse({})),
   retention: retentionSection.default(retentionSection.parse({})),

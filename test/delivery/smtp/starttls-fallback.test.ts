@@ -1,6 +1,6 @@
 /**
  * A server that advertises STARTTLS and then fails it (RFC 3207): under the opportunistic policy
- * the message goes in plaintext on a new connection at once (RFC 7435), as decisions.md documents;
+ * the message goes in plaintext on a new connection at once (RFC 7435), as docs/decisions/delivery.md documents;
  * under `require` it waits.
  */
 import type { Socket } from 'node:net';

@@ -24,6 +24,7 @@ import * as webhookEndpointMode from './0016-webhook-endpoint-mode.js';
 import * as webhookAttemptsByMode from './0017-webhook-attempts-by-mode.js';
 import * as organizationNameUnique from './0018-organization-name-unique.js';
 import * as messageRaw from './0019-message-raw.js';
+import * as systemOrganization from './0021a-system-organization.js';
 
 export const migrations: Record<string, PosthornMigration> = {
   '0001-foundation': foundation,
@@ -45,4 +46,5 @@ export const migrations: Record<string, PosthornMigration> = {
   '0017-webhook-attempts-by-mode': webhookAttemptsByMode,
   '0018-organization-name-unique': organizationNameUnique,
   '0019-message-raw': messageRaw,
+  '0021a-system-organization': systemOrganization,
 };

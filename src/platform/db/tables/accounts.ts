@@ -2,17 +2,21 @@
  * Row types of who may do what: organizations, users and their roles, projects, API keys and the
  * audit log.
  */
-import type { JsonText } from './columns.js';
+import type { Defaulted, JsonText } from './columns.js';
 
 export type Role = 'owner' | 'admin' | 'developer' | 'analyst' | 'billing';
 export type ProjectStatus = 'sandbox' | 'active' | 'suspended';
 export type KeyMode = 'live' | 'test';
+
+/** `system` is the one organization that owns Posthorn's own mail (migration 0021a). */
+export type OrganizationKind = 'customer' | 'system';
 
 export interface OrganizationsTable {
   id: string;
   name: string;
   /** The name as names are compared (projects/organization-name.ts); unique. */
   name_key: string;
+  kind: Defaulted<OrganizationKind>;
   created_at: number;
 }
 
