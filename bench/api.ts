@@ -18,6 +18,7 @@ import { parseArgs, promisify } from 'node:util';
 import { validateConfig } from '../src/platform/config/load.js';
 import { createLogger } from '../src/platform/log.js';
 import { startServer } from '../src/server.js';
+import { floorServerSource, sendBody } from './floor.js';
 import { freePort, median, spawnQuiet, stopChild, waitReady } from './lib.js';
 import { benchProject } from './project.js';
 
@@ -46,37 +47,8 @@ interface Result {
   readonly errors: number;
 }
 
-const body = JSON.stringify({
-  from: 'Acme <hello@acme.test>',
-  to: ['ann@example.com'],
-  subject: 'Your receipt',
-  html: `<html><body>${'<p>Thank you for your order. Here is your receipt.</p>'.repeat(90)}</body></html>`.slice(
-    0,
-    5120,
-  ),
-});
-
-const floorSource = `
-const Koa = require('koa');
-const Database = require('better-sqlite3');
-const db = new Database(process.env.FLOOR_DB);
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = ${synchronous.toUpperCase()}');
-db.exec('create table messages (id integer primary key, from_header text, to_list text, subject text, html text, created_at integer)');
-const insert = db.prepare('insert into messages (from_header, to_list, subject, html, created_at) values (?, ?, ?, ?, ?)');
-const app = new Koa();
-app.use(async (ctx) => {
-  if (ctx.path === '/health') { ctx.body = 'ok'; return; }
-  const chunks = [];
-  for await (const chunk of ctx.req) chunks.push(chunk);
-  const email = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  const now = Date.now();
-  const info = insert.run(email.from, JSON.stringify(email.to), email.subject, email.html, now);
-  ctx.status = 202;
-  ctx.body = { id: 'msg_' + info.lastInsertRowid, status: 'queued', created_at: new Date(now).toISOString() };
-});
-app.listen(Number(process.env.PORT), '127.0.0.1');
-`;
+const body = sendBody;
+const floorSource = floorServerSource(synchronous);
 
 /** A fresh data dir with a project, a live key and a verified domain; returns the key. */
 async function preparePosthorn(dataDir: string, port: number): Promise<{ key: string; config: string }> {

@@ -15,6 +15,7 @@ import { startRetention } from './events/retention.js';
 import type { Kernel } from './kernel.js';
 import type { Services } from './services.js';
 import { startDomainRecheck } from './domains/recheck.js';
+import { startTracking } from './tracking/engine.js';
 import { startWebhooks } from './webhooks/engine.js';
 
 export interface Engine {
@@ -92,6 +93,7 @@ export async function startBackground(
     // Always: accepted mail is signed ahead of delivery when there is time (delivery/compose/prerender.ts).
     engines.push(services.delivery.start({ deliver: kernel.config.delivery.enabled }));
     engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
+    engines.push(startTracking(services.tracking, kernel.log.child({ capability: 'tracking' })));
     if (kernel.config.smtp_in.enabled) engines.push(services.inbound.start());
   } catch (error) {
     // An engine that cannot start stops the boot: those already running stop too, so that `serve`

@@ -10,6 +10,8 @@ import type { Services } from './services.js';
 import { domainRoutes } from './domains/routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { suppressionRoutes } from './suppressions/routes.js';
+import { trackingRoutes } from './tracking/routes.js';
+import { validationRoutes } from './validation/routes.js';
 import { VERSION } from './version.js';
 import { webhookRoutes } from './webhooks/routes.js';
 
@@ -22,6 +24,8 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...webhookRoutes(services.webhooks.service));
   routes.push(...analyticsRoutes(services.analytics));
   routes.push(...inboundRoutes(services.inbound));
+  routes.push(...trackingRoutes(services.tracking));
+  routes.push(...validationRoutes(services.validation));
   let document: unknown;
   routes.push(
     defineRoute({

@@ -19,6 +19,8 @@ import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
 import { createSystemMail } from './system-mail/service.js';
 import { buildTemplates } from './templates/build.js';
+import { buildTracking, buildTrackingSettings } from './tracking/build.js';
+import { buildValidation } from './validation/build.js';
 import { buildWebhooks } from './webhooks/build.js';
 
 export function buildServices(kernel: Kernel) {
@@ -30,8 +32,10 @@ export function buildServices(kernel: Kernel) {
   const events = createEventService(db, kernel.store.sqlite);
   const suppressions = createSuppressionService(createSuppressionStore(db));
   const domains = buildDomains(kernel, { events, projects });
-  const templates = buildTemplates(kernel, { domains });
+  const trackingSettings = buildTrackingSettings(kernel, { domains });
+  const templates = buildTemplates(kernel, { domains, tracking: trackingSettings });
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
+  const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
   const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
@@ -43,6 +47,7 @@ export function buildServices(kernel: Kernel) {
     health,
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
+  const validation = buildValidation(kernel, { suppressions });
   return {
     health,
     audit,
@@ -57,7 +62,9 @@ export function buildServices(kernel: Kernel) {
     templates,
     delivery,
     inbound,
+    tracking,
     systemMail,
+    validation,
   };
 }
 

@@ -74,9 +74,9 @@ function prepare(sqlite: SQLite.Database) {
     putRecipient: sqlite.prepare(
       `insert or replace into analytics_recipients
        (message_id, recipient, project_id, mode, day, lane, status, queued_at, delivered_at, latency_ms, opened,
-        clicked, updated_at)
+        clicked, machine_opens, machine_clicks, updated_at)
        values (@message_id, @recipient, @project_id, @mode, @day, @lane, @status, @queued_at, @delivered_at,
-               @latency_ms, @opened, @clicked, @updated_at)`,
+               @latency_ms, @opened, @clicked, @machine_opens, @machine_clicks, @updated_at)`,
     ),
     daily: sqlite.prepare<[string, KeyMode, number, string], DailyRow>(
       'select * from analytics_daily where project_id = ? and mode = ? and day = ? and lane = ?',

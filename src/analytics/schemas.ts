@@ -48,9 +48,17 @@ export const analyticsReport = z.object({
   bounce_rate: rate.describe('bounced / sent.'),
   complaint_rate: rate.describe('complained / delivered.'),
   unique_opens: z.number().int().describe('Recipients who opened at least once, machine opens excluded.'),
-  unique_clicks: z.number().int(),
-  open_rate: z.number().min(0).describe('unique_opens / delivered.'),
-  click_rate: z.number().min(0).describe('unique_clicks / delivered.'),
+  unique_clicks: z.number().int().describe('Recipients who clicked at least once, machine clicks excluded.'),
+  open_rate: z.number().min(0).describe('unique_opens / delivered (people only).'),
+  click_rate: z.number().min(0).describe('unique_clicks / delivered (people only).'),
+  machine_opens: z
+    .number()
+    .int()
+    .describe('Opens left out because a machine made them (privacy proxies, pre-fetchers, scanners).'),
+  machine_clicks: z
+    .number()
+    .int()
+    .describe('Clicks left out because a machine made them (security scanners).'),
   median_delivery_latency_ms: z.number().int().describe('From queued to accepted by the MX; 0 when none.'),
   daily: z.array(dailyEntry),
   providers: z.array(providerEntry),

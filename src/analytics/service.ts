@@ -156,6 +156,8 @@ export function createAnalyticsService(deps: { store: AnalyticsStore; projector:
       unique_clicks: overall.unique_clicks,
       open_rate: ratio(overall.unique_opens, overall.delivered),
       click_rate: ratio(overall.unique_clicks, overall.delivered),
+      machine_opens: overall.machine_opens,
+      machine_clicks: overall.machine_clicks,
       median_delivery_latency_ms: overallLatency.median() ?? 0,
       daily,
       providers,

@@ -16,7 +16,7 @@ export function createAnalyticsStore(sqlite: SQLite.Database) {
     window(projectId: string, mode: KeyMode, first: number, last: number): DailyAggregate[] {
       window ??= sqlite.prepare(
         `select day, lane, accepted, queued, deferred, delivered, bounced, complained, failed, suppressed,
-                unique_opens, unique_clicks, latency
+                unique_opens, unique_clicks, machine_opens, machine_clicks, latency
          from analytics_daily where project_id = ? and mode = ? and day between ? and ?`,
       );
       return window.all(projectId, mode, first, last);

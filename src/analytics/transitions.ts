@@ -30,6 +30,9 @@ export interface RecipientRecord {
   readonly latency_ms: number | null;
   readonly opened: number;
   readonly clicked: number;
+  /** Opens and clicks made by machines (events carrying `machine: true`), left out of the two above. */
+  readonly machine_opens: number;
+  readonly machine_clicks: number;
   readonly updated_at: number;
 }
 
@@ -54,6 +57,8 @@ export const COUNTERS = [
   'suppressed',
   'unique_opens',
   'unique_clicks',
+  'machine_opens',
+  'machine_clicks',
 ] as const;
 
 export type Counter = (typeof COUNTERS)[number];
@@ -87,6 +92,8 @@ export function contribution(record: RecipientRecord): Counters {
   }
   counters.unique_opens = record.opened;
   counters.unique_clicks = record.clicked;
+  counters.machine_opens = record.machine_opens;
+  counters.machine_clicks = record.machine_clicks;
   return counters;
 }
 
@@ -167,6 +174,8 @@ function fresh(
     latency_ms: null,
     opened: 0,
     clicked: 0,
+    machine_opens: 0,
+    machine_clicks: 0,
     updated_at: event.created_at,
   };
 }
@@ -243,10 +252,15 @@ function moved(previous: RecipientRecord, event: AnalyticsEvent): RecipientRecor
       // A refusal at send time was never accepted; only a queued recipient can end up suppressed.
       if (!pending) return undefined;
       return { ...previous, status: 'suppressed', updated_at: at };
+    // Only people count as opens and clicks; a machine's (tracking/classify/rules.ts) is counted apart.
     case 'email.opened':
-      if (previous.opened === 1 || event.data.machine_open === true) return undefined;
+      if (event.data.machine === true)
+        return { ...previous, machine_opens: previous.machine_opens + 1, updated_at: at };
+      if (previous.opened === 1) return undefined;
       return { ...previous, opened: 1, updated_at: at };
     case 'email.clicked':
+      if (event.data.machine === true)
+        return { ...previous, machine_clicks: previous.machine_clicks + 1, updated_at: at };
       if (previous.clicked === 1) return undefined;
       return { ...previous, clicked: 1, updated_at: at };
     default:

@@ -11,6 +11,7 @@ import { sendPorts, type TemplateRenderer, type VerifiedDomainLookup } from './p
 import { createReleaseCheck } from './release-check.js';
 import { createEmailService } from './service.js';
 import { createEmailStore } from './store.js';
+import { messageFacts } from './store-facts.js';
 
 export function buildEmails(
   kernel: Kernel,
@@ -38,7 +39,13 @@ export function buildEmails(
   });
   // The scheduler runs the acceptance checks again when a scheduled send is due.
   const checkRelease = createReleaseCheck(kernel.config.sandbox, ports);
-  return { ...service, store, checkRelease };
+  return {
+    ...service,
+    store,
+    checkRelease,
+    /** Event facts and delivery times of sent messages (tracking records opens and clicks with them). */
+    messageFacts: (ids: readonly string[]) => messageFacts(kernel.db, ids),
+  };
 }
 
 export type Emails = ReturnType<typeof buildEmails>;

@@ -10,9 +10,12 @@ async function knownTraffic(ph: Posthorn) {
   await r.add('email.sent', m1, null, at(2), { to: ['Ann <A@gmail.com>', 'b@outlook.com'] });
   await r.add('email.delivered', m1, 'a@gmail.com', at(2, 1000), { lane: 'gmail', latency_ms: 1000 });
   await r.add('email.delivered', m1, 'b@outlook.com', at(2, 3000), { lane: 'outlook', latency_ms: 3000 });
-  await r.add('email.opened', m1, 'a@gmail.com', at(2, 60_000), { machine_open: false });
+  await r.add('email.opened', m1, 'a@gmail.com', at(2, 60_000), { machine: false });
   await r.add('email.opened', m1, 'a@gmail.com', at(2, 70_000), {});
-  await r.add('email.opened', m1, 'b@outlook.com', at(2, 60_000), { machine_open: true });
+  await r.add('email.opened', m1, 'b@outlook.com', at(2, 60_000), {
+    machine: true,
+    machine_reason: 'apple_mpp',
+  });
   await r.add('email.clicked', m1, 'a@gmail.com', at(2, 80_000), {});
   const m2 = r.message(at(2, 10));
   await r.add('email.sent', m2, null, at(2, 10), { to: ['c@gmail.com'] });
@@ -52,6 +55,8 @@ test('the report counts a known set of messages exactly: totals, rates, zero-fil
     unique_clicks: 1,
     open_rate: 1 / 4,
     click_rate: 1 / 4,
+    machine_opens: 1,
+    machine_clicks: 0,
     median_delivery_latency_ms: 2500,
   });
   const today = dayNumber(Date.now());

@@ -70,6 +70,8 @@ test('0015 gives the recipients of sends cancelled before it the status cancelle
     '0018-organization-name-unique',
     '0019-message-raw',
     '0021a-system-organization',
+    '0023-tracking',
+    '0023a-analytics-machine-events',
   ]);
   t.deepEqual(sqlite.prepare('select id, status, updated_at from message_recipients order by id').all(), [
     { id: 'rcp_1', status: 'cancelled', updated_at: 50 },

@@ -19,7 +19,13 @@ test('0018 makes organization names unique ignoring case, renaming the later of 
   const applied = await migrateToLatest(store.db, {
     onWarning: (name, message) => warnings.push(`${name}: ${message}`),
   });
-  t.deepEqual(applied, ['0018-organization-name-unique', '0019-message-raw', '0021a-system-organization']);
+  t.deepEqual(applied, [
+    '0018-organization-name-unique',
+    '0019-message-raw',
+    '0021a-system-organization',
+    '0023-tracking',
+    '0023a-analytics-machine-events',
+  ]);
   t.deepEqual(sqlite.prepare('select id, name from organizations order by id').all(), [
     { id: 'org_1', name: 'acme (org_1)' },
     { id: 'org_2', name: 'Acme' },

@@ -36,6 +36,8 @@ test('0016 gives each webhook endpoint the mode of the key its creation was audi
     '0018-organization-name-unique',
     '0019-message-raw',
     '0021a-system-organization',
+    '0023-tracking',
+    '0023a-analytics-machine-events',
   ]);
   t.deepEqual(sqlite.prepare('select id, mode from webhook_endpoints order by id').all(), [
     { id: 'wh_by_live_key', mode: 'live' },
@@ -119,6 +121,8 @@ test('0017 ends the pending attempts queued before 0016 for an endpoint of the o
     '0018-organization-name-unique',
     '0019-message-raw',
     '0021a-system-organization',
+    '0023-tracking',
+    '0023a-analytics-machine-events',
   ]);
   const notSent = (message: string, endpoint: string) => ({
     state: 'failed',

@@ -122,6 +122,8 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
     '0018-organization-name-unique',
     '0019-message-raw',
     '0021a-system-organization',
+    '0023-tracking',
+    '0023a-analytics-machine-events',
   ]);
   const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
     name: string;
@@ -198,6 +200,8 @@ test('0012 keys analytics by mode (test records move to test rows, cancelled sen
     '0018-organization-name-unique',
     '0019-message-raw',
     '0021a-system-organization',
+    '0023-tracking',
+    '0023a-analytics-machine-events',
   ]);
   t.deepEqual(
     sqlite

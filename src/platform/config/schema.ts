@@ -19,6 +19,7 @@ import {
   statusSection,
   storageSection,
 } from './sections/platform.js';
+import { validationSection } from './sections/reputation.js';
 import { dkimSection, domainsSection, sandboxSection, trackingSection } from './sections/sending.js';
 import { webhooksSection } from './sections/webhooks.js';
 
@@ -40,6 +41,7 @@ export const configSchema = z.strictObject({
   limits: limitsSection.default(limitsSection.parse({})),
   webhooks: webhooksSection.default(webhooksSection.parse({})),
   retention: retentionSection.default(retentionSection.parse({})),
+  validation: validationSection.default(validationSection.parse({})),
   status: statusSection.default(statusSection.parse({})),
   log: logSection.default(logSection.parse({})),
 });

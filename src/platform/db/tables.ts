@@ -39,6 +39,7 @@ import type {
 } from './tables/messages.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
 import type { TemplatesTable, TemplateVersionsTable } from './tables/templates.js';
+import type { TrackingHitsTable, TrackingSettingsTable } from './tables/tracking.js';
 import type { WebhookAttemptsTable, WebhookEndpointsTable, WebhookMessagesTable } from './tables/webhooks.js';
 
 export type * from './tables/accounts.js';
@@ -51,6 +52,7 @@ export type * from './tables/inbound.js';
 export type * from './tables/messages.js';
 export type * from './tables/suppressions.js';
 export type * from './tables/templates.js';
+export type * from './tables/tracking.js';
 export type * from './tables/webhooks.js';
 
 export interface Database {
@@ -88,4 +90,6 @@ export interface Database {
   inbound_messages: InboundMessagesTable;
   inbound_attachments: InboundAttachmentsTable;
   inbound_replies: InboundRepliesTable;
+  tracking_settings: TrackingSettingsTable;
+  tracking_hits: TrackingHitsTable;
 }

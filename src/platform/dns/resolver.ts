@@ -172,6 +172,15 @@ export class DnsResolver {
     );
   }
 
+  /** The canonical name `name` is an alias of (RFC 1034 §3.6.2), lower case, no trailing dot. */
+  async cname(name: string, options: LookupOptions = {}): Promise<DnsLookup<string>> {
+    const normalized = normalizeName(name);
+    if (normalized === '') return { status: 'nxdomain' };
+    return this.#lookup<string>(normalized, 'CNAME', options, async () => ({
+      records: (await this.#resolver.resolveCname(normalized)).map(normalizeName),
+    }));
+  }
+
   /** The host names a reverse name points to (RFC 1035 §3.5, RFC 3596 §2.5), lower case, no trailing dot. */
   async ptr(name: string, options: LookupOptions = {}): Promise<DnsLookup<string>> {
     const normalized = normalizeName(name);

@@ -6,6 +6,7 @@ import cron from 'node-cron';
 import { z } from 'zod';
 // The send API's own mailbox rules: a sandbox sender it would refuse must not pass the config check.
 import { parseMailbox } from '../../mail-address.js';
+import { duration } from './fields.js';
 import { isHostOrAddress, mailDomain } from './names.js';
 
 const mailbox = z.string().superRefine((value, ctx) => {
@@ -67,6 +68,25 @@ export const trackingSection = z
       .default('')
       .describe(
         'Default tracking host (a name or an address, no scheme or port); empty uses server.public_url.',
+      ),
+    opens_enabled: z
+      .boolean()
+      .default(false)
+      .describe('Whether a project tracks opens until it says otherwise (PUT /v1/tracking).'),
+    clicks_enabled: z
+      .boolean()
+      .default(false)
+      .describe('Whether a project tracks clicks until it says otherwise (PUT /v1/tracking).'),
+    retention_days: z
+      .int()
+      .min(1)
+      .max(365)
+      .default(30)
+      .describe('Days a project keeps its recorded opens and clicks until it says otherwise (1 to 365).'),
+    scanner_window: duration()
+      .default('3s')
+      .describe(
+        "An open or click this soon after the recipient's MX accepted the message is counted as a machine's (a security gateway scanning mail on arrival).",
       ),
   })
   .describe('Open and click tracking.');

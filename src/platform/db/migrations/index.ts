@@ -25,6 +25,8 @@ import * as webhookAttemptsByMode from './0017-webhook-attempts-by-mode.js';
 import * as organizationNameUnique from './0018-organization-name-unique.js';
 import * as messageRaw from './0019-message-raw.js';
 import * as systemOrganization from './0021a-system-organization.js';
+import * as tracking from './0023-tracking.js';
+import * as analyticsMachineEvents from './0023a-analytics-machine-events.js';
 
 export const migrations: Record<string, PosthornMigration> = {
   '0001-foundation': foundation,
@@ -47,4 +49,6 @@ export const migrations: Record<string, PosthornMigration> = {
   '0018-organization-name-unique': organizationNameUnique,
   '0019-message-raw': messageRaw,
   '0021a-system-organization': systemOrganization,
+  '0023-tracking': tracking,
+  '0023a-analytics-machine-events': analyticsMachineEvents,
 };

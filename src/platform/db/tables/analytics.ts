@@ -21,6 +21,9 @@ export interface AnalyticsRecipientsTable {
   latency_ms: number | null;
   opened: number;
   clicked: number;
+  /** Opens and clicks machines made (migration 0023a), left out of `opened` and `clicked`. */
+  machine_opens: number;
+  machine_clicks: number;
   updated_at: number;
 }
 
@@ -40,5 +43,8 @@ export interface AnalyticsDailyTable {
   suppressed: number;
   unique_opens: number;
   unique_clicks: number;
+  /** Machine opens and clicks (events) of the row's recipients (migration 0023a). */
+  machine_opens: number;
+  machine_clicks: number;
   latency: JsonText;
 }

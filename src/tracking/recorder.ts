@@ -1,0 +1,215 @@
+/**
+ * Records hits without making a response wait: the endpoints hand each hit to `record`, which
+ * only keeps it in memory; a flush every `flushMs` classifies what is ready and writes it (the hit
+ * rows and their `email.opened`/`email.clicked` events, one transaction, committed without waiting
+ * for the disk, then the event listeners are told). A click waits `holdMs` (one second) first, so
+ * that the clicks of the same message around it are known when it is judged (`all_links_at_once`).
+ *
+ * A clean stop writes everything held, and from then on each hit is written before its response
+ * goes (the HTTP server is closing beside it, and the store closes only after both): no hit a
+ * client was answered for is lost. A crash loses at most the last `holdMs` + `flushMs` of hits.
+ */
+import type SQLite from 'better-sqlite3';
+import type { MessageFacts } from '../emails/store-facts.js';
+import type { EventService } from '../events/service.js';
+import type { Db } from '../platform/db/database.js';
+import { withRelaxedSyncAsync } from '../platform/db/durability.js';
+import type { Logger } from '../platform/log.js';
+import { truncateIp } from './classify/networks.js';
+import { classify } from './classify/rules.js';
+import { countedRecipient, hitEvent, hitRow, type PendingHit } from './hit-events.js';
+import type { NewHit, TrackingStore } from './store.js';
+
+export interface RecorderDeps {
+  readonly db: Db;
+  readonly sqlite: SQLite.Database;
+  readonly store: Pick<TrackingStore, 'insertHits'>;
+  readonly events: Pick<EventService, 'append' | 'notify'>;
+  readonly messageFacts: (ids: readonly string[]) => Promise<Map<string, MessageFacts>>;
+  readonly scannerWindowMs: number;
+  readonly log: Logger;
+  readonly holdMs?: number;
+  readonly flushMs?: number;
+  /** Hits held at most; past it the oldest are written at once. */
+  readonly maxHeld?: number;
+}
+
+/** Clicks of one message this close together are "at once". */
+const SAME_SECOND_MS = 1000;
+
+export class HitRecorder {
+  readonly #deps: RecorderDeps;
+  readonly #holdMs: number;
+  readonly #flushMs: number;
+  readonly #maxHeld: number;
+  #held: PendingHit[] = [];
+  /** Clicks written in the last moments, per message, for the clicks still held to be judged against. */
+  #recent = new Map<string, { index: number; at: number }[]>();
+  #timer: NodeJS.Timeout | undefined;
+  #flushing: Promise<void> = Promise.resolve();
+  #stopping = false;
+  #written = 0;
+
+  constructor(deps: RecorderDeps) {
+    this.#deps = deps;
+    this.#holdMs = deps.holdMs ?? SAME_SECOND_MS;
+    this.#flushMs = deps.flushMs ?? 100;
+    this.#maxHeld = deps.maxHeld ?? 100_000;
+  }
+
+  /** Keeps a hit to be written soon; returns at once (a promise only while stopping). */
+  record(hit: PendingHit): Promise<void> | undefined {
+    this.#held.push(hit);
+    if (this.#stopping) return this.flush(true);
+    if (this.#held.length >= this.#maxHeld) this.#kick(true);
+    this.#schedule(this.#flushMs);
+    return undefined;
+  }
+
+  /** Hits written since the start (benchmarks and tests). */
+  get written(): number {
+    return this.#written;
+  }
+
+  /** Writes what is ready (`all`: everything held); flushes run one after another. */
+  flush(all: boolean): Promise<void> {
+    const run = this.#flushing.then(() => this.#flushOnce(all));
+    this.#flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Writes every hit held; hits arriving after this are written before they are answered. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.flush(true);
+  }
+
+  /** A flush nobody waits for: its failure is logged (and retried) by the flush itself. */
+  #kick(all: boolean): void {
+    this.flush(all).catch(() => undefined);
+  }
+
+  #schedule(ms: number): void {
+    if (this.#stopping || this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#kick(false);
+    }, ms);
+  }
+
+  async #flushOnce(all: boolean): Promise<void> {
+    const now = Date.now();
+    const ready: PendingHit[] = [];
+    const kept: PendingHit[] = [];
+    for (const hit of this.#held) {
+      if (all || hit.kind === 'open' || now - hit.at >= this.#holdMs) ready.push(hit);
+      else kept.push(hit);
+    }
+    this.#held = kept;
+    if (kept.length > 0) this.#schedule(this.#flushMs);
+    if (ready.length === 0) return;
+    try {
+      await this.#write(ready, kept, now);
+      this.#written += ready.length;
+    } catch (error) {
+      // Kept for the next flush: a busy or full disk must not lose what was recorded.
+      this.#held = [...ready, ...this.#held];
+      this.#deps.log.error({ err: error, hits: ready.length }, 'recording tracking hits failed; retrying');
+      this.#schedule(1000);
+      throw error;
+    }
+  }
+
+  async #write(ready: readonly PendingHit[], held: readonly PendingHit[], now: number): Promise<void> {
+    const { db, sqlite, store, events, messageFacts, scannerWindowMs } = this.#deps;
+    const facts = await messageFacts([...new Set(ready.map((hit) => hit.messageId))]);
+    const judged = ready.flatMap((hit) => {
+      const message = facts.get(hit.messageId);
+      if (!message) return [];
+      const verdict = classify(
+        {
+          kind: hit.kind,
+          method: hit.method,
+          userAgent: hit.userAgent,
+          ip: hit.ip,
+          at: hit.at,
+          deliveredAt: deliveredAt(message),
+          allLinksAtOnce: hit.kind === 'click' && this.#allLinksAtOnce(hit, ready, held),
+        },
+        scannerWindowMs,
+      );
+      return [{ hit, message, verdict }];
+    });
+    this.#remember(ready, now);
+    if (judged.length === 0) return;
+    await db.connection().execute((conn) =>
+      withRelaxedSyncAsync(sqlite, () =>
+        conn.transaction().execute(async (trx) => {
+          const rows: NewHit[] = [];
+          for (const { hit, message, verdict } of judged) {
+            const event = await events.append(trx, hitEvent(hit, message, verdict));
+            rows.push(hitRow(hit, message, verdict, truncateIp(hit.ip), event.id));
+          }
+          await store.insertHits(trx, rows);
+        }),
+      ),
+    );
+    events.notify();
+  }
+
+  /**
+   * Whether every tracked link of the click's message was followed within one second, this
+   * click among them: the clicks around it are held (or were just written), since each waits
+   * `holdMs` before it is judged.
+   */
+  #allLinksAtOnce(hit: PendingHit, ready: readonly PendingHit[], held: readonly PendingHit[]): boolean {
+    const count = hit.count ?? 0;
+    if (count < 2) return false;
+    const near = [
+      ...(this.#recent.get(hit.messageId) ?? []),
+      ...[...ready, ...held]
+        .filter((other) => other.kind === 'click' && other.messageId === hit.messageId)
+        .map((other) => ({ index: other.index ?? -1, at: other.at })),
+    ].filter((other) => Math.abs(other.at - hit.at) <= SAME_SECOND_MS);
+    for (const start of near) {
+      if (start.at > hit.at) continue;
+      const inSpan = new Set(
+        near
+          .filter((other) => other.at >= start.at && other.at <= start.at + SAME_SECOND_MS)
+          .map((o) => o.index),
+      );
+      if (hit.at <= start.at + SAME_SECOND_MS && inSpan.size >= count) return true;
+    }
+    return false;
+  }
+
+  /** Keeps the clicks just written for `holdMs` + one second, and forgets older ones. */
+  #remember(ready: readonly PendingHit[], now: number): void {
+    for (const hit of ready) {
+      if (hit.kind !== 'click') continue;
+      let list = this.#recent.get(hit.messageId);
+      if (!list) {
+        list = [];
+        this.#recent.set(hit.messageId, list);
+      }
+      list.push({ index: hit.index ?? -1, at: hit.at });
+    }
+    const horizon = now - this.#holdMs - 2 * SAME_SECOND_MS;
+    for (const [id, list] of this.#recent) {
+      const fresh = list.filter((entry) => entry.at >= horizon);
+      if (fresh.length === 0) this.#recent.delete(id);
+      else this.#recent.set(id, fresh);
+    }
+  }
+}
+
+/** When the counted recipient's MX accepted the message, else the first recipient's that did. */
+function deliveredAt(message: MessageFacts): number | null {
+  const counted = countedRecipient(message);
+  const own = message.recipients.find((r) => r.email === counted)?.deliveredAt ?? null;
+  if (own !== null) return own;
+  const times = message.recipients.map((r) => r.deliveredAt).filter((t): t is number => t !== null);
+  return times.length > 0 ? Math.min(...times) : null;
+}

@@ -1,0 +1,95 @@
+/**
+ * Address validation (`POST /v1/validation`): the address checks (checks.ts), cached; the
+ * project's suppression list, asked fresh each time through the suppressions service; one
+ * verdict (verdict.ts). It never connects to the recipient's mail server: no SMTP probing
+ * (docs/decisions/validation.md).
+ */
+import type { DnsResolver } from '../platform/dns/resolver.js';
+import type { SuppressionService } from '../suppressions/service.js';
+import type { ValidationCache } from './cache.js';
+import { type AddressChecks, runAddressChecks, type SimpleCheck } from './checks.js';
+import type { DisposableDomains } from './disposable.js';
+import type { createValidationLimit } from './rate-limit.js';
+import type { ValidationResult } from './schemas.js';
+import { decide } from './verdict.js';
+
+export interface ValidationDeps {
+  readonly dns: DnsResolver;
+  readonly disposable: DisposableDomains;
+  readonly cache: ValidationCache;
+  readonly limit: ReturnType<typeof createValidationLimit>;
+  readonly suppressions: Pick<SuppressionService, 'get'>;
+}
+
+type SuppressionCheck = ValidationResult['checks']['suppression'];
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+async function suppressionCheck(
+  deps: ValidationDeps,
+  projectId: string,
+  checks: AddressChecks,
+): Promise<SuppressionCheck> {
+  if (checks.normalized === null)
+    return { result: 'skipped', reason: 'not checked: the address is not valid' };
+  const record = await deps.suppressions.get(projectId, checks.normalized);
+  if (!record) return { result: 'pass', reason: 'not on this project’s suppression list' };
+  return {
+    result: 'fail',
+    reason: `on this project’s suppression list (${record.reason.replaceAll('_', ' ')}); a send to it is refused`,
+    suppression_reason: record.reason,
+    suppressed_at: record.created_at,
+  };
+}
+
+export function createValidationService(deps: ValidationDeps) {
+  /** The address checks of `email`, from the cache when they are there. */
+  async function addressChecks(
+    email: string,
+    now: number,
+  ): Promise<{ checks: AddressChecks; cached: boolean }> {
+    const key = email.trim().normalize('NFC');
+    const hit = deps.cache.get(key, now);
+    if (hit) return { checks: hit, cached: true };
+    const checks = await runAddressChecks(deps, key, now);
+    deps.cache.set(key, checks);
+    return { checks, cached: false };
+  }
+
+  return {
+    /** Counts one request against the project's limit: the RateLimit headers, or a 429. */
+    limit(projectId: string, now = Date.now()): Record<string, string> {
+      return deps.limit.take(projectId, now);
+    },
+
+    /**
+     * @example
+     * const result = await validation.validate(projectId, 'ann@gmial.com');
+     * // { verdict: 'risky', suggestion: 'ann@gmail.com', cached: false, ... }
+     */
+    async validate(projectId: string, email: string, now = Date.now()): Promise<ValidationResult> {
+      const { checks, cached } = await addressChecks(email, now);
+      const suppression: SimpleCheck & SuppressionCheck = await suppressionCheck(deps, projectId, checks);
+      const { verdict, reason } = decide(checks, suppression);
+      return {
+        email,
+        normalized: checks.normalized,
+        verdict,
+        reason,
+        suggestion: checks.suggestion,
+        checks: {
+          syntax: checks.syntax,
+          domain: 'mx' in checks.domain ? { ...checks.domain, mx: [...checks.domain.mx] } : checks.domain,
+          disposable: checks.disposable,
+          role_account: checks.role_account,
+          typo: checks.typo,
+          suppression,
+        },
+        cached,
+        checked_at: iso(checks.checkedAt),
+      };
+    },
+  };
+}
+
+export type ValidationService = ReturnType<typeof createValidationService>;

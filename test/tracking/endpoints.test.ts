@@ -1,0 +1,208 @@
+import test from 'ava';
+import { startPosthorn } from '../helpers/server.js';
+import {
+  APPLE_PROXY,
+  CHROME,
+  clickUrl,
+  eventually,
+  hits,
+  openUrl,
+  sandboxSend,
+  trackingEvents,
+} from './env.js';
+
+test('the pixel is a 43-byte GIF that is never cached; a browser open is recorded as a person', async (t) => {
+  const ph = await startPosthorn(t);
+  const id = await sandboxSend(ph);
+  const res = await fetch(openUrl(ph, id), { headers: { 'user-agent': CHROME } });
+  t.is(res.status, 200);
+  t.is(res.headers.get('content-type'), 'image/gif');
+  t.regex(res.headers.get('cache-control') ?? '', /no-store/);
+  t.is(res.headers.get('pragma'), 'no-cache');
+  const bytes = Buffer.from(await res.arrayBuffer());
+  t.is(bytes.length, 43);
+  t.is(bytes.subarray(0, 6).toString('latin1'), 'GIF89a');
+  const [event] = await eventually(
+    'the open event',
+    () => trackingEvents(ph, id).length === 1 && trackingEvents(ph, id),
+  );
+  t.like(event, {
+    type: 'email.opened',
+    recipient: 'owner@example.test',
+    data: {
+      email_id: id,
+      from: 'Posthorn Sandbox <sandbox@posthorn.test>',
+      to: ['owner@example.test'],
+      subject: 'Hello',
+      machine: false,
+      machine_reason: null,
+      open: { agent_class: 'browser', proxy: null },
+    },
+  });
+  t.deepEqual(hits(ph, id), [
+    {
+      kind: 'open',
+      link_url: null,
+      method: 'GET',
+      ip_prefix: '127.0.0.0/24',
+      agent_class: 'browser',
+      machine: 0,
+      machine_reason: null,
+      proxy: null,
+      recipient: 'owner@example.test',
+    },
+  ]);
+});
+
+test("Apple's proxy agent and a HEAD request are recorded as machines, with their reasons", async (t) => {
+  const ph = await startPosthorn(t);
+  const id = await sandboxSend(ph);
+  t.is((await fetch(openUrl(ph, id), { headers: { 'user-agent': APPLE_PROXY } })).status, 200);
+  const head = await fetch(openUrl(ph, id), { method: 'HEAD', headers: { 'user-agent': CHROME } });
+  t.is(head.status, 200);
+  const events = await eventually(
+    'two opens',
+    () => trackingEvents(ph, id).length === 2 && trackingEvents(ph, id),
+  );
+  t.deepEqual(
+    events.map((e) => [e.data.machine, e.data.machine_reason, e.data.open.proxy]),
+    [
+      [true, 'apple_mpp', 'apple'],
+      [true, 'head_request', null],
+    ],
+  );
+});
+
+test('a click redirects at once to the original URL and is recorded; clicks of every link at once are a scanner', async (t) => {
+  const ph = await startPosthorn(t);
+  const id = await sandboxSend(ph);
+  const started = Date.now();
+  const res = await fetch(clickUrl(ph, id, 'https://acme.test/a?x=1', 0, 2), {
+    redirect: 'manual',
+    headers: { 'user-agent': CHROME },
+  });
+  t.true(Date.now() - started < 500);
+  t.is(res.status, 302);
+  t.is(res.headers.get('location'), 'https://acme.test/a?x=1');
+  t.is(res.headers.get('referrer-policy'), 'no-referrer');
+  const [first] = await eventually(
+    'the click',
+    () => trackingEvents(ph, id).length === 1 && trackingEvents(ph, id),
+  );
+  t.like(first, {
+    type: 'email.clicked',
+    data: { machine: false, machine_reason: null, click: { link: 'https://acme.test/a?x=1', link_index: 0 } },
+  });
+  // A second message: both of its links followed in the same moment.
+  const other = await sandboxSend(ph);
+  await Promise.all(
+    ['https://acme.test/a', 'https://acme.test/b'].map((url, index) =>
+      fetch(clickUrl(ph, other, url, index, 2), { redirect: 'manual', headers: { 'user-agent': CHROME } }),
+    ),
+  );
+  const scanned = await eventually(
+    'two clicks',
+    () => trackingEvents(ph, other).length === 2 && trackingEvents(ph, other),
+  );
+  t.deepEqual(
+    scanned.map((e) => [e.data.machine, e.data.machine_reason]),
+    [
+      [true, 'all_links_at_once'],
+      [true, 'all_links_at_once'],
+    ],
+  );
+});
+
+test('a truncated, altered or foreign token is a 404 that redirects nowhere and records nothing', async (t) => {
+  const ph = await startPosthorn(t);
+  const other = await startPosthorn(t);
+  const id = await sandboxSend(ph);
+  const good = clickUrl(ph, id, 'https://acme.test/a');
+  const token = good.split('/').at(-1) as string;
+  const flipped = `${token.slice(0, 10)}${token[10] === 'A' ? 'B' : 'A'}${token.slice(11)}`;
+  const foreign = clickUrl(other, id, 'https://evil.test/').split('/').at(-1) as string;
+  const openToken = openUrl(ph, id).split('/').at(-1) as string;
+  for (const bad of [token.slice(0, -3), flipped, foreign, openToken, 'x', `${token}AA`]) {
+    const res = await fetch(`${ph.url}/v1/track/click/${bad}`, { redirect: 'manual' });
+    t.is(res.status, 404, bad);
+    t.is(res.headers.get('location'), null);
+    t.deepEqual(await res.json(), { error: 'This tracking link is not valid.' });
+  }
+  const foreignOpen = openUrl(other, id).split('/').at(-1) as string;
+  for (const bad of [
+    openToken.slice(0, -2),
+    `${openToken.slice(0, -1)}${openToken.endsWith('A') ? 'B' : 'A'}`,
+    foreignOpen,
+    token,
+  ]) {
+    const res = await fetch(`${ph.url}/v1/track/open/${bad}`);
+    t.is(res.status, 404, bad);
+    t.not(res.headers.get('content-type'), 'image/gif');
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1300));
+  t.deepEqual(hits(ph, id), []);
+  t.deepEqual(trackingEvents(ph, id), []);
+});
+
+test('a clean stop writes every hit already answered', async (t) => {
+  const ph = await startPosthorn(t);
+  const id = await sandboxSend(ph);
+  const answered = await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      fetch(i % 2 === 0 ? openUrl(ph, id) : clickUrl(ph, id, `https://acme.test/${i}`, i, 40), {
+        redirect: 'manual',
+        headers: { 'user-agent': CHROME },
+      }).then((res) => res.status),
+    ),
+  );
+  t.true(answered.every((status) => status === 200 || status === 302));
+  const sqlite = ph.server.kernel.store.sqlite;
+  const file = sqlite.name;
+  await ph.server.stop();
+  const { default: SQLite } = await import('better-sqlite3');
+  const db = new SQLite(file, { readonly: true });
+  t.teardown(() => db.close());
+  const count = (sql: string) => (db.prepare(sql).get(id) as { n: number }).n;
+  t.is(count('select count(*) as n from tracking_hits where message_id = ?'), 40);
+  t.is(
+    count(
+      `select count(*) as n from events where message_id = ? and type in ('email.opened', 'email.clicked')`,
+    ),
+    40,
+  );
+});
+
+test("hits older than the project's retention_days are purged; younger ones and other projects' stay", async (t) => {
+  const ph = await startPosthorn(t);
+  await ph.request('PUT', '/v1/tracking', {
+    body: { opens_enabled: true, clicks_enabled: true, retention_days: 2 },
+  });
+  const id = await sandboxSend(ph);
+  const other = await ph.bootstrap('second@example.test');
+  const theirs = await ph.request('POST', '/v1/emails', {
+    key: other.apiKey,
+    body: {
+      from: 'Posthorn Sandbox <sandbox@posthorn.test>',
+      to: ['second@example.test'],
+      subject: 'x',
+      html: '<p>x</p>',
+    },
+  });
+  for (const message of [id, id, theirs.body.id as string])
+    await fetch(openUrl(ph, message), { headers: { 'user-agent': CHROME } });
+  await eventually('three hits', () => hits(ph, id).length === 2 && hits(ph, theirs.body.id).length === 1);
+  const sqlite = ph.server.kernel.store.sqlite;
+  const day = 86_400_000;
+  // Age them: one of ours 3 days, the other 1 day; theirs 3 days (their default is 30).
+  const rows = sqlite.prepare('select id, message_id from tracking_hits order by id').all() as {
+    id: number;
+    message_id: string;
+  }[];
+  const age = sqlite.prepare('update tracking_hits set at = ? where id = ?');
+  age.run(Date.now() - 3 * day, rows[0]?.id);
+  age.run(Date.now() - 1 * day, rows[1]?.id);
+  age.run(Date.now() - 3 * day, rows[2]?.id);
+  t.is(await ph.server.services.tracking.purgeExpired(), 1);
+  t.is(hits(ph, id).length, 1);
+  t.is(hits(ph, theirs.body.id).length, 1);
+});
