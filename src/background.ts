@@ -16,6 +16,7 @@ import type { Kernel } from './kernel.js';
 import type { Services } from './services.js';
 import { startDomainRecheck } from './domains/recheck.js';
 import { startTracking } from './tracking/engine.js';
+import { startReputationProjection } from './reputation/center/engine.js';
 import { startWebhooks } from './webhooks/engine.js';
 
 export interface Engine {
@@ -30,6 +31,9 @@ function lastUsedFlusher(kernel: Kernel, services: Services): Engine {
     services.keys
       .flushLastUsed()
       .catch((error: unknown) => kernel.log.error({ err: error }, 'last-used flush failed'));
+    services.accounts.sessions
+      .flushLastSeen()
+      .catch((error: unknown) => kernel.log.error({ err: error }, 'session last-seen flush failed'));
   }, LAST_USED_FLUSH_MS);
   timer.unref();
   return { name: 'api-key-last-used', stop: () => clearInterval(timer) };
@@ -65,6 +69,15 @@ export async function startBackground(
         kernel.log.child({ capability: 'analytics' }),
       ),
     );
+    // Before delivery starts: a project with a dedicated IP never sends its first mail from a shared one.
+    await services.reputation.sources.load();
+    engines.push(
+      startReputationProjection(
+        services.reputation.center,
+        (listener) => services.events.onAppended(listener),
+        kernel.log.child({ capability: 'reputation' }),
+      ),
+    );
     engines.push(
       startRetention(
         kernel.config.retention.events_days,
@@ -94,7 +107,10 @@ export async function startBackground(
     engines.push(services.delivery.start({ deliver: kernel.config.delivery.enabled }));
     engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
     engines.push(startTracking(services.tracking, kernel.log.child({ capability: 'tracking' })));
+    engines.push(services.broadcasts.start());
     if (kernel.config.smtp_in.enabled) engines.push(services.inbound.start());
+    // Last: its first measurement sees the engines above running.
+    engines.push(services.status.start());
   } catch (error) {
     // An engine that cannot start stops the boot: those already running stop too, so that `serve`
     // exits rather than stay up half-started (answering /health with no delivery engine, say).

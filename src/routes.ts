@@ -1,5 +1,13 @@
 /** Every HTTP route of the process, gathered from the capabilities, plus the OpenAPI document. */
 import { analyticsRoutes } from './analytics/routes.js';
+import { accountRoutes } from './auth/account/routes.js';
+import { loginRoutes } from './auth/login/routes.js';
+import { dashboardKeyRoutes } from './auth/keys-routes.js';
+import { auditRoutes } from './audit/routes.js';
+import { memberRoutes } from './members/routes.js';
+import { audienceRoutes } from './audiences/routes.js';
+import { broadcastRoutes } from './broadcasts/routes.js';
+import { unsubscribeRoutes } from './broadcasts/unsubscribe-routes.js';
 import { emailRoutes } from './emails/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { inboundRoutes } from './inbound/routes.js';
@@ -9,6 +17,8 @@ import { defineRoute, type RouteSpec } from './platform/http/route.js';
 import type { Services } from './services.js';
 import { domainRoutes } from './domains/routes.js';
 import { templateRoutes } from './templates/routes.js';
+import { reputationRoutes } from './reputation/routes.js';
+import { statusRoutes } from './status/routes.js';
 import { suppressionRoutes } from './suppressions/routes.js';
 import { trackingRoutes } from './tracking/routes.js';
 import { validationRoutes } from './validation/routes.js';
@@ -24,8 +34,20 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...webhookRoutes(services.webhooks.service));
   routes.push(...analyticsRoutes(services.analytics));
   routes.push(...inboundRoutes(services.inbound));
+  routes.push(...loginRoutes(services.accounts.login, services.accounts.sessions, services.audit));
+  routes.push(...accountRoutes(services.accounts.users));
+  routes.push(...memberRoutes(services.accounts.members));
+  routes.push(...dashboardKeyRoutes(services.keys));
+  routes.push(...auditRoutes(services.audit));
   routes.push(...trackingRoutes(services.tracking));
   routes.push(...validationRoutes(services.validation));
+  routes.push(
+    ...audienceRoutes(services.audiences, { importMaxBytes: kernel.config.broadcasts.import_max_bytes }),
+  );
+  routes.push(...broadcastRoutes(services.broadcasts));
+  routes.push(...unsubscribeRoutes(services.broadcasts.unsubscribe));
+  routes.push(...reputationRoutes(services.reputation));
+  routes.push(...statusRoutes(services.status));
   let document: unknown;
   routes.push(
     defineRoute({

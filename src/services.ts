@@ -3,9 +3,12 @@
  * A capability reaches another only through the service object built here.
  */
 import { buildAnalytics } from './analytics/build.js';
+import { buildAudiences } from './audiences/build.js';
+import { buildBroadcasts } from './broadcasts/build.js';
 import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
 import { buildDomains } from './domains/build.js';
+import { buildAccounts } from './auth/build.js';
 import { createKeyService } from './auth/service.js';
 import { createKeyStore } from './auth/store.js';
 import { buildEmails } from './emails/build.js';
@@ -15,6 +18,8 @@ import { buildInbound } from './inbound/build.js';
 import type { Kernel } from './kernel.js';
 import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
+import { buildReputation } from './reputation/build.js';
+import { buildStatus } from './status/build.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
 import { createSystemMail } from './system-mail/service.js';
@@ -30,13 +35,16 @@ export function buildServices(kernel: Kernel) {
   const projects = createProjectService(createProjectStore(db), audit);
   const keys = createKeyService(createKeyStore(db), projects, audit);
   const events = createEventService(db, kernel.store.sqlite);
-  const suppressions = createSuppressionService(createSuppressionStore(db));
+  const suppressions = createSuppressionService(createSuppressionStore(db), {
+    testDomain: kernel.config.sandbox.test_domain,
+  });
   const domains = buildDomains(kernel, { events, projects });
   const trackingSettings = buildTrackingSettings(kernel, { domains });
   const templates = buildTemplates(kernel, { domains, tracking: trackingSettings });
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
   const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
   const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
+  const accounts = buildAccounts(kernel, { projects, systemMail, audit });
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
   const delivery = createDeliveryService(kernel, {
@@ -48,6 +56,15 @@ export function buildServices(kernel: Kernel) {
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
   const validation = buildValidation(kernel, { suppressions });
+  const audiences = buildAudiences(kernel, { events });
+  const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
+  const reputation = buildReputation(kernel, { events, emails, analytics, audit });
+  const status = buildStatus(kernel, {
+    health,
+    delivery,
+    webhooks: webhooks.service,
+    mailer: { send: (mail) => systemMail.send({ ...mail, tags: { kind: mail.kind } }) },
+  });
   return {
     health,
     audit,
@@ -64,7 +81,12 @@ export function buildServices(kernel: Kernel) {
     inbound,
     tracking,
     systemMail,
+    accounts,
     validation,
+    audiences,
+    broadcasts,
+    reputation,
+    status,
   };
 }
 

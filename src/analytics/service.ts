@@ -168,6 +168,15 @@ export function createAnalyticsService(deps: { store: AnalyticsStore; projector:
     catchUp,
     report,
     /**
+     * The provider lane that carried a message to a recipient, as the projection recorded it;
+     * undefined when unknown (not yet routed, or the record is past retention). The reputation
+     * center asks it for events that name no lane (asynchronous DSNs, complaints).
+     */
+    laneOf(messageId: string, recipient: string): string | undefined {
+      const lane = store.laneOf(messageId, recipient);
+      return lane === '' ? undefined : lane;
+    },
+    /**
      * Retention: settled recipient records last changed before `cutoff` go (pending ones stay);
      * the daily aggregates keep their counts.
      */

@@ -11,7 +11,14 @@ export type DailyAggregate = Counters & { day: number; lane: string; latency: st
 export function createAnalyticsStore(sqlite: SQLite.Database) {
   let window: SQLite.Statement<[string, KeyMode, number, number], DailyAggregate> | undefined;
   let purge: SQLite.Statement<[number, number]> | undefined;
+  let lane: SQLite.Statement<[string, string], { lane: string }> | undefined;
   return {
+    /** The lane recorded for one recipient of a message ('' before delivery chose one), if any. */
+    laneOf(messageId: string, recipient: string): string | undefined {
+      lane ??= sqlite.prepare('select lane from analytics_recipients where message_id = ? and recipient = ?');
+      return lane.get(messageId, recipient)?.lane;
+    },
+
     /** Aggregate rows of a project's live or test traffic for days `first`..`last` (primary-key range). */
     window(projectId: string, mode: KeyMode, first: number, last: number): DailyAggregate[] {
       window ??= sqlite.prepare(

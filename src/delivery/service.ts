@@ -217,6 +217,9 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
       });
     },
 
+    /** SMTP transactions tried since attempt `afterId`, per lane and outcome (the status area's deferral rate). */
+    attemptCountsAfter: (afterId: number | undefined) => store.attemptCountsAfter(afterId),
+
     /**
      * The message and recipients a VERP return path names (for a DSN arriving at the inbound
      * listener), or null when the address is not a valid one of ours.

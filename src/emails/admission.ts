@@ -65,7 +65,7 @@ export function createAdmission(deps: AdmissionDeps) {
   const checkSender = createSenderCheck(deps.config.sandbox, ports);
   // Acceptance commits durably, up to 256 sends (or batches) a transaction; listeners hear of
   // commits at most every 25 ms.
-  const commitUnit = createGroupCommit(deps, (_trx, unit: () => Promise<unknown>) => unit(), {
+  const commitUnit = createGroupCommit(deps, (trx, unit: (trx: Db) => Promise<unknown>) => unit(trx), {
     maxBatch: 256,
     afterCommit: throttled(() => events.notify()),
   });
@@ -126,6 +126,7 @@ export function createAdmission(deps: AdmissionDeps) {
         tags: draft.tags,
         created_at: new Date(ref.createdAt).toISOString(),
         ...(draft.sendAt === null ? {} : { scheduled_at: new Date(draft.sendAt).toISOString() }),
+        ...(draft.broadcastId === undefined ? {} : { broadcast_id: draft.broadcastId }),
       },
     });
   }
@@ -160,6 +161,34 @@ export function createAdmission(deps: AdmissionDeps) {
       const draft = await toDraft({ projectId, keyId: null, mode: 'live' }, request, null);
       await checkSuppression(ports, draft);
       return { draft, reservation: { headers: {}, release: () => {} } };
+    },
+
+    /**
+     * Broadcast messages (channel `marketing`, no API key): the caller built and checked the
+     * drafts (sender verified, recipients subscribed and not suppressed); only the daily quota is
+     * applied here. They are written in ONE unit of the group commit with `within`, which writes
+     * the caller's own rows in the same transaction (a broadcast's ledger and cursor), so either
+     * all of them are queued or none is. They are not signed at admission: delivery renders them
+     * (marketing never takes the render threads from transactional mail ahead of its turn).
+     */
+    async commitMarketing(drafts: readonly Draft[], within: (trx: Db) => Promise<void>): Promise<void> {
+      const first = drafts[0];
+      if (first === undefined) return;
+      await limits.prepare(first.projectId, first.mode);
+      const reservation = limits.reserveDaily(first.projectId, first.mode, drafts.length);
+      try {
+        await commitUnit(async (trx: Db) => {
+          const now = Date.now();
+          for (const draft of drafts) {
+            const result = store.insertAccepted(draft, now);
+            if (result.created) appendAccepted(draft, result.ref);
+          }
+          await within(trx);
+        });
+      } catch (error) {
+        reservation.release();
+        throw error;
+      }
     },
 
     /** ONE transaction for all drafts: messages, recipients, jobs, idempotency records, events. */

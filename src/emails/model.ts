@@ -2,7 +2,13 @@
  * The message model of the send path: a Draft is a validated, checked send request on its way to
  * the store; a MessageRef is what every response shows. Nothing here touches the database.
  */
-import type { KeyMode, MessageStatus, RecipientKind, RecipientStatus } from '../platform/db/tables.js';
+import type {
+  KeyMode,
+  MessageStatus,
+  RecipientKind,
+  RecipientStatus,
+  Traffic,
+} from '../platform/db/tables.js';
 import type { Mailbox } from '../platform/mail-address.js';
 
 export interface DraftRecipient {
@@ -13,9 +19,15 @@ export interface DraftRecipient {
 }
 
 export interface Draft {
+  /** A message ID made beforehand (a broadcast names it in the message's unsubscribe link). */
+  readonly id?: string;
   readonly projectId: string;
-  /** Null for Posthorn's own mail (system-mail), which no API key sends. */
+  /** The API key that sent it; null for Posthorn's own mail (system-mail) and a broadcast's messages. */
   readonly keyId: string | null;
+  /** The channel (spec §2.5 `channel`): transactional unless a broadcast sends it. */
+  readonly traffic?: Traffic;
+  /** The broadcast that sent it (its `email.sent` event says so). */
+  readonly broadcastId?: string;
   readonly mode: KeyMode;
   readonly from: Mailbox;
   readonly replyTo: readonly Mailbox[];

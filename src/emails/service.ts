@@ -69,6 +69,9 @@ export function createEmailService(deps: EmailServiceDeps) {
 
     sendBatch: createBatchSend(admission, deps.config.limits.max_body_bytes),
 
+    /** A broadcast's messages (channel `marketing`), with the broadcast's own rows in the same transaction. */
+    commitMarketing: admission.commitMarketing,
+
     /** Live messages whose acceptance committed (delivery's admission rendering listens). */
     onAdmitted: admission.onAdmitted,
 

@@ -65,13 +65,15 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
         const existing = this.findIdempotent(draft.projectId, draft.mode, draft.idempotencyKey, now);
         if (existing) return { ref: existing, created: false };
       }
-      const id = newId('msg', now);
+      const id = draft.id ?? newId('msg', now);
+      const traffic = draft.traffic ?? 'transactional';
       const status: MessageStatus = draft.sendAt === null ? 'queued' : 'scheduled';
       s.insertMessage.run({
         id,
         project_id: draft.projectId,
         api_key_id: draft.keyId,
         mode: draft.mode,
+        traffic,
         status,
         from_header: draft.from.display,
         from_email: draft.from.email,
@@ -108,6 +110,7 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
           id,
           draft.projectId,
           domain,
+          traffic,
           draft.mode,
           state,
           draft.sendAt ?? now,
@@ -262,7 +265,7 @@ function prepare(sqlite: SQLite.Database) {
       `insert into messages (id, project_id, api_key_id, mode, traffic, status, from_header, from_email, from_domain,
          reply_to, subject, headers, tags, template_id, template_version, variables, send_at,
          track_opens, track_clicks, created_at, updated_at)
-       values (@id, @project_id, @api_key_id, @mode, 'transactional', @status, @from_header, @from_email, @from_domain,
+       values (@id, @project_id, @api_key_id, @mode, @traffic, @status, @from_header, @from_email, @from_domain,
          @reply_to, @subject, @headers, @tags, @template_id, @template_version, @variables, @send_at,
          @track_opens, @track_clicks, @now, @now)`,
     ),
@@ -275,7 +278,7 @@ function prepare(sqlite: SQLite.Database) {
     insertJob: sqlite.prepare(
       `insert into delivery_jobs (id, message_id, project_id, domain, traffic, mode, state, lane, due_at, locked_until,
          attempts, last_error, created_at, updated_at)
-       values (?, ?, ?, ?, 'transactional', ?, ?, null, ?, null, 0, null, ?, ?)`,
+       values (?, ?, ?, ?, ?, ?, ?, null, ?, null, 0, null, ?, ?)`,
     ),
     // An expired record (older than 24 h) is simply taken over by the new message.
     upsertIdempotency: sqlite.prepare(

@@ -17,6 +17,7 @@ export const EVENT_TYPES = [
   'contact.created',
   'contact.updated',
   'contact.unsubscribed',
+  'broadcast.sent',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

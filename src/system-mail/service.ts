@@ -35,6 +35,8 @@ export interface SystemMail {
   readonly html?: string;
   /** Labels kept on the message (`kind` names what sent it: `login_code`, `invitation`, ...). */
   readonly tags?: Readonly<Record<string, string>>;
+  /** Headers the send API accepts (RFC 8058 `List-Unsubscribe` and `List-Unsubscribe-Post` on notices). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface SystemMailDeps {
@@ -110,6 +112,7 @@ export function createSystemMail(deps: SystemMailDeps) {
         text: mail.text,
         ...(mail.html === undefined ? {} : { html: mail.html }),
         tags: { ...mail.tags },
+        ...(mail.headers === undefined ? {} : { headers: { ...mail.headers } }),
       });
       if (!parsedRequest.success) {
         const issue = parsedRequest.error.issues[0];

@@ -241,6 +241,29 @@ export function createTemplateService(
       const rendered = renderParsed(content, variables, { maxBodyBytes: options.maxBodyBytes });
       return { templateId: row.id, version, ...rendered };
     },
+
+    /**
+     * The published version's subject, bodies and declared variables, unrendered: a broadcast
+     * fills them per contact itself. 400 naming `template` as `renderForSend` does.
+     */
+    async publishedContent(projectId: string, ref: string) {
+      const row = await store.findPublished(projectId, ref);
+      if (!row) throw noSuchTemplate(ref);
+      if (row.published_version === null || row.version_id === null || row.version === null) {
+        throw badRequest(`template: "${ref}" has no published version; publish it first.`, [
+          { path: 'template', message: 'has no published version' },
+        ]);
+      }
+      const content = await contentOf(ref, row.version_id);
+      return {
+        templateId: row.id,
+        version: row.version,
+        subject: content.subject,
+        html: content.html_body,
+        text: content.text_body,
+        variables: JSON.parse(row.variables ?? '[]') as string[],
+      };
+    },
   };
 }
 

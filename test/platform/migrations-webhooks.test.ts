@@ -35,9 +35,15 @@ test('0016 gives each webhook endpoint the mode of the key its creation was audi
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0020-suppression-mode',
     '0021a-system-organization',
+    '0021b-accounts',
     '0023-tracking',
     '0023a-analytics-machine-events',
+    '0024-audiences-broadcasts',
+    '0025-reputation-center',
+    '0025a-dedicated-ips',
+    '0026-status',
   ]);
   t.deepEqual(sqlite.prepare('select id, mode from webhook_endpoints order by id').all(), [
     { id: 'wh_by_live_key', mode: 'live' },
@@ -120,9 +126,15 @@ test('0017 ends the pending attempts queued before 0016 for an endpoint of the o
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0020-suppression-mode',
     '0021a-system-organization',
+    '0021b-accounts',
     '0023-tracking',
     '0023a-analytics-machine-events',
+    '0024-audiences-broadcasts',
+    '0025-reputation-center',
+    '0025a-dedicated-ips',
+    '0026-status',
   ]);
   const notSent = (message: string, endpoint: string) => ({
     state: 'failed',

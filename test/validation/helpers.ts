@@ -28,7 +28,7 @@ export async function startValidationEnv(
   const ph = await startPosthorn(t, {
     ...options.config,
     dns: { servers: [dns.address] },
-    validation: { dns_timeout_ms: 2000, disposable_domains_file: file, ...options.config?.validation },
+    validation: { dns_timeout_ms: 5000, disposable_domains_file: file, ...options.config?.validation },
   });
   return {
     ph,

@@ -265,6 +265,34 @@ export function createDeliveryStore(db: Db, sqlite: SQLite.Database) {
         oldestCreatedAt: row.oldest === null ? null : Number(row.oldest),
       }));
     },
+
+    /**
+     * SMTP transactions logged after attempt `afterId`, counted per lane and outcome, and the
+     * newest ID read; without `afterId`, nothing is counted and the newest ID is returned (a
+     * reader starts from now). Incremental, so a reader polling it reads each row once.
+     */
+    async attemptCountsAfter(
+      afterId: number | undefined,
+    ): Promise<{ lastId: number; counts: { lane: string | null; outcome: string; count: number }[] }> {
+      const newest = await db
+        .selectFrom('delivery_attempts')
+        .select((eb) => eb.fn.max<number>('id').as('id'))
+        .executeTakeFirst();
+      const lastId = Number(newest?.id ?? 0);
+      if (afterId === undefined || lastId <= afterId)
+        return { lastId: Math.max(lastId, afterId ?? 0), counts: [] };
+      const rows = await db
+        .selectFrom('delivery_attempts')
+        .select((eb) => ['lane', 'outcome', eb.fn.countAll<number>().as('count')])
+        .where('id', '>', afterId)
+        .where('id', '<=', lastId)
+        .groupBy(['lane', 'outcome'])
+        .execute();
+      return {
+        lastId,
+        counts: rows.map((row) => ({ lane: row.lane, outcome: row.outcome, count: Number(row.count) })),
+      };
+    },
   };
 }
 

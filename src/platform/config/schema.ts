@@ -6,7 +6,8 @@
  * composes them, and their order here is the order of the example file.
  */
 import { z } from 'zod';
-import { systemMailSection } from './sections/accounts.js';
+import { accountsSection, systemMailSection } from './sections/accounts.js';
+import { broadcastsSection } from './sections/broadcasts.js';
 import { deliverySection, laneSchema, newLaneDefaults } from './sections/delivery.js';
 import { clamavSection, smtpInSection } from './sections/inbound.js';
 import {
@@ -19,7 +20,7 @@ import {
   statusSection,
   storageSection,
 } from './sections/platform.js';
-import { validationSection } from './sections/reputation.js';
+import { reputationSection, validationSection } from './sections/reputation.js';
 import { dkimSection, domainsSection, sandboxSection, trackingSection } from './sections/sending.js';
 import { webhooksSection } from './sections/webhooks.js';
 
@@ -38,10 +39,13 @@ export const configSchema = z.strictObject({
   tracking: trackingSection.default(trackingSection.parse({})),
   sandbox: sandboxSection.default(sandboxSection.parse({})),
   system_mail: systemMailSection.default(systemMailSection.parse({})),
+  accounts: accountsSection.default(accountsSection.parse({})),
   limits: limitsSection.default(limitsSection.parse({})),
   webhooks: webhooksSection.default(webhooksSection.parse({})),
+  broadcasts: broadcastsSection.default(broadcastsSection.parse({})),
   retention: retentionSection.default(retentionSection.parse({})),
   validation: validationSection.default(validationSection.parse({})),
+  reputation: reputationSection.default(reputationSection.parse({})),
   status: statusSection.default(statusSection.parse({})),
   log: logSection.default(logSection.parse({})),
 });

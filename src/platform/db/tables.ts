@@ -7,12 +7,17 @@
 import type {
   ApiKeysTable,
   AuditLogTable,
+  LoginCodesTable,
   OrganizationMembersTable,
   OrganizationsTable,
   ProjectsTable,
+  RecoveryCodesTable,
+  SessionsTable,
   UsersTable,
 } from './tables/accounts.js';
 import type { AnalyticsDailyTable, AnalyticsRecipientsTable } from './tables/analytics.js';
+import type { AudiencesTable, ContactConsentsTable, ContactsTable } from './tables/audiences.js';
+import type { BroadcastMessagesTable, BroadcastsTable } from './tables/broadcasts.js';
 import type {
   DeliveryAttemptsTable,
   DeliveryJobsTable,
@@ -37,6 +42,18 @@ import type {
   MessageRecipientsTable,
   MessagesTable,
 } from './tables/messages.js';
+import type {
+  DedicatedIpAssignmentsTable,
+  DedicatedIpRequestsTable,
+  DedicatedIpUsageTable,
+  ReputationHourlyTable,
+} from './tables/reputation.js';
+import type {
+  StatusIncidentsTable,
+  StatusIncidentUpdatesTable,
+  StatusNotificationsTable,
+  StatusSubscriptionsTable,
+} from './tables/status.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
 import type { TemplatesTable, TemplateVersionsTable } from './tables/templates.js';
 import type { TrackingHitsTable, TrackingSettingsTable } from './tables/tracking.js';
@@ -44,12 +61,16 @@ import type { WebhookAttemptsTable, WebhookEndpointsTable, WebhookMessagesTable 
 
 export type * from './tables/accounts.js';
 export type * from './tables/analytics.js';
+export type * from './tables/audiences.js';
+export type * from './tables/broadcasts.js';
 export type * from './tables/columns.js';
 export type * from './tables/delivery.js';
 export type * from './tables/domains.js';
 export type * from './tables/events.js';
 export type * from './tables/inbound.js';
 export type * from './tables/messages.js';
+export type * from './tables/reputation.js';
+export type * from './tables/status.js';
 export type * from './tables/suppressions.js';
 export type * from './tables/templates.js';
 export type * from './tables/tracking.js';
@@ -62,6 +83,9 @@ export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
+  sessions: SessionsTable;
+  login_codes: LoginCodesTable;
+  recovery_codes: RecoveryCodesTable;
   messages: MessagesTable;
   message_bodies: MessageBodiesTable;
   message_raw: MessageRawTable;
@@ -92,4 +116,17 @@ export interface Database {
   inbound_replies: InboundRepliesTable;
   tracking_settings: TrackingSettingsTable;
   tracking_hits: TrackingHitsTable;
+  audiences: AudiencesTable;
+  contacts: ContactsTable;
+  contact_consents: ContactConsentsTable;
+  broadcasts: BroadcastsTable;
+  broadcast_messages: BroadcastMessagesTable;
+  reputation_hourly: ReputationHourlyTable;
+  dedicated_ip_requests: DedicatedIpRequestsTable;
+  dedicated_ip_assignments: DedicatedIpAssignmentsTable;
+  dedicated_ip_usage: DedicatedIpUsageTable;
+  status_incidents: StatusIncidentsTable;
+  status_incident_updates: StatusIncidentUpdatesTable;
+  status_subscriptions: StatusSubscriptionsTable;
+  status_notifications: StatusNotificationsTable;
 }

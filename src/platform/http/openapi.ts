@@ -79,6 +79,7 @@ function operation(spec: RouteSpec): Json {
   const op: Json = {
     operationId: `${spec.method}${spec.path.replace(/\{([^}]+)\}/g, 'By_$1').replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: spec.summary,
+    ...(spec.description === undefined ? {} : { description: spec.description }),
     tags: [spec.tag],
     parameters: parameters(spec),
     responses,
@@ -86,7 +87,12 @@ function operation(spec: RouteSpec): Json {
   if (spec.body) {
     const content: Json = { 'application/json': { schema: jsonSchema(spec.body, 'input') } };
     if (spec.form) content['application/x-www-form-urlencoded'] = { schema: jsonSchema(spec.body, 'input') };
-    op.requestBody = { required: true, content };
+    op.requestBody = { required: spec.optionalBody !== true, content };
+  }
+  if (spec.stream) {
+    const content: Json = {};
+    for (const type of spec.stream.contentTypes) content[type] = { schema: { type: 'string' } };
+    op.requestBody = { required: true, description: spec.stream.description, content };
   }
   if (spec.auth === 'key') op.security = [{ apiKey: [] }];
   else if (spec.auth === 'session') op.security = [{ session: [] }];

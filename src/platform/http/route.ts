@@ -46,6 +46,8 @@ export interface RouteSpec<
   /** OpenAPI style: `/v1/emails/{id}`. */
   readonly path: string;
   readonly summary: string;
+  /** Longer text for the OpenAPI operation (e.g. which roles may call it). */
+  readonly description?: string;
   readonly tag: string;
   readonly auth: AuthKind;
   /** Scope the API key needs; enforced before the handler runs. */
@@ -53,6 +55,13 @@ export interface RouteSpec<
   readonly body?: B;
   /** Accept `application/x-www-form-urlencoded` bodies (OAuth token endpoints). */
   readonly form?: boolean;
+  /** The JSON body may be left out (or empty); the schema then parses `{}`. */
+  readonly optionalBody?: boolean;
+  /**
+   * The handler reads the body itself as a stream (`req.ctx.req`): uploads past
+   * `limits.max_body_bytes`, or media types other than JSON. Documented with these types.
+   */
+  readonly stream?: { readonly contentTypes: readonly string[]; readonly description: string };
   readonly query?: Q;
   readonly params?: P;
   /** Request headers worth documenting, name → description. */
@@ -63,6 +72,12 @@ export interface RouteSpec<
    * debug, not info, so the polling does not bury the requests worth reading.
    */
   readonly probe?: boolean;
+  /**
+   * `false` when the route's state changes are recorded elsewhere and must not also append an
+   * audit record (a send is its own record: the message). Default: a successful request that is
+   * not a GET, made with a key or a session, appends one unless the service recorded its own.
+   */
+  readonly audit?: false;
   readonly handler: (
     req: RouteRequest<z.output<B>, z.output<Q>, z.output<P>>,
   ) => Promise<RouteResult> | RouteResult;

@@ -20,7 +20,7 @@ test('ph_test_ sends are accepted by the built-in sink without opening a connect
   t.is(env.peer.connections, 0);
 });
 
-test('the reserved sandbox recipients bounce, complain and delay as real ones would', async (t) => {
+test('the reserved sandbox recipients bounce, complain and delay as real ones would, every time: they are never suppressed', async (t) => {
   const env = await startDeliveryEnv(t);
   const key = await env.ph.createKey(env.ph.owner.projectId, ['emails:send'], 'test');
   const id = await send(
@@ -47,9 +47,14 @@ test('the reserved sandbox recipients bounce, complain and delay as real ones wo
     'email.delivery_delayed delay@posthorn.test',
     'email.delivered delay@posthorn.test',
   ]);
-  const bounced = await env.ph.request('GET', '/v1/suppressions/bounce@posthorn.test');
-  t.is(bounced.body.reason, 'hard_bounce');
-  const complained = await env.ph.request('GET', '/v1/suppressions/complaint@posthorn.test');
-  t.is(complained.body.reason, 'spam_complaint');
+  // DESIGN.md §4a: the same events as real addresses, but never a suppression, in either list.
+  const reader = await env.ph.createKey(env.ph.owner.projectId, ['suppressions:read'], 'test');
+  for (const address of ['bounce@posthorn.test', 'complaint@posthorn.test']) {
+    t.is((await env.ph.request('GET', `/v1/suppressions/${address}`, { key: reader })).status, 404, address);
+    t.is((await env.ph.request('GET', `/v1/suppressions/${address}`)).status, 404, address);
+  }
+  const again = await send(env, { to: ['bounce@posthorn.test'] }, key);
+  t.is(await settled(env.ph, again), 'bounced');
+  t.true(events(env.ph, again).some((e) => e.type === 'email.bounced'));
   t.is(env.peer.connections, 0);
 });

@@ -1,0 +1,87 @@
+/**
+ * Builds the broadcasts capability: its store and service, the unsubscribe links and handler, and
+ * the expansion engine (started by background.ts). The composition root calls this once.
+ */
+import type { Engine } from '../background.js';
+import type { AudienceService } from '../audiences/service.js';
+import type { EmailService } from '../emails/service.js';
+import type { EventService } from '../events/service.js';
+import type { Kernel } from '../kernel.js';
+import type { SuppressionService } from '../suppressions/service.js';
+import { Expansion } from './expansion.js';
+import { createBroadcastService, type PublishedTemplates } from './service.js';
+import { createBroadcastStore } from './store.js';
+import { createUnsubscribe } from './unsubscribe.js';
+import { unsubscribeLinks } from './unsubscribe-headers.js';
+import { unsubscribeKey } from './unsubscribe-token.js';
+
+export function buildBroadcasts(
+  kernel: Kernel,
+  services: {
+    events: EventService;
+    audiences: AudienceService;
+    emails: Pick<EmailService, 'commitMarketing'>;
+    suppressions: Pick<SuppressionService, 'findSuppressed'>;
+    domains: { isVerified(projectId: string, name: string): Promise<boolean> };
+    templates: PublishedTemplates;
+  },
+) {
+  const { config, db } = kernel;
+  const store = createBroadcastStore(db);
+  const key = unsubscribeKey(kernel.masterKey);
+  let expansion: Expansion | null = null;
+  const service = createBroadcastService({
+    db,
+    store,
+    audiences: services.audiences,
+    domains: services.domains,
+    templates: services.templates,
+    wake: () => expansion?.wake(),
+  });
+  services.audiences.setInUseCheck((projectId, audienceId) => store.audienceInUse(projectId, audienceId));
+  const unsubscribe = createUnsubscribe({ key, store, audiences: services.audiences });
+  if (!config.server.public_url.startsWith('https://')) {
+    kernel.log.warn(
+      { public_url: config.server.public_url },
+      'server.public_url is not https: broadcast messages carry List-Unsubscribe without List-Unsubscribe-Post (RFC 8058 needs an https link)',
+    );
+  }
+  return {
+    ...service,
+    unsubscribe,
+    /** Starts the expansion of scheduled broadcasts (background.ts). */
+    start(): Engine {
+      const running = new Expansion({
+        db,
+        store,
+        audiences: services.audiences,
+        suppressions: services.suppressions,
+        domains: services.domains,
+        templates: services.templates,
+        emails: services.emails,
+        events: services.events,
+        backlog: () => store.marketingBacklog(Date.now()),
+        links: unsubscribeLinks({
+          key,
+          publicUrl: config.server.public_url,
+          bounceSubdomain: config.delivery.bounce_subdomain,
+        }),
+        batch: config.broadcasts.expansion_batch,
+        queueAhead: config.broadcasts.queue_ahead,
+        maxBodyBytes: config.limits.max_body_bytes,
+        log: kernel.log.child({ capability: 'broadcasts' }),
+      });
+      expansion = running;
+      running.start();
+      return {
+        name: 'broadcasts',
+        stop: async () => {
+          await running.stop();
+          expansion = null;
+        },
+      };
+    },
+  };
+}
+
+export type Broadcasts = ReturnType<typeof buildBroadcasts>;

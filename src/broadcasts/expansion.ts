@@ -1,0 +1,333 @@
+/**
+ * The expansion of broadcasts into messages, as listmonk's campaign manager runs a campaign: a
+ * cursor over the audience's subscribed contacts in ID order, read one batch at a time (never the
+ * whole list in memory), each batch queued in ONE transaction with the broadcast's ledger and the
+ * cursor moved past it. A restart resumes after the last committed batch, and the ledger's key
+ * (broadcast, contact) makes a second message to one contact impossible whatever happens.
+ *
+ * Each message is an ordinary message of channel `marketing` (emails' `commitMarketing`), to one
+ * contact, personalised (content.ts) and carrying its own unsubscribe link and headers
+ * (unsubscribe-headers.ts). Contacts whose address is on the suppression list are left out and
+ * counted. The expansion keeps at most `queue_ahead` marketing messages due ahead of delivery, so
+ * a broadcast never floods the queue nor holds the store for long beside transactional sends,
+ * and a cancel stops it within one batch.
+ */
+import type { AudienceService } from '../audiences/service.js';
+import type { Recipient } from '../audiences/store.js';
+import { type Mailbox, parseMailbox } from '../platform/mail-address.js';
+import type { Draft } from '../emails/model.js';
+import type { EventService } from '../events/service.js';
+import type { Db } from '../platform/db/database.js';
+import { AppError } from '../platform/http/errors.js';
+import { newId } from '../platform/ids.js';
+import type { Logger } from '../platform/log.js';
+import type { ParsedContent } from '../templates/parsed.js';
+import { personalize, prepareContent } from './content.js';
+import { type PublishedTemplates, senderOf } from './service.js';
+import type { BroadcastRow, BroadcastStore, LedgerEntry } from './store.js';
+import { type UnsubscribeLinks, unsubscribeHeaders } from './unsubscribe-headers.js';
+
+export interface ExpansionDeps {
+  readonly db: Db;
+  readonly store: BroadcastStore;
+  readonly audiences: Pick<AudienceService, 'subscribedAfter' | 'subscribedCount'>;
+  readonly suppressions: {
+    findSuppressed(projectId: string, emails: readonly string[]): Promise<ReadonlyMap<string, unknown>>;
+  };
+  readonly domains: { isVerified(projectId: string, name: string): Promise<boolean> };
+  readonly templates: PublishedTemplates;
+  readonly emails: {
+    commitMarketing(drafts: readonly Draft[], within: (trx: Db) => Promise<void>): Promise<void>;
+  };
+  readonly events: EventService;
+  /** Marketing messages queued and due now (delivery's backlog). */
+  readonly backlog: () => Promise<number>;
+  readonly links: UnsubscribeLinks;
+  readonly batch: number;
+  readonly queueAhead: number;
+  readonly maxBodyBytes: number;
+  readonly pollMs?: number;
+  readonly log: Logger;
+}
+
+/** What a broadcast's messages share, worked out once per broadcast. */
+interface Prepared {
+  readonly parsed: ParsedContent;
+  readonly from: Mailbox;
+  readonly replyTo: readonly Mailbox[];
+  readonly tags: Record<string, string>;
+  readonly template: Draft['template'];
+}
+
+type Step = 'progress' | 'waiting' | 'idle';
+
+class Cancelled extends Error {}
+
+export class Expansion {
+  readonly #d: ExpansionDeps;
+  readonly #prepared = new Map<string, Prepared>();
+  /** Broadcasts held back until a time (the daily quota), by ID. */
+  readonly #pausedUntil = new Map<string, number>();
+  #stopped = false;
+  #running: Promise<void> = Promise.resolve();
+  #wakeUp: (() => void) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(deps: ExpansionDeps) {
+    this.#d = deps;
+  }
+
+  start(): void {
+    this.#running = this.#loop();
+  }
+
+  /** Looks for work at once (a broadcast was scheduled). */
+  wake(): void {
+    this.#wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.wake();
+    await this.#running;
+  }
+
+  async #loop(): Promise<void> {
+    while (!this.#stopped) {
+      let step: Step = 'idle';
+      try {
+        step = await this.#pass();
+      } catch (error) {
+        this.#d.log.error({ err: error }, 'broadcast expansion pass failed');
+      }
+      if (this.#stopped) break;
+      // Between batches the event loop serves everything else (a yield, not a sleep).
+      const wait = step === 'progress' ? 0 : step === 'waiting' ? 50 : (this.#d.pollMs ?? 1000);
+      await new Promise<void>((resolve) => {
+        this.#wakeUp = resolve;
+        this.#timer =
+          wait === 0 ? (setImmediate(resolve) as unknown as NodeJS.Timeout) : setTimeout(resolve, wait);
+      });
+      clearTimeout(this.#timer);
+      this.#wakeUp = undefined;
+    }
+  }
+
+  /** One batch of each broadcast that can go on now. */
+  async #pass(): Promise<Step> {
+    const now = Date.now();
+    let result: Step = 'idle';
+    for (const row of await this.#d.store.runnable(now, 20)) {
+      if (this.#stopped) break;
+      if ((this.#pausedUntil.get(row.id) ?? 0) > now) {
+        result = result === 'idle' ? 'waiting' : result;
+        continue;
+      }
+      const step = row.status === 'scheduled' ? await this.#begin(row) : await this.#batch(row);
+      if (step === 'progress') result = 'progress';
+      else if (step === 'waiting' && result === 'idle') result = 'waiting';
+    }
+    return result;
+  }
+
+  /** A scheduled broadcast whose time came: checked again, its content fixed, its contacts counted. */
+  async #begin(row: BroadcastRow): Promise<Step> {
+    const { store, log } = this.#d;
+    const now = Date.now();
+    const fail = async (error: string) => {
+      log.warn({ broadcast_id: row.id, reason: error }, 'broadcast failed to start');
+      await store.transition(row.id, ['scheduled'], {
+        status: 'failed',
+        last_error: error,
+        finished_at: now,
+        updated_at: now,
+      });
+      return 'progress' as const;
+    };
+    const sender = senderOf(row);
+    if (!(await this.#d.domains.isVerified(row.project_id, sender.domain)))
+      return fail(`the sender domain ${sender.domain} is no longer a verified domain of the project`);
+    const content: Partial<BroadcastRow> = {};
+    if (row.template !== null) {
+      try {
+        const template = await this.#d.templates.publishedContent(row.project_id, row.template);
+        Object.assign(content, {
+          subject: template.subject,
+          html: template.html,
+          text: template.text,
+          template_id: template.templateId,
+          template_version: template.version,
+        });
+      } catch (error) {
+        return fail(error instanceof Error ? error.message : String(error));
+      }
+    }
+    const recipients = await this.#d.audiences.subscribedCount(row.audience_id);
+    await store.transition(row.id, ['scheduled'], {
+      ...content,
+      status: 'sending',
+      started_at: now,
+      recipients,
+      updated_at: now,
+    });
+    log.info({ broadcast_id: row.id, recipients }, 'broadcast sending started');
+    return 'progress';
+  }
+
+  #prepare(row: BroadcastRow): Prepared {
+    let prepared = this.#prepared.get(row.id);
+    if (prepared === undefined) {
+      prepared = {
+        parsed: prepareContent({ subject: row.subject ?? '', html: row.html, text: row.text }),
+        from: senderOf(row),
+        replyTo: (JSON.parse(row.reply_to ?? '[]') as string[]).flatMap((address) => {
+          const parsed = parseMailbox(address);
+          return parsed.ok ? [parsed.value] : [];
+        }),
+        tags: JSON.parse(row.tags) as Record<string, string>,
+        template:
+          row.template_id === null || row.template_version === null
+            ? null
+            : { id: row.template_id, version: row.template_version, variables: {} },
+      };
+      this.#prepared.set(row.id, prepared);
+    }
+    return prepared;
+  }
+
+  /** Queues the next batch of contacts of a sending broadcast, or finishes it. */
+  async #batch(row: BroadcastRow): Promise<Step> {
+    const d = this.#d;
+    if ((await d.backlog()) >= d.queueAhead) return 'waiting';
+    const contacts = await d.audiences.subscribedAfter(row.audience_id, row.cursor, d.batch);
+    if (contacts.length === 0) return this.#finish(row);
+    const prepared = this.#prepare(row);
+    const suppressed = await d.suppressions.findSuppressed(
+      row.project_id,
+      contacts.map((c) => c.email),
+    );
+    const drafts: Draft[] = [];
+    const ledger: LedgerEntry[] = [];
+    for (const contact of contacts) {
+      if (suppressed.has(contact.email)) continue;
+      const draft = this.#draft(row, prepared, contact);
+      if (draft === undefined) continue;
+      drafts.push(draft);
+      ledger.push({ contact_id: contact.id, message_id: draft.id as string });
+    }
+    const cursor = (contacts[contacts.length - 1] as Recipient).id;
+    const counts = { queued: drafts.length, suppressed: contacts.length - drafts.length };
+    const record = async (trx: Db) => {
+      if (!(await d.store.recordBatch(trx, row.id, ledger, cursor, counts, Date.now())))
+        throw new Cancelled();
+    };
+    try {
+      if (drafts.length === 0) await d.db.transaction().execute(record);
+      else await d.emails.commitMarketing(drafts, record);
+    } catch (error) {
+      if (error instanceof Cancelled) {
+        this.#prepared.delete(row.id);
+        return 'progress';
+      }
+      if (error instanceof AppError && error.code === 'rate_limited') return this.#pause(row, error);
+      throw error;
+    }
+    return 'progress';
+  }
+
+  /** One contact's message, or undefined when its values make it unsendable (logged). */
+  #draft(row: BroadcastRow, prepared: Prepared, contact: Recipient): Draft | undefined {
+    const id = newId('msg');
+    const links = this.#d.links.of(id, prepared.from.domain);
+    const name = [contact.first_name, contact.last_name].filter(Boolean).join(' ');
+    const named = name === '' ? undefined : parseMailbox(`${name} <${contact.email}>`);
+    const mailbox = named?.ok ? named : parseMailbox(contact.email);
+    if (!mailbox.ok) {
+      this.#d.log.warn(
+        { broadcast_id: row.id, contact_id: contact.id },
+        'contact address cannot be sent to; skipped',
+      );
+      return undefined;
+    }
+    let content: ReturnType<typeof personalize>;
+    try {
+      content = personalize(
+        prepared.parsed,
+        {
+          email: contact.email,
+          first_name: contact.first_name,
+          last_name: contact.last_name,
+          metadata: JSON.parse(contact.metadata) as Record<string, string>,
+          unsubscribe_url: links.url,
+        },
+        this.#d.maxBodyBytes,
+      );
+    } catch (error) {
+      this.#d.log.warn(
+        { broadcast_id: row.id, contact_id: contact.id, err: error },
+        "contact's values make the message unsendable; skipped",
+      );
+      return undefined;
+    }
+    return {
+      id,
+      projectId: row.project_id,
+      keyId: null,
+      mode: row.mode,
+      traffic: 'marketing',
+      broadcastId: row.id,
+      from: prepared.from,
+      replyTo: prepared.replyTo,
+      recipients: [{ kind: 'to', mailbox: mailbox.value, email: contact.email }],
+      subject: content.subject,
+      html: content.html,
+      text: content.text,
+      headers: unsubscribeHeaders(links),
+      tags: prepared.tags,
+      template: prepared.template,
+      sendAt: null,
+      trackOpens: null,
+      trackClicks: null,
+      idempotencyKey: null,
+    };
+  }
+
+  /** The daily quota is used up: the broadcast waits until it resets, and says so. */
+  async #pause(row: BroadcastRow, error: AppError): Promise<Step> {
+    const reset = Number(error.headers['RateLimit-Reset'] ?? error.headers['Retry-After'] ?? 60);
+    this.#pausedUntil.set(row.id, Date.now() + Math.max(1, reset) * 1000);
+    await this.#d.store.update(row.id, { last_error: `waiting: ${error.message}`, updated_at: Date.now() });
+    return 'waiting';
+  }
+
+  /** Every contact was passed: the broadcast is sent (`broadcast.sent`, DESIGN.md §4b). */
+  async #finish(row: BroadcastRow): Promise<Step> {
+    const { db, store, events } = this.#d;
+    const now = Date.now();
+    const finished = await db.transaction().execute(async (trx) => {
+      const changes = { status: 'sent' as const, finished_at: now, recipients: row.queued, updated_at: now };
+      if (!(await store.transition(row.id, ['sending'], changes, trx))) return false;
+      await events.append(trx, {
+        projectId: row.project_id,
+        type: 'broadcast.sent',
+        at: now,
+        data: {
+          broadcast_id: row.id,
+          audience_id: row.audience_id,
+          name: row.name,
+          recipients: row.queued,
+          suppressed: row.suppressed,
+          finished_at: new Date(now).toISOString(),
+        },
+      });
+      return true;
+    });
+    this.#prepared.delete(row.id);
+    this.#pausedUntil.delete(row.id);
+    if (finished) {
+      events.notify();
+      this.#d.log.info({ broadcast_id: row.id, queued: row.queued }, 'broadcast sent');
+    }
+    return 'progress';
+  }
+}

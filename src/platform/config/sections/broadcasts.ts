@@ -1,0 +1,27 @@
+/** Config section of audiences and broadcasts: imports and how a broadcast is expanded. */
+import { z } from 'zod';
+
+export const broadcastsSection = z
+  .strictObject({
+    import_max_bytes: z
+      .int()
+      .positive()
+      .default(268_435_456)
+      .describe('Largest contact import upload (CSV or JSON lines), in bytes; read as a stream.'),
+    expansion_batch: z
+      .int()
+      .min(1)
+      .max(1000)
+      .default(100)
+      .describe(
+        'Contacts a broadcast queues per transaction; smaller batches hold the store for less time beside transactional sends.',
+      ),
+    queue_ahead: z
+      .int()
+      .min(1)
+      .default(2000)
+      .describe(
+        'Marketing messages queued and due before a broadcast waits for delivery to catch up, so a broadcast never fills the queue (and can still be cancelled).',
+      ),
+  })
+  .describe('Audiences and broadcasts: contact imports and the marketing expansion.');

@@ -1,0 +1,92 @@
+/**
+ * The reputation center's projection: reads the event log from its own cursor (through the events
+ * service), sums each batch's outcomes per project, sending domain or lane, and hour, and writes
+ * the sums and the cursor in one transaction, so a crash keeps both or neither. Only live traffic
+ * counts: test sends never reach a provider. An event without a lane (an asynchronous DSN, a
+ * complaint) takes the lane that carried its message, as analytics recorded it.
+ */
+import type { CursorStore } from '../../events/cursors.js';
+import type { EventRecord } from '../../events/service.js';
+import type { Db } from '../../platform/db/database.js';
+import type { KeyMode } from '../../platform/db/tables.js';
+import { COUNT_NAMES, fromDomain, laneOfEvent, outcomeOf, REPUTATION_EVENT_TYPES } from './outcomes.js';
+import type { HourlyDelta, ReputationStore } from './store.js';
+
+export const REPUTATION_CURSOR = 'reputation';
+const HOUR = 3_600_000;
+const TYPES: ReadonlySet<string> = new Set(REPUTATION_EVENT_TYPES);
+
+export interface ProjectorDeps {
+  readonly db: Db;
+  readonly store: ReputationStore;
+  readonly cursors: CursorStore;
+  readonly rowsAfter: (afterId: string, limit: number) => Promise<EventRecord[]>;
+  readonly messageMode: (messageId: string) => KeyMode | undefined;
+  /** The lane analytics recorded for a recipient of a message, if any. */
+  readonly laneOf: (messageId: string, recipient: string) => string | undefined;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function merge(into: Map<string, Mutable<HourlyDelta>>, delta: HourlyDelta): void {
+  const key = `${delta.projectId}\u0000${delta.kind}\u0000${delta.name}\u0000${delta.hour}`;
+  const known = into.get(key);
+  if (!known) {
+    into.set(key, { ...delta, counts: { ...delta.counts } });
+    return;
+  }
+  for (const name of COUNT_NAMES) known.counts[name] += delta.counts[name];
+  if (delta.block && (!known.block || delta.block.at >= known.block.at)) known.block = delta.block;
+}
+
+export function createReputationProjector(deps: ProjectorDeps) {
+  const modes = new Map<string, KeyMode>();
+  const modeOf = (messageId: string | null): KeyMode => {
+    if (messageId === null) return 'live';
+    let mode = modes.get(messageId);
+    if (mode === undefined) {
+      mode = deps.messageMode(messageId) ?? 'live';
+      if (modes.size > 10_000) modes.clear();
+      modes.set(messageId, mode);
+    }
+    return mode;
+  };
+
+  function deltasOf(row: EventRecord): HourlyDelta[] {
+    if (!TYPES.has(row.type)) return [];
+    if (modeOf(row.message_id) === 'test') return [];
+    const data = JSON.parse(row.data) as Record<string, unknown>;
+    const outcome = outcomeOf(row.type, data, row.created_at);
+    if (!outcome) return [];
+    const hour = Math.floor(row.created_at / HOUR);
+    const lane =
+      laneOfEvent(data) ??
+      (row.message_id && row.recipient ? deps.laneOf(row.message_id, row.recipient) : undefined) ??
+      'unknown';
+    const base = { projectId: row.project_id, hour, counts: outcome.counts, block: outcome.block };
+    const domain = fromDomain(data.from);
+    return [
+      { ...base, kind: 'lane', name: lane },
+      ...(domain === '' ? [] : [{ ...base, kind: 'domain' as const, name: domain }]),
+    ];
+  }
+
+  return {
+    /** Projects up to `limit` events; returns how many were read (0: caught up). */
+    async runBatch(limit: number): Promise<number> {
+      const cursor = await deps.cursors.get(REPUTATION_CURSOR);
+      const rows = await deps.rowsAfter(cursor, limit);
+      const last = rows.at(-1);
+      if (!last) return 0;
+      const sums = new Map<string, Mutable<HourlyDelta>>();
+      for (const row of rows) for (const delta of deltasOf(row)) merge(sums, delta);
+      await deps.db.transaction().execute(async (trx) => {
+        for (const delta of sums.values()) await deps.store.add(trx, delta);
+        await deps.cursors.set(REPUTATION_CURSOR, last.id, trx);
+      });
+      return rows.length;
+    },
+  };
+}
+
+export type ReputationProjector = ReturnType<typeof createReputationProjector>;
