@@ -103,7 +103,7 @@ export async function startBackground(
         'message-retention',
       ),
     );
-    // Always: accepted mail is signed ahead of delivery when there is time (delivery/prerender.ts).
+    // Always: accepted mail is signed ahead of delivery when there is time (delivery/compose/prerender.ts).
     engines.push(services.delivery.start({ deliver: kernel.config.delivery.enabled }));
     engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
     engines.push(startTracking(services.tracking, kernel.log.child({ capability: 'tracking' })));

@@ -13,8 +13,8 @@ import type { KeyMode, ProjectStatus } from '../platform/db/tables.js';
 import { AppError, badRequest, forbidden } from '../platform/http/errors.js';
 import type { KeyPrincipal } from '../platform/http/principal.js';
 import { isTestRecipient } from '../platform/test-recipients.js';
-import { normalizeEmail } from '../suppressions/normalize.js';
-import { type Mailbox, parseMailbox } from './address.js';
+import { normalizeEmail } from '../platform/normalize-email.js';
+import { type Mailbox, parseMailbox } from '../platform/mail-address.js';
 import type { Draft } from './model.js';
 import { MAX_SCHEDULE_AHEAD_MS } from './schemas.js';
 

@@ -14,7 +14,7 @@ import type { KeyMode, SuppressionReason } from '../platform/db/tables.js';
 import { badRequest } from '../platform/http/errors.js';
 import { newId } from '../platform/ids.js';
 import { isTestRecipient } from '../platform/test-recipients.js';
-import { normalizeEmail } from './normalize.js';
+import { normalizeEmail } from '../platform/normalize-email.js';
 import type { SUPPRESSION_SOURCES, SuppressionRecord } from './schemas.js';
 import { LOOKUP_CHUNK, type SuppressionRow, type SuppressionStore } from './store.js';
 
