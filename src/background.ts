@@ -10,6 +10,7 @@
  * with jobs still leased.
  */
 import { startAnalyticsProjection } from './analytics/engine.js';
+import { startApprovalExpiry } from './approvals/engine.js';
 import { startScheduler } from './emails/scheduler.js';
 import { startRetention } from './events/retention.js';
 import type { Kernel } from './kernel.js';
@@ -62,6 +63,8 @@ export async function startBackground(
         kernel.log.child({ capability: 'emails' }),
       ),
     );
+    engines.push(services.oauth.start());
+    engines.push(startApprovalExpiry(services.approvals, kernel.log.child({ capability: 'approvals' })));
     engines.push(startWebhooks(kernel, services.webhooks, services));
     engines.push(
       startAnalyticsProjection(

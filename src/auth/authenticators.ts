@@ -3,9 +3,10 @@
  * (K) take `ph_live_`/`ph_test_` keys and refuse session tokens; session routes (S) take `phs_`
  * tokens and refuse keys, each with a 401 that says which credential the route wants.
  *
+ * OAuth access tokens (`pho_...`) act as scoped keys on K routes: `key` hands them to the OAuth
+ * server (src/oauth/actions/access.ts), which returns a KeyPrincipal limited to the grant.
+ *
  * Seams for what builds on this:
- * - OAuth access tokens (`pho_...`) will act as scoped keys on K routes: `key` hands a token of
- *   kind `oauth_access` to the OAuth service, which returns a KeyPrincipal limited to the grant.
  * - The web dashboard keeps the session token in an HttpOnly cookie: pass its name as
  *   `sessionCookie` and the `session` authenticator reads it when no Authorization header is sent
  *   (CSRF protection of cookie-authenticated requests is the dashboard's, in front of these).
@@ -34,13 +35,15 @@ export function createAuthenticators(
         throw unauthorized(
           'This route takes an API key (`ph_live_...` or `ph_test_...`); a dashboard session token works only on dashboard routes.',
         );
+      if (token !== undefined && tokenKind(token) === 'oauth_access')
+        return services.oauth.authenticate(token);
       return services.keys.authenticate(header);
     },
     session: (ctx) => {
       const token = sessionTokenOf(ctx, options.sessionCookie);
       if (token !== undefined && tokenKind(token) !== 'session')
         throw unauthorized(
-          'This route takes a dashboard session token (`phs_...` from /v1/auth/verify-code or /v1/auth/login-password), not an API key.',
+          'This route takes a dashboard session token (`phs_...` from /v1/auth/verify-code or /v1/auth/login-password), not an API key or an OAuth access token.',
         );
       return services.accounts.sessions.authenticate(token, ctx.get(PROJECT_HEADER) || undefined);
     },
