@@ -32,6 +32,7 @@ import { createRenderer, lazyRenderer, type Renderer } from './compose/renderer.
 import { retryPolicyFrom } from './outcomes/retry-policy.js';
 import { createSigningKeys, type DomainKeysSource } from './compose/signing-keys.js';
 import { createDeliveryStore, type LaneDepth, type RecipientRow } from './queue/store.js';
+import type { SourcePort } from './routing/source-addresses.js';
 import { parseVerp, verpKey } from './smtp/verp.js';
 
 export type { DomainKeysSource } from './compose/signing-keys.js';
@@ -48,6 +49,8 @@ export interface DeliveryDeps {
   readonly suppressions: SuppressionPort;
   readonly domains: DomainKeysSource;
   readonly health: HealthRegistry;
+  /** Which source address a project's mail leaves from (dedicated IPs); absent, delivery.source_ips shared by all. */
+  readonly sources?: SourcePort;
 }
 
 /** What a VERP return path names: the message and the recipients the bounced transaction carried. */
@@ -118,6 +121,7 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
           settings,
           log,
           connect: (t, o) => MxConnection.open(t, o),
+          ...(deps.sources ? { sources: deps.sources } : {}),
         });
         lanes.set(lane.key, lane);
       }
@@ -149,6 +153,7 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
         bounceSubdomain: config.bounce_subdomain,
         testDomain: kernel.config.sandbox.test_domain,
         log,
+        ...(deps.sources ? { sources: deps.sources } : {}),
       },
       writer,
       log,
