@@ -9,6 +9,7 @@ import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
 import { buildDomains } from './domains/build.js';
 import { buildAccounts } from './auth/build.js';
+import { buildHistory } from './dashboard/history/build.js';
 import { createKeyService } from './auth/service.js';
 import { createKeyStore } from './auth/store.js';
 import { buildEmails } from './emails/build.js';
@@ -43,6 +44,7 @@ export function buildServices(kernel: Kernel) {
   const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
   const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
   const accounts = buildAccounts(kernel, { projects, systemMail, audit });
+  const history = buildHistory(kernel);
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
   const delivery = createDeliveryService(kernel, {
@@ -80,6 +82,7 @@ export function buildServices(kernel: Kernel) {
     tracking,
     systemMail,
     accounts,
+    history,
     validation,
     audiences,
     broadcasts,
