@@ -18,6 +18,7 @@ import type { Services } from './services.js';
 import { startDomainRecheck } from './domains/recheck.js';
 import { startTracking } from './tracking/engine.js';
 import { startReputationProjection } from './reputation/center/engine.js';
+import { startProviderSync } from './reputation/connections/sync-engine.js';
 import { startWebhooks } from './webhooks/engine.js';
 
 export interface Engine {
@@ -83,6 +84,13 @@ export async function startBackground(
       ),
     );
     engines.push(
+      startProviderSync(
+        services.reputation.connections,
+        kernel.config.reputation.sync_cron,
+        kernel.log.child({ capability: 'reputation' }),
+      ),
+    );
+    engines.push(
       startRetention(
         kernel.config.retention.events_days,
         {
@@ -107,7 +115,7 @@ export async function startBackground(
         'message-retention',
       ),
     );
-    // Always: accepted mail is signed ahead of delivery when there is time (delivery/prerender.ts).
+    // Always: accepted mail is signed ahead of delivery when there is time (delivery/compose/prerender.ts).
     engines.push(services.delivery.start({ deliver: kernel.config.delivery.enabled }));
     engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
     engines.push(startTracking(services.tracking, kernel.log.child({ capability: 'tracking' })));

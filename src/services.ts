@@ -36,7 +36,9 @@ export function buildServices(kernel: Kernel) {
   const projects = createProjectService(createProjectStore(db), audit);
   const keys = createKeyService(createKeyStore(db), projects, audit);
   const events = createEventService(db, kernel.store.sqlite);
-  const suppressions = createSuppressionService(createSuppressionStore(db));
+  const suppressions = createSuppressionService(createSuppressionStore(db), {
+    testDomain: kernel.config.sandbox.test_domain,
+  });
   const domains = buildDomains(kernel, { events, projects });
   const trackingSettings = buildTrackingSettings(kernel, { domains });
   const templates = buildTemplates(kernel, { domains, tracking: trackingSettings });

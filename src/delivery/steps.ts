@@ -9,31 +9,25 @@
 import type { KeyObject } from 'node:crypto';
 import type { DnsResolver } from '../platform/dns/resolver.js';
 import type { Logger } from '../platform/log.js';
-import { composeFields, headerRecipients } from './compose-fields.js';
-import type { Lane } from './lane.js';
-import { allowedHosts, type MtaSts } from './mta-sts.js';
-import { CONTINUE, failed, type Outcome, outcomeOfTransport, RELEASED, type StepResult } from './outcome.js';
-import type { RenderDkim } from './render-task.js';
-import type { Prerender } from './prerender.js';
-import type { RenderedMessage, Renderer } from './renderer.js';
-import { resolveMx, type Route } from './route.js';
-import { SANDBOX_HOST, sinkOutcomes } from './sandbox-sink.js';
-import { signingIdentity, UNSIGNED } from './signing-identity.js';
-import type { ClaimedJob, DeliveryStore, MessageRow, RecipientRow } from './store.js';
-import { verpAddress } from './verp.js';
-
-/** How a message is signed: with its From domain's keys, unsigned, or not at all sent. */
-export type Signing =
-  | { readonly kind: 'sign'; readonly dkim: RenderDkim }
-  /** The shared sandbox sender: no domain of the project, so no keys. */
-  | { readonly kind: 'unsigned' }
-  /** The project no longer has the domain the message was accepted from. */
-  | { readonly kind: 'domain_deleted' };
-
-/** Where a message's DKIM keys come from (the domains capability). */
-export interface SigningKeysPort {
-  signingFor(message: Pick<MessageRow, 'project_id' | 'from_email' | 'from_domain'>): Promise<Signing>;
-}
+import { composeFields, headerRecipients } from './compose/compose-fields.js';
+import type { Lane } from './smtp/lane.js';
+import { allowedHosts, type MtaSts } from './routing/mta-sts.js';
+import {
+  CONTINUE,
+  failed,
+  type Outcome,
+  outcomeOfTransport,
+  RELEASED,
+  type StepResult,
+} from './replies/outcome.js';
+import type { Prerender } from './compose/prerender.js';
+import type { RenderedMessage, Renderer } from './compose/renderer.js';
+import { resolveMx, type Route } from './routing/route.js';
+import { SANDBOX_HOST, sinkOutcomes } from './smtp/sandbox-sink.js';
+import { signingIdentity, UNSIGNED } from './compose/signing-identity.js';
+import type { SigningKeysPort } from './compose/signing-keys.js';
+import type { ClaimedJob, DeliveryStore, MessageRow, RecipientRow } from './queue/store.js';
+import { verpAddress } from './smtp/verp.js';
 
 export interface StepDeps {
   readonly store: Pick<DeliveryStore, 'load'>;

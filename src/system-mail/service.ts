@@ -25,7 +25,7 @@ import type { Config } from '../platform/config/schema.js';
 import { AppError } from '../platform/http/errors.js';
 import type { Logger } from '../platform/log.js';
 import type { ProjectService, ProjectView } from '../projects/service.js';
-import { parseMailbox } from '../emails/address.js';
+import { parseMailbox } from '../platform/mail-address.js';
 
 export interface SystemMail {
   /** One address, or several (each gets the same message; they see each other in To). */

@@ -35,6 +35,7 @@ test('0016 gives each webhook endpoint the mode of the key its creation was audi
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0020-suppression-mode',
     '0021a-system-organization',
     '0021b-accounts',
     '0021c-message-history',
@@ -43,6 +44,7 @@ test('0016 gives each webhook endpoint the mode of the key its creation was audi
     '0024-audiences-broadcasts',
     '0025-reputation-center',
     '0025a-dedicated-ips',
+    '0025b-reputation-connections',
     '0026-status',
   ]);
   t.deepEqual(sqlite.prepare('select id, mode from webhook_endpoints order by id').all(), [
@@ -126,6 +128,7 @@ test('0017 ends the pending attempts queued before 0016 for an endpoint of the o
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0020-suppression-mode',
     '0021a-system-organization',
     '0021b-accounts',
     '0021c-message-history',
@@ -134,6 +137,7 @@ test('0017 ends the pending attempts queued before 0016 for an endpoint of the o
     '0024-audiences-broadcasts',
     '0025-reputation-center',
     '0025a-dedicated-ips',
+    '0025b-reputation-connections',
     '0026-status',
   ]);
   const notSent = (message: string, endpoint: string) => ({

@@ -1,6 +1,6 @@
 /** Request and response shapes of sign-in and the session (spec §2.9, §2.10, §4.6). */
 import { z } from 'zod';
-import { parseMailbox } from '../../emails/address.js';
+import { parseMailbox } from '../../platform/mail-address.js';
 import { LOCALES } from './locales.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from './password.js';
 import { RECOVERY_PATTERN } from './secrets.js';

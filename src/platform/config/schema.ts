@@ -53,5 +53,5 @@ export const configSchema = z.strictObject({
 export type Config = z.infer<typeof configSchema>;
 /** One `[[delivery.lanes]]` block as written: budget keys it leaves out are undefined. */
 export type LaneSetting = z.infer<typeof laneSchema>;
-/** A lane with every key decided (delivery/lanes.ts merges settings over the built-in lanes). */
+/** A lane with every key decided (delivery/routing/lanes.ts merges settings over the built-in lanes). */
 export type LaneConfig = Required<LaneSetting>;

@@ -3,7 +3,7 @@
  * status notices) and the dashboard's accounts and sessions.
  */
 import { z } from 'zod';
-import { parseMailbox } from '../../../emails/address.js';
+import { parseMailbox } from '../../mail-address.js';
 import { duration } from './fields.js';
 
 const optionalMailbox = z.string().superRefine((value, ctx) => {

@@ -24,6 +24,7 @@ import * as webhookEndpointMode from './0016-webhook-endpoint-mode.js';
 import * as webhookAttemptsByMode from './0017-webhook-attempts-by-mode.js';
 import * as organizationNameUnique from './0018-organization-name-unique.js';
 import * as messageRaw from './0019-message-raw.js';
+import * as suppressionMode from './0020-suppression-mode.js';
 import * as systemOrganization from './0021a-system-organization.js';
 import * as accounts from './0021b-accounts.js';
 import * as messageHistory from './0021c-message-history.js';
@@ -32,6 +33,7 @@ import * as analyticsMachineEvents from './0023a-analytics-machine-events.js';
 import * as audiencesBroadcasts from './0024-audiences-broadcasts.js';
 import * as reputationCenter from './0025-reputation-center.js';
 import * as dedicatedIps from './0025a-dedicated-ips.js';
+import * as reputationConnections from './0025b-reputation-connections.js';
 import * as status from './0026-status.js';
 
 export const migrations: Record<string, PosthornMigration> = {
@@ -54,6 +56,7 @@ export const migrations: Record<string, PosthornMigration> = {
   '0017-webhook-attempts-by-mode': webhookAttemptsByMode,
   '0018-organization-name-unique': organizationNameUnique,
   '0019-message-raw': messageRaw,
+  '0020-suppression-mode': suppressionMode,
   '0021a-system-organization': systemOrganization,
   '0021b-accounts': accounts,
   '0021c-message-history': messageHistory,
@@ -62,5 +65,6 @@ export const migrations: Record<string, PosthornMigration> = {
   '0024-audiences-broadcasts': audiencesBroadcasts,
   '0025-reputation-center': reputationCenter,
   '0025a-dedicated-ips': dedicatedIps,
+  '0025b-reputation-connections': reputationConnections,
   '0026-status': status,
 };

@@ -72,11 +72,11 @@ export interface MessageBodiesTable {
 
 /**
  * A live message composed and DKIM-signed at admission, in its DATA form (migration 0019;
- * delivery/prerender.ts), kept until the message's status is final.
+ * delivery/compose/prerender.ts), kept until the message's status is final.
  */
 export interface MessageRawTable {
   message_id: string;
-  /** The keys the signature was made with (delivery/signing-identity.ts); "unsigned" for none. */
+  /** The keys the signature was made with (delivery/compose/signing-identity.ts); "unsigned" for none. */
   signing: string;
   /** Octets before dot-stuffing (SIZE=, RFC 1870). */
   size: number;
