@@ -7,7 +7,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
 import type { KeyMode, MessageStatus } from '../../platform/db/tables.js';
-import { normalizeEmail } from '../../suppressions/normalize.js';
+import { normalizeEmail } from '../../platform/normalize-email.js';
 
 export const SORTS = ['created_at', 'recipient', 'subject', 'status', 'from'] as const;
 export type Sort = (typeof SORTS)[number];
