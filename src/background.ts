@@ -17,6 +17,7 @@ import type { Services } from './services.js';
 import { startDomainRecheck } from './domains/recheck.js';
 import { startTracking } from './tracking/engine.js';
 import { startReputationProjection } from './reputation/center/engine.js';
+import { startProviderSync } from './reputation/connections/sync-engine.js';
 import { startWebhooks } from './webhooks/engine.js';
 
 export interface Engine {
@@ -75,6 +76,13 @@ export async function startBackground(
       startReputationProjection(
         services.reputation.center,
         (listener) => services.events.onAppended(listener),
+        kernel.log.child({ capability: 'reputation' }),
+      ),
+    );
+    engines.push(
+      startProviderSync(
+        services.reputation.connections,
+        kernel.config.reputation.sync_cron,
         kernel.log.child({ capability: 'reputation' }),
       ),
     );

@@ -17,6 +17,7 @@ import { defineRoute, type RouteSpec } from './platform/http/route.js';
 import type { Services } from './services.js';
 import { domainRoutes } from './domains/routes.js';
 import { templateRoutes } from './templates/routes.js';
+import { connectionRoutes } from './reputation/connections/routes.js';
 import { reputationRoutes } from './reputation/routes.js';
 import { statusRoutes } from './status/routes.js';
 import { suppressionRoutes } from './suppressions/routes.js';
@@ -47,6 +48,7 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...broadcastRoutes(services.broadcasts));
   routes.push(...unsubscribeRoutes(services.broadcasts.unsubscribe));
   routes.push(...reputationRoutes(services.reputation));
+  routes.push(...connectionRoutes(services.reputation.connections));
   routes.push(...statusRoutes(services.status));
   let document: unknown;
   routes.push(

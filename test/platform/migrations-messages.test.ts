@@ -77,6 +77,7 @@ test('0015 gives the recipients of sends cancelled before it the status cancelle
     '0024-audiences-broadcasts',
     '0025-reputation-center',
     '0025a-dedicated-ips',
+    '0025b-reputation-connections',
     '0026-status',
   ]);
   t.deepEqual(sqlite.prepare('select id, status, updated_at from message_recipients order by id').all(), [

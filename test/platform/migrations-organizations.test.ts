@@ -30,6 +30,7 @@ test('0018 makes organization names unique ignoring case, renaming the later of 
     '0024-audiences-broadcasts',
     '0025-reputation-center',
     '0025a-dedicated-ips',
+    '0025b-reputation-connections',
     '0026-status',
   ]);
   t.deepEqual(sqlite.prepare('select id, name from organizations order by id').all(), [

@@ -43,6 +43,7 @@ test('0016 gives each webhook endpoint the mode of the key its creation was audi
     '0024-audiences-broadcasts',
     '0025-reputation-center',
     '0025a-dedicated-ips',
+    '0025b-reputation-connections',
     '0026-status',
   ]);
   t.deepEqual(sqlite.prepare('select id, mode from webhook_endpoints order by id').all(), [
@@ -134,6 +135,7 @@ test('0017 ends the pending attempts queued before 0016 for an endpoint of the o
     '0024-audiences-broadcasts',
     '0025-reputation-center',
     '0025a-dedicated-ips',
+    '0025b-reputation-connections',
     '0026-status',
   ]);
   const notSent = (message: string, endpoint: string) => ({

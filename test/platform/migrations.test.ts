@@ -129,6 +129,7 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
     '0024-audiences-broadcasts',
     '0025-reputation-center',
     '0025a-dedicated-ips',
+    '0025b-reputation-connections',
     '0026-status',
   ]);
   const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
@@ -213,6 +214,7 @@ test('0012 keys analytics by mode (test records move to test rows, cancelled sen
     '0024-audiences-broadcasts',
     '0025-reputation-center',
     '0025a-dedicated-ips',
+    '0025b-reputation-connections',
     '0026-status',
   ]);
   t.deepEqual(

@@ -46,7 +46,9 @@ import type {
   DedicatedIpAssignmentsTable,
   DedicatedIpRequestsTable,
   DedicatedIpUsageTable,
+  ReputationConnectionsTable,
   ReputationHourlyTable,
+  ReputationProviderDataTable,
 } from './tables/reputation.js';
 import type {
   StatusIncidentsTable,
@@ -125,6 +127,8 @@ export interface Database {
   dedicated_ip_requests: DedicatedIpRequestsTable;
   dedicated_ip_assignments: DedicatedIpAssignmentsTable;
   dedicated_ip_usage: DedicatedIpUsageTable;
+  reputation_connections: ReputationConnectionsTable;
+  reputation_provider_data: ReputationProviderDataTable;
   status_incidents: StatusIncidentsTable;
   status_incident_updates: StatusIncidentUpdatesTable;
   status_subscriptions: StatusSubscriptionsTable;

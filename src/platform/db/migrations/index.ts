@@ -32,6 +32,7 @@ import * as analyticsMachineEvents from './0023a-analytics-machine-events.js';
 import * as audiencesBroadcasts from './0024-audiences-broadcasts.js';
 import * as reputationCenter from './0025-reputation-center.js';
 import * as dedicatedIps from './0025a-dedicated-ips.js';
+import * as reputationConnections from './0025b-reputation-connections.js';
 import * as status from './0026-status.js';
 
 export const migrations: Record<string, PosthornMigration> = {
@@ -62,5 +63,6 @@ export const migrations: Record<string, PosthornMigration> = {
   '0024-audiences-broadcasts': audiencesBroadcasts,
   '0025-reputation-center': reputationCenter,
   '0025a-dedicated-ips': dedicatedIps,
+  '0025b-reputation-connections': reputationConnections,
   '0026-status': status,
 };
