@@ -55,6 +55,7 @@ export function buildServices(kernel: Kernel) {
     suppressions,
     domains,
     health,
+    tracking,
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
   const validation = buildValidation(kernel, { suppressions });
