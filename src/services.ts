@@ -9,6 +9,7 @@ import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
 import { buildDomains } from './domains/build.js';
 import { buildAccounts } from './auth/build.js';
+import { buildHistory } from './dashboard/history/build.js';
 import { createKeyService } from './auth/service.js';
 import { createKeyStore } from './auth/store.js';
 import { buildEmails } from './emails/build.js';
@@ -45,6 +46,7 @@ export function buildServices(kernel: Kernel) {
   const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
   const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
   const accounts = buildAccounts(kernel, { projects, systemMail, audit });
+  const history = buildHistory(kernel);
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
   // Before delivery: it asks reputation which source address a project's mail leaves from.
@@ -56,6 +58,7 @@ export function buildServices(kernel: Kernel) {
     domains,
     health,
     sources: reputation.sources,
+    tracking,
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
   const validation = buildValidation(kernel, { suppressions });
@@ -84,6 +87,7 @@ export function buildServices(kernel: Kernel) {
     tracking,
     systemMail,
     accounts,
+    history,
     validation,
     audiences,
     broadcasts,

@@ -27,6 +27,7 @@ import type { SourcePort } from './routing/source-addresses.js';
 import { SANDBOX_HOST, sinkOutcomes } from './smtp/sandbox-sink.js';
 import { signingIdentity, UNSIGNED } from './compose/signing-identity.js';
 import type { SigningKeysPort } from './compose/signing-keys.js';
+import { type TrackingPort, trackingInput } from './compose/tracking-step.js';
 import type { ClaimedJob, DeliveryStore, MessageRow, RecipientRow } from './queue/store.js';
 import { verpAddress } from './smtp/verp.js';
 
@@ -38,6 +39,8 @@ export interface StepDeps {
   /** The admission stage's renderings in progress; null where nothing renders at admission. */
   readonly prerender: Pick<Prerender, 'settle'> | null;
   readonly keys: SigningKeysPort;
+  /** Open and click tracking's input to composition (compose/tracking-step.ts); absent: nothing is tracked. */
+  readonly tracking?: TrackingPort;
   readonly verpKey: KeyObject;
   readonly bounceSubdomain: string;
   readonly testDomain: string;
@@ -159,9 +162,11 @@ const renderMessage: Step = async (ctx, deps) => {
     }
     // A rendering the admission stage is making now is waited for rather than made twice.
     await deps.prerender?.settle(message.id);
+    const fields = composeFields(message, { to: ctx.headerTo, cc: ctx.headerCc });
     ctx.rendered = await deps.renderer.render({
       messageId: message.id,
-      fields: composeFields(message, { to: ctx.headerTo, cc: ctx.headerCc }),
+      fields,
+      tracking: await trackingInput(deps.tracking, message, fields.headers),
       dkim: signing.kind === 'sign' ? signing.dkim : null,
       signTime: Date.now(),
       signing: signing.kind === 'sign' ? signingIdentity(signing.dkim) : UNSIGNED,
