@@ -49,19 +49,21 @@ export function buildServices(kernel: Kernel) {
   const history = buildHistory(kernel);
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
+  // Before delivery: it asks reputation which source address a project's mail leaves from.
+  const reputation = buildReputation(kernel, { events, emails, analytics, audit });
   const delivery = createDeliveryService(kernel, {
     events,
     admissions: emails,
     suppressions,
     domains,
     health,
+    sources: reputation.sources,
     tracking,
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
   const validation = buildValidation(kernel, { suppressions });
   const audiences = buildAudiences(kernel, { events });
   const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
-  const reputation = buildReputation(kernel, { events, emails, analytics, audit });
   const status = buildStatus(kernel, {
     health,
     delivery,
