@@ -16,7 +16,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { sign } from '../src/delivery/render-task.js';
+import { sign } from '../src/delivery/compose/render-task.js';
 import { measurePostfix, startPostfix, submit } from './delivery/postfix.js';
 import {
   composedMessage,

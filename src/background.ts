@@ -10,6 +10,7 @@
  * with jobs still leased.
  */
 import { startAnalyticsProjection } from './analytics/engine.js';
+import { startHistoryIndexer } from './dashboard/history/engine.js';
 import { startScheduler } from './emails/scheduler.js';
 import { startRetention } from './events/retention.js';
 import type { Kernel } from './kernel.js';
@@ -17,6 +18,7 @@ import type { Services } from './services.js';
 import { startDomainRecheck } from './domains/recheck.js';
 import { startTracking } from './tracking/engine.js';
 import { startReputationProjection } from './reputation/center/engine.js';
+import { startProviderSync } from './reputation/connections/sync-engine.js';
 import { startWebhooks } from './webhooks/engine.js';
 
 export interface Engine {
@@ -31,6 +33,9 @@ function lastUsedFlusher(kernel: Kernel, services: Services): Engine {
     services.keys
       .flushLastUsed()
       .catch((error: unknown) => kernel.log.error({ err: error }, 'last-used flush failed'));
+    services.accounts.sessions
+      .flushLastSeen()
+      .catch((error: unknown) => kernel.log.error({ err: error }, 'session last-seen flush failed'));
   }, LAST_USED_FLUSH_MS);
   timer.unref();
   return { name: 'api-key-last-used', stop: () => clearInterval(timer) };
@@ -50,6 +55,9 @@ export async function startBackground(
   try {
     engines.push(lastUsedFlusher(kernel, services));
     engines.push(
+      startHistoryIndexer(services.history.indexer, kernel.log.child({ capability: 'dashboard' })),
+    );
+    engines.push(
       startScheduler(
         kernel.db,
         services.emails.store,
@@ -66,10 +74,19 @@ export async function startBackground(
         kernel.log.child({ capability: 'analytics' }),
       ),
     );
+    // Before delivery starts: a project with a dedicated IP never sends its first mail from a shared one.
+    await services.reputation.sources.load();
     engines.push(
       startReputationProjection(
         services.reputation.center,
         (listener) => services.events.onAppended(listener),
+        kernel.log.child({ capability: 'reputation' }),
+      ),
+    );
+    engines.push(
+      startProviderSync(
+        services.reputation.connections,
+        kernel.config.reputation.sync_cron,
         kernel.log.child({ capability: 'reputation' }),
       ),
     );
@@ -98,12 +115,14 @@ export async function startBackground(
         'message-retention',
       ),
     );
-    // Always: accepted mail is signed ahead of delivery when there is time (delivery/prerender.ts).
+    // Always: accepted mail is signed ahead of delivery when there is time (delivery/compose/prerender.ts).
     engines.push(services.delivery.start({ deliver: kernel.config.delivery.enabled }));
     engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
     engines.push(startTracking(services.tracking, kernel.log.child({ capability: 'tracking' })));
     engines.push(services.broadcasts.start());
     if (kernel.config.smtp_in.enabled) engines.push(services.inbound.start());
+    // Last: its first measurement sees the engines above running.
+    engines.push(services.status.start());
   } catch (error) {
     // An engine that cannot start stops the boot: those already running stop too, so that `serve`
     // exits rather than stay up half-started (answering /health with no delivery engine, say).

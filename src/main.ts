@@ -4,6 +4,7 @@
  */
 import { adminGroup } from './cli/admin.js';
 import { dispatch, type Group, type Io } from './cli/command.js';
+import { doctorCommand } from './cli/doctor.js';
 import { serveCommand } from './cli/serve.js';
 import { queueGroup } from './delivery/cli.js';
 import { configGroup, initCommand, migrateCommand } from './cli/setup-commands.js';
@@ -17,7 +18,7 @@ const root: Group = {
   kind: 'group',
   name: 'posthorn',
   summary: `Posthorn ${VERSION}: self-hosted transactional email.`,
-  children: [serveCommand, initCommand, migrateCommand, configGroup, adminGroup, queueGroup],
+  children: [serveCommand, initCommand, migrateCommand, configGroup, doctorCommand, adminGroup, queueGroup],
 };
 
 const io: Io = {

@@ -1,5 +1,11 @@
 /** Every HTTP route of the process, gathered from the capabilities, plus the OpenAPI document. */
 import { analyticsRoutes } from './analytics/routes.js';
+import { accountRoutes } from './auth/account/routes.js';
+import { loginRoutes } from './auth/login/routes.js';
+import { dashboardKeyRoutes } from './auth/keys-routes.js';
+import { auditRoutes } from './audit/routes.js';
+import { memberRoutes } from './members/routes.js';
+import { historyRoutes } from './dashboard/history/routes.js';
 import { audienceRoutes } from './audiences/routes.js';
 import { broadcastRoutes } from './broadcasts/routes.js';
 import { unsubscribeRoutes } from './broadcasts/unsubscribe-routes.js';
@@ -12,7 +18,9 @@ import { defineRoute, type RouteSpec } from './platform/http/route.js';
 import type { Services } from './services.js';
 import { domainRoutes } from './domains/routes.js';
 import { templateRoutes } from './templates/routes.js';
+import { connectionRoutes } from './reputation/connections/routes.js';
 import { reputationRoutes } from './reputation/routes.js';
+import { statusRoutes } from './status/routes.js';
 import { suppressionRoutes } from './suppressions/routes.js';
 import { trackingRoutes } from './tracking/routes.js';
 import { validationRoutes } from './validation/routes.js';
@@ -28,6 +36,12 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...webhookRoutes(services.webhooks.service));
   routes.push(...analyticsRoutes(services.analytics));
   routes.push(...inboundRoutes(services.inbound));
+  routes.push(...loginRoutes(services.accounts.login, services.accounts.sessions, services.audit));
+  routes.push(...accountRoutes(services.accounts.users));
+  routes.push(...memberRoutes(services.accounts.members));
+  routes.push(...dashboardKeyRoutes(services.keys));
+  routes.push(...auditRoutes(services.audit));
+  routes.push(...historyRoutes(services.history));
   routes.push(...trackingRoutes(services.tracking));
   routes.push(...validationRoutes(services.validation));
   routes.push(
@@ -36,6 +50,8 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...broadcastRoutes(services.broadcasts));
   routes.push(...unsubscribeRoutes(services.broadcasts.unsubscribe));
   routes.push(...reputationRoutes(services.reputation));
+  routes.push(...connectionRoutes(services.reputation.connections));
+  routes.push(...statusRoutes(services.status));
   let document: unknown;
   routes.push(
     defineRoute({

@@ -24,6 +24,7 @@ import { buildServices, type Services } from './services.js';
 import { startBackground } from './background.js';
 import { bootMasterKey } from './master-key-boot.js';
 import { createAuthenticators } from './auth/authenticators.js';
+import { auditedRequests } from './audit/http.js';
 
 export interface RunningServer {
   readonly url: string;
@@ -66,6 +67,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     trustProxy: config.server.trust_proxy,
     routes: allRoutes(kernel, services),
     authenticators: createAuthenticators(services),
+    around: auditedRequests(services.audit),
   });
   const { host, port } = parseHostPort(config.server.listen);
   const server = app.listen({ host, port });
@@ -101,6 +103,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       const failed = stopped.find((result) => result.status === 'rejected');
       if (failed) throw failed.reason;
       await services.keys.flushLastUsed();
+      await services.accounts.sessions.flushLastSeen();
       await store.close();
       log.info('posthorn stopped');
     })();

@@ -8,6 +8,8 @@ import { buildBroadcasts } from './broadcasts/build.js';
 import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
 import { buildDomains } from './domains/build.js';
+import { buildAccounts } from './auth/build.js';
+import { buildHistory } from './dashboard/history/build.js';
 import { createKeyService } from './auth/service.js';
 import { createKeyStore } from './auth/store.js';
 import { buildEmails } from './emails/build.js';
@@ -18,6 +20,7 @@ import type { Kernel } from './kernel.js';
 import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
 import { buildReputation } from './reputation/build.js';
+import { buildStatus } from './status/build.js';
 import { createSuppressionService } from './suppressions/service.js';
 import { createSuppressionStore } from './suppressions/store.js';
 import { createSystemMail } from './system-mail/service.js';
@@ -33,27 +36,40 @@ export function buildServices(kernel: Kernel) {
   const projects = createProjectService(createProjectStore(db), audit);
   const keys = createKeyService(createKeyStore(db), projects, audit);
   const events = createEventService(db, kernel.store.sqlite);
-  const suppressions = createSuppressionService(createSuppressionStore(db));
+  const suppressions = createSuppressionService(createSuppressionStore(db), {
+    testDomain: kernel.config.sandbox.test_domain,
+  });
   const domains = buildDomains(kernel, { events, projects });
   const trackingSettings = buildTrackingSettings(kernel, { domains });
   const templates = buildTemplates(kernel, { domains, tracking: trackingSettings });
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
   const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
   const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
+  const accounts = buildAccounts(kernel, { projects, systemMail, audit });
+  const history = buildHistory(kernel);
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
+  // Before delivery: it asks reputation which source address a project's mail leaves from.
+  const reputation = buildReputation(kernel, { events, emails, analytics, audit });
   const delivery = createDeliveryService(kernel, {
     events,
     admissions: emails,
     suppressions,
     domains,
     health,
+    sources: reputation.sources,
+    tracking,
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
   const validation = buildValidation(kernel, { suppressions });
   const audiences = buildAudiences(kernel, { events });
   const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
-  const reputation = buildReputation(kernel, { events, emails, analytics });
+  const status = buildStatus(kernel, {
+    health,
+    delivery,
+    webhooks: webhooks.service,
+    mailer: { send: (mail) => systemMail.send({ ...mail, tags: { kind: mail.kind } }) },
+  });
   return {
     health,
     audit,
@@ -70,10 +86,13 @@ export function buildServices(kernel: Kernel) {
     inbound,
     tracking,
     systemMail,
+    accounts,
+    history,
     validation,
     audiences,
     broadcasts,
     reputation,
+    status,
   };
 }
 

@@ -12,7 +12,7 @@
  * unit's limit systemd kills the process with delivery jobs still leased (sent again once the
  * lease runs out). This only warns, never refuses: a drop-in may have raised the limit.
  */
-import { COMMIT_GRACE_MS } from './inbound/listener.js';
+import { COMMIT_GRACE_MS } from './inbound/listener/listener.js';
 import { PROCESSOR_STOP_MS } from './inbound/processor-stop.js';
 import { parseDuration } from './platform/config/duration.js';
 import type { Config } from './platform/config/schema.js';

@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { composeMessage } from '../../src/delivery/compose.js';
+import { composeMessage } from '../../src/delivery/compose/compose.js';
 import { validateConfig } from '../../src/platform/config/load.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
@@ -167,7 +167,7 @@ export async function prepare(
     const verified = await call('POST', `/v1/domains/${domain.id}/verify`);
     if (verified.status !== 'verified') throw new Error(`domain not verified: ${JSON.stringify(verified)}`);
     await queueSends(server.url, apiKey, messages, kb);
-    // Accepted mail is composed and signed at admission (delivery/prerender.ts); the queue the
+    // Accepted mail is composed and signed at admission (delivery/compose/prerender.ts); the queue the
     // engine then drains holds signed messages, as Postfix's holds them after its signing milter.
     await server.services.delivery.prerendered();
     return { dataDir, configFile, port, apiKey };

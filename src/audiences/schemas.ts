@@ -4,7 +4,7 @@
  * reads exactly as a refused request would.
  */
 import { z } from 'zod';
-import { normalizeEmail } from '../suppressions/normalize.js';
+import { normalizeEmail } from '../platform/normalize-email.js';
 
 /** A consent time may lie this far ahead of the server's clock (a client's clock runs fast). */
 export const CONSENT_CLOCK_SKEW_MS = 60_000;

@@ -9,7 +9,7 @@ import type { Db } from '../platform/db/database.js';
 import { isUniqueViolation } from '../platform/db/unique-violation.js';
 import { AppError, conflict, notFound } from '../platform/http/errors.js';
 import { newId } from '../platform/ids.js';
-import { normalizeEmail } from '../suppressions/normalize.js';
+import { normalizeEmail } from '../platform/normalize-email.js';
 import type { Readable } from 'node:stream';
 import { appendEvent, writeContact } from './contact-writes.js';
 import { type ImportFormat, type ImportReport, importContacts } from './import.js';

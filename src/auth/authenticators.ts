@@ -1,14 +1,48 @@
-/** The HTTP app's authenticators, one per auth kind a route may declare. */
+/**
+ * The HTTP app's authenticators, one per auth kind a route may declare (spec §5): API-key routes
+ * (K) take `ph_live_`/`ph_test_` keys and refuse session tokens; session routes (S) take `phs_`
+ * tokens and refuse keys, each with a 401 that says which credential the route wants.
+ *
+ * Seams for what builds on this:
+ * - OAuth access tokens (`pho_...`) will act as scoped keys on K routes: `key` hands a token of
+ *   kind `oauth_access` to the OAuth service, which returns a KeyPrincipal limited to the grant.
+ * - The web dashboard keeps the session token in an HttpOnly cookie: pass its name as
+ *   `sessionCookie` and the `session` authenticator reads it when no Authorization header is sent
+ *   (CSRF protection of cookie-authenticated requests is the dashboard's, in front of these).
+ */
 import type { Authenticator } from '../platform/http/app.js';
-import { AppError } from '../platform/http/errors.js';
 import type { AuthKind } from '../platform/http/route.js';
 import type { Services } from '../services.js';
+import { bearerToken, sessionTokenOf, tokenKind, unauthorized } from './bearer.js';
 
-export function createAuthenticators(services: Services): Partial<Record<AuthKind, Authenticator>> {
+export interface AuthenticatorOptions {
+  /** A cookie the session authenticator also reads the token from (the dashboard's). */
+  readonly sessionCookie?: string;
+}
+
+export const PROJECT_HEADER = 'X-Posthorn-Project-ID';
+
+export function createAuthenticators(
+  services: Services,
+  options: AuthenticatorOptions = {},
+): Partial<Record<AuthKind, Authenticator>> {
   return {
-    key: (ctx) => services.keys.authenticate(ctx.get('Authorization') || undefined),
-    session: () => {
-      throw new AppError('unauthorized', 'Dashboard sessions are not available yet.');
+    key: (ctx) => {
+      const header = ctx.get('Authorization') || undefined;
+      const token = bearerToken(header);
+      if (token !== undefined && tokenKind(token) === 'session')
+        throw unauthorized(
+          'This route takes an API key (`ph_live_...` or `ph_test_...`); a dashboard session token works only on dashboard routes.',
+        );
+      return services.keys.authenticate(header);
+    },
+    session: (ctx) => {
+      const token = sessionTokenOf(ctx, options.sessionCookie);
+      if (token !== undefined && tokenKind(token) !== 'session')
+        throw unauthorized(
+          'This route takes a dashboard session token (`phs_...` from /v1/auth/verify-code or /v1/auth/login-password), not an API key.',
+        );
+      return services.accounts.sessions.authenticate(token, ctx.get(PROJECT_HEADER) || undefined);
     },
   };
 }

@@ -105,9 +105,10 @@ export function createKeyService(store: KeyStore, projects: ProjectService, audi
       );
     },
 
-    async revoke(id: string, actor: string): Promise<KeyView> {
+    async revoke(id: string, actor: string, projectId?: string): Promise<KeyView> {
       const row = await store.findById(id);
-      if (!row) throw notFound(`API key ${id}`);
+      // A key of another project is absent to a caller scoped to one (the dashboard's).
+      if (!row || (projectId !== undefined && row.project_id !== projectId)) throw notFound(`API key ${id}`);
       const now = Date.now();
       if (row.revoked_at === null) {
         await store.revoke(id, now);

@@ -14,7 +14,7 @@
  */
 import type { AudienceService } from '../audiences/service.js';
 import type { Recipient } from '../audiences/store.js';
-import { type Mailbox, parseMailbox } from '../emails/address.js';
+import { type Mailbox, parseMailbox } from '../platform/mail-address.js';
 import type { Draft } from '../emails/model.js';
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';

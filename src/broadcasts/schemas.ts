@@ -5,7 +5,7 @@
  * own call with an optional `send_at`. docs/broadcasts.md shows them.
  */
 import { z } from 'zod';
-import { type Mailbox, parseMailbox } from '../emails/address.js';
+import { type Mailbox, parseMailbox } from '../platform/mail-address.js';
 
 export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
 export const BROADCAST_STATUSES = ['draft', 'scheduled', 'sending', 'sent', 'cancelled', 'failed'] as const;

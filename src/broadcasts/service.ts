@@ -8,7 +8,7 @@
  * scheduled and when its sending starts; the placeholders of its content must be contact fields.
  */
 import type { AudienceService } from '../audiences/service.js';
-import { type Mailbox, parseMailbox } from '../emails/address.js';
+import { type Mailbox, parseMailbox } from '../platform/mail-address.js';
 import type { Db } from '../platform/db/database.js';
 import type { BroadcastStatus } from '../platform/db/tables.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../platform/http/errors.js';

@@ -8,10 +8,13 @@ import {
   UsageError,
 } from './command.js';
 import { keysGroup } from './admin-keys.js';
+import { usersGroup } from './admin-users.js';
+import { ipsGroup } from '../reputation/cli.js';
 import { buildServices } from '../services.js';
 import { withAdmin } from './context.js';
 import { printTable } from './output.js';
 import type { ProjectView } from '../projects/service.js';
+import { incidentsGroup, maintenanceGroup } from '../status/cli.js';
 
 /** A project as `--json` prints it: snake_case keys, as the API and the other commands' JSON. */
 const projectJson = (project: ProjectView) => ({
@@ -142,6 +145,14 @@ const projectsGroup: Group = {
 export const adminGroup: Group = {
   kind: 'group',
   name: 'admin',
-  summary: 'Operator commands: organizations, projects and API keys.',
-  children: [bootstrapCommand, keysGroup, projectsGroup],
+  summary: 'Operator commands: organizations, projects, API keys, incidents, maintenance and dedicated IPs.',
+  children: [
+    bootstrapCommand,
+    keysGroup,
+    projectsGroup,
+    usersGroup,
+    incidentsGroup,
+    maintenanceGroup,
+    ipsGroup,
+  ],
 };

@@ -11,6 +11,7 @@ import {
   resolveConfigPath,
 } from '../platform/config/load.js';
 import type { Kernel } from '../kernel.js';
+import type { Config } from '../platform/config/schema.js';
 import { openConfiguredStore } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { createLogger } from '../platform/log.js';
@@ -76,7 +77,11 @@ export function loadExistingConfig(values: Values): LoadedConfig {
 
 /** Opens the store (migrating it first) for a one-shot command. Logs only warnings, to stderr. */
 export async function openAdmin(values: Values): Promise<AdminContext> {
-  const { config } = loadExistingConfig(values);
+  return openAdminWith(loadExistingConfig(values).config);
+}
+
+/** `openAdmin` for a config already loaded. */
+export async function openAdminWith(config: Config): Promise<AdminContext> {
   const log = createLogger(config.log.level === 'silent' ? 'silent' : 'warn', process.stderr);
   const store = openConfiguredStore(config.storage);
   let master: Awaited<ReturnType<typeof bootMasterKey>>;

@@ -6,8 +6,10 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exampleToml } from '../platform/config/example.js';
 import { checkHost } from '../platform/config/host-checks.js';
+import { identityIssues } from '../platform/config/public-identity.js';
 import { loadConfig, resolveConfigPath } from '../platform/config/load.js';
-import { createLogger } from '../platform/log.js';
+import type { Config } from '../platform/config/schema.js';
+import { createLogger, type Logger } from '../platform/log.js';
 import { startServer } from '../server.js';
 import { longestStopMs, stopTimeWarning } from '../stop-time.js';
 import { type Command, stringOption } from './command.js';
@@ -21,6 +23,19 @@ function ensureConfigFile(file: string, explicit: boolean, io: { err(line: strin
   io.err(`posthorn: first start: wrote the default configuration to ${file}`);
 }
 
+/** Says which keys still name this host locally (a fresh install), and why each matters. */
+function warnOfIdentity(config: Config, log: Logger): void {
+  const issues = identityIssues(config);
+  const required = issues.filter((issue) => issue.level === 'required').map((issue) => issue.keys[0]);
+  if (required.length > 0)
+    log.warn(
+      { keys: required },
+      `not ready to send to the internet until these keys name public values: ${required.join(', ')}; \`posthorn doctor\` checks the rest`,
+    );
+  for (const issue of issues)
+    log.warn({ keys: issue.keys, required: issue.level === 'required' }, issue.message);
+}
+
 export const serveCommand: Command = {
   kind: 'command',
   name: 'serve',
@@ -30,10 +45,11 @@ export const serveCommand: Command = {
     ensureConfigFile(file, configNamed(values), io);
     const { config } = loadConfig(file, process.env);
     await checkHost(config, file);
-    const log = createLogger(config.log.level);
+    const log = createLogger(config.log.level, process.stdout, config.log.format);
     log.info({ config: file, data_dir: path.resolve(config.storage.data_dir) }, `configuration from ${file}`);
     const stopWarning = stopTimeWarning(config);
     if (stopWarning) log.warn({ stop_ms: longestStopMs(config) }, stopWarning);
+    warnOfIdentity(config, log);
     // Listen for signals before booting: a SIGTERM that arrives while engines are still starting
     // must still stop everything cleanly (exit 0), not kill the process half-started.
     const stopRequested = new Promise<void>((resolve) => {

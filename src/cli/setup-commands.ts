@@ -4,6 +4,7 @@ import path from 'node:path';
 import { stringify } from 'smol-toml';
 import { exampleToml } from '../platform/config/example.js';
 import { checkHost } from '../platform/config/host-checks.js';
+import { identityIssues } from '../platform/config/public-identity.js';
 import { resolveConfigPath } from '../platform/config/load.js';
 import type { Config } from '../platform/config/schema.js';
 import { configKeys } from '../platform/config/shape.js';
@@ -117,6 +118,11 @@ const checkCommand: Command = {
     // Not a failure: the unit runs this as ExecStartPre, and a drop-in may have raised the limit.
     const stopWarning = stopTimeWarning(config);
     if (stopWarning) io.err(`posthorn: warning: ${stopWarning}`);
+    // Not failures either: a fresh install starts on localhost; it cannot send to the internet yet.
+    for (const issue of identityIssues(config))
+      io.err(
+        `posthorn: ${issue.level === 'required' ? 'to set before sending' : 'warning'}: ${issue.message}`,
+      );
     io.out(`Configuration is valid (${file ?? `embedded defaults; ${resolved} does not exist`}).`);
     return 0;
   },

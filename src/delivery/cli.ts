@@ -7,7 +7,7 @@
 import type { Command, Group } from '../cli/command.js';
 import { withAdmin } from '../cli/context.js';
 import { printTable } from '../cli/output.js';
-import type { LaneDepth } from './store.js';
+import type { LaneDepth } from './queue/store.js';
 
 function age(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));

@@ -21,15 +21,15 @@
 import type { Traffic } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
 import type { DnsResolver } from '../platform/dns/resolver.js';
-import type { Lane } from './lane.js';
-import type { LaneTable } from './lanes.js';
+import type { Lane } from './smtp/lane.js';
+import type { LaneTable } from './routing/lanes.js';
 import { cutOff, HeldJobs } from './held-jobs.js';
-import { type CutOff, type Outcome, type PerRecipient, RELEASED } from './outcome.js';
-import type { OutcomeWriter } from './outcome-writer.js';
-import { rerouteRemovedLanes } from './removed-lanes.js';
-import { ROUTE_BATCH, routeBatch, SANDBOX_LANE } from './router.js';
+import { type CutOff, type Outcome, type PerRecipient, RELEASED } from './replies/outcome.js';
+import type { OutcomeWriter } from './outcomes/outcome-writer.js';
+import { rerouteRemovedLanes } from './routing/removed-lanes.js';
+import { ROUTE_BATCH, routeBatch, SANDBOX_LANE } from './routing/router.js';
 import { deliverJob, type JobContext, newContext, type StepDeps } from './steps.js';
-import type { ClaimedJob, DeliveryStore } from './store.js';
+import type { ClaimedJob, DeliveryStore } from './queue/store.js';
 
 export interface EngineOptions {
   readonly store: Pick<

@@ -9,9 +9,9 @@
  */
 import type { Traffic } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
-import type { CutOff } from './outcome.js';
+import type { CutOff } from './replies/outcome.js';
 import type { JobContext } from './steps.js';
-import type { DeliveryStore } from './store.js';
+import type { DeliveryStore } from './queue/store.js';
 
 /** A job to give back to the queue, with the lane it keeps. */
 export interface Released {

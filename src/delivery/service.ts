@@ -3,6 +3,14 @@
  * report the queue (health probe, `posthorn queue stats`), and map a VERP return path back to
  * the message and recipients it names (the inbound listener, for bounces). Building the service
  * starts nothing: CLI commands build services too.
+ *
+ * The capability's rooms, in the order a message passes through them: queue/ (jobs and their
+ * leases), routing/ (lanes, MX, MTA-STS, source addresses), compose/ (composition, DKIM signing,
+ * the admission stage), smtp/ (the SMTP transaction), outcomes/ (outcomes recorded, retries);
+ * replies/ is the vocabulary under them all (SMTP replies, bounce classes, outcomes). A room imports
+ * only from the rooms before it, never from a later one nor from this top level, which puts them
+ * together: this service, the engine (engine.ts) and the steps of one job (steps.ts).
+ * test/layout/rooms.test.ts holds the order.
  */
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
@@ -13,20 +21,22 @@ import type { Kernel } from '../kernel.js';
 import { parseDuration } from '../platform/config/duration.js';
 import { createDnsResolver } from '../platform/dns/resolver.js';
 import { DeliveryEngine } from './engine.js';
-import { Lane, type LaneSettings } from './lane.js';
-import { createLaneTable } from './lanes.js';
-import { MtaSts } from './mta-sts.js';
-import { MxConnection } from './mx-connection.js';
-import { OutcomeWriter, type SuppressionPort } from './outcome-writer.js';
-import { Prerender } from './prerender.js';
-import { createRawStore } from './raw-store.js';
-import { createRenderer, lazyRenderer, type Renderer } from './renderer.js';
-import { retryPolicyFrom } from './retry-policy.js';
-import { createSigningKeys, type DomainKeysSource } from './signing-keys.js';
-import { createDeliveryStore, type LaneDepth, type RecipientRow } from './store.js';
-import { parseVerp, verpKey } from './verp.js';
+import { Lane, type LaneSettings } from './smtp/lane.js';
+import { createLaneTable } from './routing/lanes.js';
+import { MtaSts } from './routing/mta-sts.js';
+import { MxConnection } from './smtp/mx-connection.js';
+import { OutcomeWriter, type SuppressionPort } from './outcomes/outcome-writer.js';
+import { Prerender } from './compose/prerender.js';
+import { createRawStore } from './compose/raw-store.js';
+import { createRenderer, lazyRenderer, type Renderer } from './compose/renderer.js';
+import { retryPolicyFrom } from './outcomes/retry-policy.js';
+import { createSigningKeys, type DomainKeysSource } from './compose/signing-keys.js';
+import type { TrackingPort } from './compose/tracking-step.js';
+import { createDeliveryStore, type LaneDepth, type RecipientRow } from './queue/store.js';
+import type { SourcePort } from './routing/source-addresses.js';
+import { parseVerp, verpKey } from './smtp/verp.js';
 
-export type { DomainKeysSource } from './signing-keys.js';
+export type { DomainKeysSource } from './compose/signing-keys.js';
 
 /** The send API, as delivery hears of accepted messages (to render them at once, prerender.ts). */
 export interface AdmissionSource {
@@ -40,6 +50,10 @@ export interface DeliveryDeps {
   readonly suppressions: SuppressionPort;
   readonly domains: DomainKeysSource;
   readonly health: HealthRegistry;
+  /** Which source address a project's mail leaves from (dedicated IPs); absent, delivery.source_ips shared by all. */
+  readonly sources?: SourcePort;
+  /** Open and click tracking's input to composition (compose/tracking-step.ts). */
+  readonly tracking?: TrackingPort;
 }
 
 /** What a VERP return path names: the message and the recipients the bounced transaction carried. */
@@ -110,6 +124,7 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
           settings,
           log,
           connect: (t, o) => MxConnection.open(t, o),
+          ...(deps.sources ? { sources: deps.sources } : {}),
         });
         lanes.set(lane.key, lane);
       }
@@ -137,10 +152,12 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
         renderer,
         prerender: admission,
         keys,
+        tracking: deps.tracking,
         verpKey: key,
         bounceSubdomain: config.bounce_subdomain,
         testDomain: kernel.config.sandbox.test_domain,
         log,
+        ...(deps.sources ? { sources: deps.sources } : {}),
       },
       writer,
       log,
@@ -168,7 +185,7 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
         kernel.config.dkim.workers,
         kernel.store.file,
       );
-      const admission = new Prerender({ store, raw, renderer, keys, log });
+      const admission = new Prerender({ store, raw, renderer, keys, tracking: deps.tracking, log });
       const unsubscribe = deps.admissions.onAdmitted((ids) => admission.enqueue(ids));
       prerender = admission;
       const running = deliver ? startEngine(renderer, admission) : null;
@@ -208,6 +225,9 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
         return { ...row, connections: lane?.connections ?? null, blocked: lane?.blocked?.reply ?? null };
       });
     },
+
+    /** SMTP transactions tried since attempt `afterId`, per lane and outcome (the status area's deferral rate). */
+    attemptCountsAfter: (afterId: number | undefined) => store.attemptCountsAfter(afterId),
 
     /**
      * The message and recipients a VERP return path names (for a DSN arriving at the inbound

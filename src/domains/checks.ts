@@ -170,7 +170,7 @@ async function checkTracking(resolver: DnsResolver, record: ExpectedRecord): Pro
 
 /**
  * The local-part of the sender SPF is checked for. Posthorn's MAIL FROM is a VERP address whose
- * local-part differs per message (`b+r<id>-<tag>`, delivery/verp.ts), and none is sent from the
+ * local-part differs per message (`b+r<id>-<tag>`, delivery/smtp/verp.ts), and none is sent from the
  * domain itself, so no one local-part stands for them: the check uses RFC 7208 §4.3's stand-in for
  * a sender without one.
  */

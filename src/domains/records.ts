@@ -2,10 +2,14 @@
  * The DNS records an operator publishes for a sending domain, derived from the config and the
  * domain's DKIM public keys (never stored as text, so a changed `delivery.sending_ips` changes the
  * advice at once). Purposes: `spf` and `dkim` decide verification; `dmarc`, `return_path` (the
- * VERP bounce host, DESIGN.md §5) and `tracking` are reported but optional.
+ * VERP bounce host, DESIGN.md §5) and `tracking` are reported but optional. A record that would
+ * name a local value (`localhost`, a loopback address: platform/config/public-identity.ts) is left
+ * out, never proposed: the domain's `config_issues` say which keys to set, and while SPF is left
+ * out the domain cannot verify.
  */
 import { isIP } from 'node:net';
 import { longestSelectorLength, splitTxtValue } from '../dkim/keys.js';
+import { identityIssues, trackingHost, withheld } from '../platform/config/public-identity.js';
 import type { Config } from '../platform/config/schema.js';
 
 export type RecordPurpose = 'spf' | 'dkim' | 'dmarc' | 'return_path' | 'tracking';
@@ -40,11 +44,6 @@ export type RecordConfig = Pick<Config, 'delivery' | 'smtp_in' | 'tracking' | 's
 /** The VERP return-path host of a sending domain: `<delivery.bounce_subdomain>.<domain>`. */
 export function bounceHost(config: Pick<Config, 'delivery'>, domain: string): string {
   return `${config.delivery.bounce_subdomain}.${domain}`;
-}
-
-/** The host tracked links use: `tracking.domain`, else the host of `server.public_url`. */
-export function trackingHost(config: Pick<Config, 'tracking' | 'server'>): string {
-  return config.tracking.domain || new URL(config.server.public_url).hostname.replace(/^\[|\]$/g, '');
 }
 
 /**
@@ -97,12 +96,19 @@ function txt(
   };
 }
 
+/** Whether a required record (SPF) is left out for a local config value: no domain can verify then. */
+export function requiredRecordWithheld(config: RecordConfig): boolean {
+  return withheld(identityIssues(config), 'spf');
+}
+
 export function expectedRecords(
   config: RecordConfig,
   domain: string,
   keys: readonly PublicDkimKey[],
 ): ExpectedRecord[] {
-  const records: ExpectedRecord[] = [txt('spf', domain, domain, spfValue(config), true)];
+  const issues = identityIssues(config);
+  const spf = !withheld(issues, 'spf');
+  const records: ExpectedRecord[] = spf ? [txt('spf', domain, domain, spfValue(config), true)] : [];
   for (const key of keys) {
     const value = `v=DKIM1; k=${key.algorithm === 'rsa-sha256' ? 'rsa' : 'ed25519'}; p=${key.publicKey}`;
     // Verifiers that know only RSA ignore the ed25519 signature, so only the RSA key is required.
@@ -112,18 +118,21 @@ export function expectedRecords(
   }
   records.push(txt('dmarc', `_dmarc.${domain}`, domain, 'v=DMARC1; p=none; adkim=r; aspf=r', false));
   const bounce = bounceHost(config, domain);
-  records.push({
-    key: `return_path:MX:${bounce}`,
-    purpose: 'return_path',
-    type: 'MX',
-    host: bounce,
-    name: relative(bounce, domain),
-    value: config.smtp_in.hostname,
-    priority: 10,
-    required: false,
-  });
+  if (!withheld(issues, 'bounce_mx')) {
+    records.push({
+      key: `return_path:MX:${bounce}`,
+      purpose: 'return_path',
+      type: 'MX',
+      host: bounce,
+      name: relative(bounce, domain),
+      value: config.smtp_in.hostname,
+      priority: 10,
+      required: false,
+    });
+  }
   // The envelope sender is at the bounce host, so that is where receivers evaluate SPF (RFC 7208 §2.4).
-  records.push(txt('return_path', bounce, domain, spfValue(config), false));
+  if (spf) records.push(txt('return_path', bounce, domain, spfValue(config), false));
+  if (withheld(issues, 'tracking')) return records;
   const tracking = `${config.domains.tracking_subdomain}.${domain}`;
   const target = trackingHost(config);
   const family = isIP(target);

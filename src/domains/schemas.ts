@@ -50,12 +50,32 @@ export const dnsRecord = z.object({
   checked_at: z.string().nullable(),
 });
 
+export const configIssue = z.object({
+  level: z
+    .enum(['required', 'advised'])
+    .describe(
+      'required: the records in `withheld` are not proposed and mail cannot go out right until an operator sets `keys`; advised: the value is not seen from the internet.',
+    ),
+  keys: z.array(z.string()).describe('Config keys of the appliance to set, the usual one first.'),
+  withheld: z
+    .array(z.enum(['spf', 'return_path', 'tracking']))
+    .describe('Purposes of records left out of `records` until the keys are set.'),
+  message: z.string().describe('What is wrong and what to set, in one sentence.'),
+});
+
 export const domainRecord = z.object({
   id: z.string().describe('dom_...'),
   name: z.string(),
   region: z.string(),
-  status: z.enum(DOMAIN_STATUSES).describe('verified once SPF and DKIM pass.'),
+  status: z
+    .enum(DOMAIN_STATUSES)
+    .describe('verified once SPF and DKIM pass; never while SPF is withheld (see config_issues).'),
   records: z.array(dnsRecord),
+  config_issues: z
+    .array(configIssue)
+    .describe(
+      "What this appliance's config lacks for a domain to be published right: a record naming a local value (localhost, 127.0.0.1) is withheld, never proposed. Empty when the config names public values.",
+    ),
   created_at: z.string(),
   updated_at: z.string(),
   verified_at: z.string().nullable(),

@@ -7,6 +7,7 @@
 import type { EventService } from '../events/service.js';
 import { dkimKeyOptions, generateDkimKeys } from '../dkim/keys.js';
 import { sealDkimKey } from '../dkim/key-seal.js';
+import { identityIssues } from '../platform/config/public-identity.js';
 import type { Config } from '../platform/config/schema.js';
 import type { Db } from '../platform/db/database.js';
 import { isUniqueViolation } from '../platform/db/unique-violation.js';
@@ -15,16 +16,25 @@ import { badRequest, conflict, notFound } from '../platform/http/errors.js';
 import { newId } from '../platform/ids.js';
 import type { Logger } from '../platform/log.js';
 import type { ProjectService } from '../projects/service.js';
+import { runChecks } from './checks.js';
 import { createDomainLookups } from './lookups.js';
 import { parseDomainName } from './name.js';
 import { bounceHost, expectedRecords, maxDomainLength, type PublicDkimKey } from './records.js';
-import type { DomainRecord } from './schemas.js';
+import type { DnsRecordView, DomainRecord } from './schemas.js';
 import type { DkimKeyRow, DomainRow, DomainStore } from './store.js';
 import { trackingDns } from './tracking.js';
 import { createVerifier } from './verification.js';
-import { domainView, eventData, parseChecks, recordStatus } from './views.js';
+import { domainView, eventData, parseChecks, recordStatus, recordView } from './views.js';
 
 export type { SigningKeys, VerifiedDomain } from './lookups.js';
+
+/** A domain as `inspectAll` found it in DNS just now. */
+export interface InspectedDomain {
+  readonly id: string;
+  readonly name: string;
+  readonly project_id: string;
+  readonly records: ReadonlyArray<DnsRecordView & { readonly temporary: boolean }>;
+}
 
 export interface DomainServiceDeps {
   readonly store: DomainStore;
@@ -51,10 +61,12 @@ export function createDomainService(deps: DomainServiceDeps) {
 
   const recordsOf = (row: DomainRow, keys: readonly PublicDkimKey[] | undefined) =>
     expectedRecords(config, row.name, keys ?? []);
+  // The config never changes while the process runs.
+  const issues = identityIssues(config);
 
   const views = async (rows: readonly DomainRow[]): Promise<DomainRecord[]> => {
     const keys = await store.publicKeysByDomain(rows.map((row) => row.id));
-    return rows.map((row) => domainView(row, recordsOf(row, keys.get(row.id))));
+    return rows.map((row) => domainView(row, recordsOf(row, keys.get(row.id)), issues));
   };
 
   const load = async (projectId: string, id: string): Promise<DomainRow> => {
@@ -110,6 +122,7 @@ export function createDomainService(deps: DomainServiceDeps) {
             publicKey: key.public_key,
           })),
         ),
+        issues,
       );
       try {
         await store.transaction(async (trx) => {
@@ -194,6 +207,38 @@ export function createDomainService(deps: DomainServiceDeps) {
         signal?.removeEventListener('abort', cancel);
       }
       return { checked, failed };
+    },
+
+    /**
+     * Every domain of every project checked against DNS now, nothing saved and no event (`posthorn
+     * doctor`): each record as the API shows it, with this check's outcome and whether its
+     * failure is only temporary.
+     */
+    async inspectAll(): Promise<InspectedDomain[]> {
+      const inspected: InspectedDomain[] = [];
+      for (let after = ''; ; ) {
+        const rows = await store.page(after, RECHECK_PAGE);
+        const keys = await store.publicKeysByDomain(rows.map((row) => row.id));
+        for (const row of rows) {
+          const records = recordsOf(row, keys.get(row.id));
+          const outcomes = await runChecks(resolver, config, records);
+          const at = Date.now();
+          const checks = Object.fromEntries(
+            [...outcomes].map(([key, outcome]) => [key, { ...outcome, checked_at: at }]),
+          );
+          inspected.push({
+            id: row.id,
+            name: row.name,
+            project_id: row.project_id,
+            records: records.map((record) => ({
+              ...recordView(record, checks),
+              temporary: outcomes.get(record.key)?.temporary === true,
+            })),
+          });
+        }
+        if (rows.length < RECHECK_PAGE) return inspected;
+        after = (rows[rows.length - 1] as DomainRow).id;
+      }
     },
 
     ...lookups,

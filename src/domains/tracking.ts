@@ -2,7 +2,7 @@
 import { isIP } from 'node:net';
 import type { Config } from '../platform/config/schema.js';
 import type { DnsResolver } from '../platform/dns/resolver.js';
-import { trackingHost } from './records.js';
+import { trackingHost } from '../platform/config/public-identity.js';
 
 export async function trackingDns(
   resolver: DnsResolver,

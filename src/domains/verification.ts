@@ -11,7 +11,8 @@ import { notFound } from '../platform/http/errors.js';
 import type { Logger } from '../platform/log.js';
 import type { ProjectService } from '../projects/service.js';
 import { type CheckOutcome, runChecks } from './checks.js';
-import { type ExpectedRecord, expectedRecords } from './records.js';
+import { identityIssues } from '../platform/config/public-identity.js';
+import { type ExpectedRecord, expectedRecords, requiredRecordWithheld } from './records.js';
 import type { DomainRecord } from './schemas.js';
 import type { DomainRow, DomainStore } from './store.js';
 import { domainView, eventData, parseChecks, recordStatus, type StoredChecks } from './views.js';
@@ -25,12 +26,18 @@ export interface VerifierDeps {
   readonly log: Logger;
 }
 
-/** Verified when every required record passes; only-temporary failures leave the status as it was. */
+/**
+ * Verified when every required record passes; only-temporary failures leave the status as it was.
+ * While the config withholds a required record (SPF naming localhost), the domain fails: it
+ * cannot be published right whatever its DNS holds.
+ */
 export function decideStatus(
   previous: DomainStatus,
   records: readonly ExpectedRecord[],
   outcomes: Map<string, CheckOutcome>,
+  requiredWithheld = false,
 ): DomainStatus {
+  if (requiredWithheld) return 'failed';
   const required = records.filter((record) => record.required).map((record) => outcomes.get(record.key));
   if (required.every((outcome) => outcome?.status === 'verified')) return 'verified';
   if (required.some((outcome) => outcome?.status !== 'verified' && !outcome?.temporary)) return 'failed';
@@ -50,6 +57,8 @@ function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pr
 
 export function createVerifier(deps: VerifierDeps) {
   const { store, config, resolver, events, projects, log } = deps;
+  const issues = identityIssues(config);
+  const blocked = requiredRecordWithheld(config);
   /**
    * Runs the DNS checks of one domain, saves them, and tells the world what changed. Once `signal`
    * aborts (the re-check stopping), the checks are abandoned and nothing is saved.
@@ -63,7 +72,7 @@ export function createVerifier(deps: VerifierDeps) {
     const previous = parseChecks(row);
     const checks: Record<string, StoredChecks[string]> = {};
     for (const [key, outcome] of outcomes) checks[key] = { ...outcome, checked_at: at };
-    const status = decideStatus(row.status, records, outcomes);
+    const status = decideStatus(row.status, records, outcomes, blocked);
     const changed =
       status !== row.status ||
       records.some((record) => recordStatus(previous, record.key) !== recordStatus(checks, record.key));
@@ -80,7 +89,7 @@ export function createVerifier(deps: VerifierDeps) {
             ? row.verified_at
             : null,
     };
-    const view = domainView(updated, records);
+    const view = domainView(updated, records, issues);
     const stillThere = await store.transaction(async (trx) => {
       if (!(await store.find(row.project_id, row.id, trx))) return false;
       await store.saveCheck(trx, row.id, {

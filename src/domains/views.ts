@@ -1,4 +1,5 @@
 /** Domain rows and their stored check results to the JSON shapes of schemas.ts. */
+import type { IdentityIssue } from '../platform/config/public-identity.js';
 import type { CheckOutcome, RecordStatus } from './checks.js';
 import type { ExpectedRecord } from './records.js';
 import type { DnsRecordView, DomainRecord } from './schemas.js';
@@ -37,7 +38,27 @@ export function recordView(record: ExpectedRecord, checks: StoredChecks): DnsRec
   };
 }
 
-export function domainView(row: DomainRow, records: readonly ExpectedRecord[]): DomainRecord {
+/** What the domain response says of the config: which keys to set, and what waits for them. */
+export function configIssueView(issue: IdentityIssue): DomainRecord['config_issues'][number] {
+  type Withheld = DomainRecord['config_issues'][number]['withheld'];
+  const purposes: Record<IdentityIssue['withholds'][number], Withheld> = {
+    spf: ['spf', 'return_path'],
+    bounce_mx: ['return_path'],
+    tracking: ['tracking'],
+  };
+  return {
+    level: issue.level,
+    keys: [...issue.keys],
+    withheld: [...new Set(issue.withholds.flatMap((use) => purposes[use]))],
+    message: issue.message,
+  };
+}
+
+export function domainView(
+  row: DomainRow,
+  records: readonly ExpectedRecord[],
+  issues: readonly IdentityIssue[],
+): DomainRecord {
   const checks = parseChecks(row);
   return {
     id: row.id,
@@ -45,6 +66,7 @@ export function domainView(row: DomainRow, records: readonly ExpectedRecord[]): 
     region: row.region,
     status: row.status,
     records: records.map((record) => recordView(record, checks)),
+    config_issues: issues.map(configIssueView),
     created_at: iso(row.created_at) as string,
     updated_at: iso(row.updated_at) as string,
     verified_at: iso(row.verified_at),

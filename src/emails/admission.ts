@@ -11,7 +11,7 @@ import type { Config } from '../platform/config/schema.js';
 import type { Db } from '../platform/db/database.js';
 import { createGroupCommit, throttled } from '../platform/db/group-commit.js';
 import type { KeyPrincipal } from '../platform/http/principal.js';
-import type { Mailbox } from './address.js';
+import type { Mailbox } from '../platform/mail-address.js';
 import type { BatchBudget } from './batch-budget.js';
 import { checkSuppression, createSenderCheck, type SendPorts } from './checks.js';
 import { canonicalHeaders } from './headers.js';

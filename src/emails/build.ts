@@ -25,8 +25,10 @@ export function buildEmails(
 ) {
   const store = createEmailStore(kernel.db, kernel.store.sqlite);
   const ports = sendPorts(services);
-  const limits = createSendLimits(kernel.config.limits, (projectId, dayStart) =>
-    store.countLiveSince(projectId, dayStart),
+  const limits = createSendLimits(
+    kernel.config.limits,
+    (projectId, dayStart) => store.countLiveSince(projectId, dayStart),
+    kernel.config.sandbox.test_domain,
   );
   const service = createEmailService({
     db: kernel.db,

@@ -9,21 +9,23 @@
  * suspension, sender and suppression checks again when its time comes (release-check.ts).
  */
 import type { Config } from '../platform/config/schema.js';
-import type { ProjectStatus } from '../platform/db/tables.js';
+import type { KeyMode, ProjectStatus } from '../platform/db/tables.js';
 import { AppError, badRequest, forbidden } from '../platform/http/errors.js';
 import type { KeyPrincipal } from '../platform/http/principal.js';
-import { normalizeEmail } from '../suppressions/normalize.js';
-import { type Mailbox, parseMailbox } from './address.js';
+import { isTestRecipient } from '../platform/test-recipients.js';
+import { normalizeEmail } from '../platform/normalize-email.js';
+import { type Mailbox, parseMailbox } from '../platform/mail-address.js';
 import type { Draft } from './model.js';
 import { MAX_SCHEDULE_AHEAD_MS } from './schemas.js';
 
 /** What the send path needs from the domains, suppressions, templates and projects services. */
 export interface SendPorts {
   isVerifiedDomain(projectId: string, domain: string): Promise<boolean>;
-  /** Suppressed addresses among `emails`, keyed by normalized address, with the reason. */
+  /** Suppressed addresses among `emails` in the list of `mode`, keyed by normalized address, with the reason. */
   findSuppressed(
     projectId: string,
     emails: readonly string[],
+    mode: KeyMode,
   ): Promise<ReadonlyMap<string, { reason: string }>>;
   memberEmails(organizationId: string): Promise<readonly string[]>;
   /** The project's organization and status now; undefined when the project is gone. */
@@ -82,14 +84,19 @@ export function createSenderCheck(sandbox: Config['sandbox'], ports: SendPorts) 
   const sandboxEmail = sandboxSender && normalizeEmail(sandboxSender.email);
 
   return async function checkSender(
-    principal: Pick<KeyPrincipal, 'projectId' | 'organizationId' | 'projectStatus'>,
+    principal: Pick<KeyPrincipal, 'projectId' | 'organizationId' | 'projectStatus' | 'mode'>,
     draft: SenderCheckInput,
   ): Promise<void> {
     if (sandboxSender && normalizeEmail(draft.from.email) === sandboxEmail) {
       const members = new Set(
         (await ports.memberEmails(principal.organizationId)).map((email) => normalizeEmail(email) ?? email),
       );
-      const outsider = draft.recipients.find((recipient) => !members.has(recipient.email));
+      // DESIGN.md §4a: a test key may also send to the reserved test recipients (nothing leaves the box).
+      const reserved = (email: string) =>
+        principal.mode === 'test' && isTestRecipient(email, sandbox.test_domain);
+      const outsider = draft.recipients.find(
+        (recipient) => !members.has(recipient.email) && !reserved(recipient.email),
+      );
       if (outsider) {
         throw forbidden(
           `The shared sandbox sender ${sandboxSender.email} may send only to members of your organization; ` +
@@ -119,6 +126,7 @@ export async function checkSuppression(ports: SendPorts, draft: Draft): Promise<
   const hits = await ports.findSuppressed(
     draft.projectId,
     draft.recipients.map((recipient) => recipient.email),
+    draft.mode,
   );
   if (hits.size === 0) return;
   const recipient = draft.recipients.find((r) => hits.has(r.email));

@@ -6,12 +6,16 @@
  * messages table once per project and day, so a restart does not reset it; the minute and hour
  * windows start empty after a restart, which only ever errs on the side of the sender. The daily
  * quota counts live sends only: a `ph_test_` key's mail never leaves the box, so it neither uses
- * nor meets the quota (its key's per-minute limit and the recipient throttle still apply).
+ * nor meets the quota. Test sends have counters of their own (DESIGN.md §4a): a test key's
+ * per-minute window is its own key's, and the recipient throttle counts live and test sends apart,
+ * so testing never uses up what live mail may send. The reserved test recipients
+ * (platform/test-recipients.ts) work every time: a test send to them meets no recipient throttle.
  */
 import type { Config } from '../platform/config/schema.js';
 import type { KeyMode } from '../platform/db/tables.js';
 import { AppError } from '../platform/http/errors.js';
 import { type RateLimitState, rateLimitHeaders } from '../platform/http/rate-limit-headers.js';
+import { isTestRecipient } from '../platform/test-recipients.js';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -83,7 +87,11 @@ export interface Reservation {
 /** Counts today's live messages of a project (seeds the daily quota). */
 export type DailyCounter = (projectId: string, dayStart: number) => Promise<number>;
 
-export function createSendLimits(limits: Config['limits'], countToday: DailyCounter) {
+export function createSendLimits(
+  limits: Config['limits'],
+  countToday: DailyCounter,
+  testDomain = 'posthorn.test',
+) {
   const perKey = new FixedWindow(MINUTE);
   const perRecipient = new FixedWindow(HOUR);
   const daily = new FixedWindow(DAY);
@@ -165,9 +173,13 @@ export function createSendLimits(limits: Config['limits'], countToday: DailyCoun
         );
       }
       const perHour = limits.sends_per_hour_per_recipient;
+      // Live and test sends to one address are counted apart; reserved test recipients not at all.
+      const throttled = request.recipients
+        .filter((email) => request.mode === 'live' || !isTestRecipient(email, testDomain))
+        .map((email) => ({ email, key: `${request.projectId} ${request.mode} ${email}` }));
       if (perHour > 0) {
-        for (const email of request.recipients) {
-          if (perRecipient.used(`${request.projectId} ${email}`, now) + 1 > perHour) {
+        for (const { email, key } of throttled) {
+          if (perRecipient.used(key, now) + 1 > perHour) {
             throw refuse(
               `${email} already received ${perHour} messages from this project in the current hour.`,
               {
@@ -190,8 +202,7 @@ export function createSendLimits(limits: Config['limits'], countToday: DailyCoun
       };
       if (quota > 0) take(daily, request.projectId);
       if (perMinute > 0) take(perKey, request.keyId);
-      if (perHour > 0)
-        for (const email of request.recipients) take(perRecipient, `${request.projectId} ${email}`);
+      if (perHour > 0) for (const { key } of throttled) take(perRecipient, key);
       let released = false;
       return {
         headers: perMinute > 0 ? rateLimitHeaders(keyState(request.keyId, now)) : {},

@@ -9,12 +9,12 @@ import type {
   RecipientStatus,
   Traffic,
 } from '../platform/db/tables.js';
-import type { Mailbox } from './address.js';
+import type { Mailbox } from '../platform/mail-address.js';
 
 export interface DraftRecipient {
   readonly kind: RecipientKind;
   readonly mailbox: Mailbox;
-  /** Normalized (suppressions/normalize.ts): what suppressions and throttles match. */
+  /** Normalized (platform/normalize-email.ts): what suppressions and throttles match. */
   readonly email: string;
 }
 

@@ -28,7 +28,8 @@ export function sendPorts(services: {
 }): SendPorts {
   return {
     isVerifiedDomain: (projectId, domain) => services.domains.isVerified(projectId, domain),
-    findSuppressed: (projectId, emails) => services.suppressions.findSuppressed(projectId, emails),
+    findSuppressed: (projectId, emails, mode) =>
+      services.suppressions.findSuppressed(projectId, emails, undefined, mode),
     memberEmails: (organizationId) => services.projects.memberEmails(organizationId),
     project: (projectId) => services.projects.get(projectId),
     renderTemplate: (projectId, idOrSlug, variables) =>

@@ -8,6 +8,7 @@
  * It only decides; the scheduler writes the outcome, and it never writes anything itself.
  */
 import type { Config } from '../platform/config/schema.js';
+import type { KeyMode } from '../platform/db/tables.js';
 import { AppError } from '../platform/http/errors.js';
 import { checkNotSuspended, createSenderCheck, type SendPorts } from './checks.js';
 import type { ScheduledRecipient } from './store.js';
@@ -15,6 +16,7 @@ import type { ScheduledRecipient } from './store.js';
 /** The parts of a due message the checks read. */
 export interface DueMessage {
   readonly project_id: string;
+  readonly mode: KeyMode;
   readonly from_email: string;
   readonly from_domain: string;
 }
@@ -48,6 +50,7 @@ export function createReleaseCheck(sandbox: Config['sandbox'], ports: SendPorts)
           projectId: message.project_id,
           organizationId: project.organizationId,
           projectStatus: project.status,
+          mode: message.mode,
         },
         {
           from: { email: message.from_email, domain: message.from_domain },
@@ -62,6 +65,7 @@ export function createReleaseCheck(sandbox: Config['sandbox'], ports: SendPorts)
     const hits = await ports.findSuppressed(
       message.project_id,
       recipients.map((r) => r.email),
+      message.mode,
     );
     const suppressed = new Map<string, string>();
     for (const recipient of recipients) {

@@ -3,7 +3,7 @@
  * `from`, `to`, `subject`, `tags` and the event's own object). `email.sent` is one per message and
  * lists the recipients released (the internal `email.cancelled` lists them all); `email.suppressed`
  * and `email.failed` are one per recipient, named in the event's `recipient` and in its own
- * object, shaped like the delivery engine's outcome events (delivery/outcome-events.ts), so
+ * object, shaped like the delivery engine's outcome events (delivery/outcomes/outcome-events.ts), so
  * webhooks and analytics read them the same way.
  */
 import type { NewEvent } from '../events/service.js';

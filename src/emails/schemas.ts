@@ -1,10 +1,10 @@
 /**
  * Request and response schemas of the send API (spec §2.1–2.3, §4.1, §8). They validate, name the
  * failing field and rule in every 400, and feed the OpenAPI document. Addresses come out parsed
- * (see address.ts); `send_at` comes out as epoch milliseconds.
+ * (see platform/mail-address.ts); `send_at` comes out as epoch milliseconds.
  */
 import { z } from 'zod';
-import { type Mailbox, parseMailbox } from './address.js';
+import { type Mailbox, parseMailbox } from '../platform/mail-address.js';
 import { checkHeaders } from './headers.js';
 
 export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;

@@ -71,6 +71,7 @@ export function scheduleQueries() {
         .select([
           'id',
           'project_id',
+          'mode',
           'from_header',
           'from_email',
           'from_domain',

@@ -4,11 +4,18 @@
  * the processor and the SMTP listener. The composition root calls `buildInbound` once;
  * `background.ts` calls `start()` after HTTP listens when `smtp_in.enabled`; `ready()` resolves
  * with the bound SMTP address.
+ *
+ * The capability's rooms, in the order a message passes through them: listener/ (SMTP and the
+ * spool), analysis/ (authentication, parsing, reading a report), then threads/ for routed mail or
+ * reports/ for DSNs and complaints, and scanning/ (attachments). A room imports only from the rooms
+ * before it and from the store, never from a later room nor from the rest of this top level, which
+ * puts them together: this build, the processor that walks each spooled message through the rooms
+ * (processor.ts), the service and its routes. test/layout/rooms.test.ts holds the order.
  */
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createDeliveryStore } from '../delivery/store.js';
+import { createDeliveryStore } from '../delivery/queue/store.js';
 import type { EventService } from '../events/service.js';
 import type { HealthRegistry } from '../health/registry.js';
 import type { Kernel } from '../kernel.js';
@@ -17,20 +24,20 @@ import { ListenError } from '../platform/listen-error.js';
 import { ensureSelfSignedCert } from '../platform/tls/self-signed.js';
 import { suppressBesideOutcome } from '../suppressions/beside-outcome.js';
 import type { SuppressionService } from '../suppressions/service.js';
-import { type Analyzer, createAnalyzer } from './analyzer.js';
-import { createDsnWriter } from './dsn-outcome.js';
-import { createFeedbackHandler } from './feedback.js';
-import { type InboundListener, startListener } from './listener.js';
-import { createOutboundLookup } from './outbound.js';
+import { type Analyzer, createAnalyzer } from './analysis/analyzer.js';
+import { createDsnWriter } from './reports/dsn-outcome.js';
+import { createFeedbackHandler } from './reports/feedback.js';
+import { type InboundListener, startListener } from './listener/listener.js';
+import { createOutboundLookup } from './threads/outbound.js';
 import { createProcessor, type Processor } from './processor.js';
-import { type BounceTarget, createRecipientCheck } from './recipients.js';
-import { type ScanEngine, startScanEngine } from './scan-engine.js';
-import { clamavHealth, createScanner } from './scanner.js';
-import { createSentMail } from './sent-mail.js';
+import { type BounceTarget, createRecipientCheck } from './listener/recipients.js';
+import { type ScanEngine, startScanEngine } from './scanning/scan-engine.js';
+import { clamavHealth, createScanner } from './scanning/scanner.js';
+import { createSentMail } from './reports/sent-mail.js';
 import { createInboundService, type InboundServicePorts } from './service.js';
-import { openSpool } from './spool.js';
+import { openSpool } from './listener/spool.js';
 import { createInboundStore } from './store.js';
-import { createThreads } from './threads.js';
+import { createThreads } from './threads/threads.js';
 
 export interface InboundDeps {
   readonly events: EventService;

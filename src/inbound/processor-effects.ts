@@ -7,13 +7,13 @@
  */
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
-import type { Analyzer } from './analyzer.js';
-import type { FeedbackHandler } from './feedback.js';
-import { type RoutedDelivery, storeReceived } from './received.js';
-import type { InboundRecipient } from './recipients.js';
-import type { SpoolEnvelope, SpooledMessage } from './spool.js';
+import type { Analyzer } from './analysis/analyzer.js';
+import type { FeedbackHandler } from './reports/feedback.js';
+import { type RoutedDelivery, storeReceived } from './threads/received.js';
+import type { InboundRecipient } from './listener/recipients.js';
+import type { SpoolEnvelope, SpooledMessage } from './listener/spool.js';
 import type { InboundStore } from './store.js';
-import type { Threads } from './threads.js';
+import type { Threads } from './threads/threads.js';
 
 export type Effects = Awaited<ReturnType<ReturnType<typeof createPreparer>>>;
 

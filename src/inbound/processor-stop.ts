@@ -11,7 +11,7 @@
  */
 import type { Logger } from '../platform/log.js';
 import { settlesWithin } from '../platform/settles-within.js';
-import type { Spool } from './spool.js';
+import type { Spool } from './listener/spool.js';
 
 /**
  * How long a stop waits for the messages in progress once the listener has closed. They had all

@@ -28,13 +28,13 @@ import type { Db } from '../platform/db/database.js';
 import { walBarrier } from '../platform/db/durability.js';
 import { createGroupCommit } from '../platform/db/group-commit.js';
 import type { Logger } from '../platform/log.js';
-import type { Analyzer } from './analyzer.js';
-import type { FeedbackHandler } from './feedback.js';
+import type { Analyzer } from './analysis/analyzer.js';
+import type { FeedbackHandler } from './reports/feedback.js';
 import { createPreparer, createWriter, type Prepared } from './processor-effects.js';
 import { createProcessorStop } from './processor-stop.js';
-import type { Spool, SpooledMessage } from './spool.js';
+import type { Spool, SpooledMessage } from './listener/spool.js';
 import type { InboundStore } from './store.js';
-import type { Threads } from './threads.js';
+import type { Threads } from './threads/threads.js';
 
 export interface ProcessorDeps {
   readonly db: Db;

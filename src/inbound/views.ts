@@ -1,6 +1,6 @@
 /** Stored inbound rows → the API's JSON shapes (times as ISO 8601, JSON columns parsed). */
 import type { z } from 'zod';
-import type { OutboundSummary } from './outbound.js';
+import type { OutboundSummary } from './threads/outbound.js';
 import type {
   attachmentRecord,
   inboundMessage,

@@ -1,5 +1,5 @@
 /** The only file that queries organizations, users, organization members and projects. */
-import type { Insertable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../platform/db/database.js';
 import type {
   OrganizationMembersTable,
@@ -21,7 +21,7 @@ export function createProjectStore(db: Db) {
         .values({ ...row, name_key: organizationNameKey(row.name) })
         .execute();
     },
-    async insertUser(row: UsersTable): Promise<void> {
+    async insertUser(row: Insertable<UsersTable>): Promise<void> {
       await db.insertInto('users').values(row).execute();
     },
     async insertMember(row: OrganizationMembersTable): Promise<void> {
@@ -81,11 +81,25 @@ export function createProjectStore(db: Db) {
       // Inside the caller's transaction when the store was built on one (`admin bootstrap`).
       await (db.isTransaction ? write(db) : db.transaction().execute(write));
     },
-    async findUserByEmail(email: string): Promise<UsersTable | undefined> {
+    async findUserByEmail(email: string): Promise<Selectable<UsersTable> | undefined> {
       return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
     },
     async findProject(id: string, executor: Db = db): Promise<ProjectRow | undefined> {
       return executor.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    async findOrganization(id: string): Promise<Pick<OrganizationsTable, 'id' | 'name'> | undefined> {
+      return db.selectFrom('organizations').select(['id', 'name']).where('id', '=', id).executeTakeFirst();
+    },
+    /** The organization's oldest project: a new session's default. */
+    async firstProjectOf(organizationId: string): Promise<ProjectRow | undefined> {
+      return db
+        .selectFrom('projects')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirst();
     },
     async listProjects(): Promise<Array<ProjectRow & { organization_name: string }>> {
       return db

@@ -1,17 +1,28 @@
 /** Builds the reputation capability from the kernel (composition root helper). */
+import type { AuditService } from '../audit/service.js';
 import { createCursorStore } from '../events/cursors.js';
 import type { EventService } from '../events/service.js';
 import type { Kernel } from '../kernel.js';
+import { parseDuration } from '../platform/config/duration.js';
+import { warmupPlans } from '../platform/config/sections/reputation.js';
 import type { KeyMode } from '../platform/db/tables.js';
 import { createReputationCenter } from './center/center.js';
 import { createReputationProjector } from './center/projector.js';
 import { createReputationStore } from './center/store.js';
+import { postmasterClient } from './connections/providers/postmaster.js';
+import { sndsClient } from './connections/providers/snds.js';
+import { createConnectionService } from './connections/service.js';
+import { createConnectionStore } from './connections/store.js';
+import { createDedicatedIpService } from './dedicated-ips/service.js';
+import { DedicatedSources } from './dedicated-ips/source-policy.js';
+import { createDedicatedIpStore } from './dedicated-ips/store.js';
 import { createReputationService } from './service.js';
 
 export interface ReputationPorts {
   readonly events: Pick<EventService, 'rowsAfter' | 'onAppended'>;
   readonly emails: { messageMode(messageId: string): KeyMode | undefined };
   readonly analytics: { laneOf(messageId: string, recipient: string): string | undefined };
+  readonly audit: AuditService;
 }
 
 export function buildReputation(kernel: Kernel, ports: ReputationPorts) {
@@ -25,7 +36,36 @@ export function buildReputation(kernel: Kernel, ports: ReputationPorts) {
     laneOf: (messageId, recipient) => ports.analytics.laneOf(messageId, recipient),
   });
   const center = createReputationCenter({ store, projector, thresholds: kernel.config.reputation });
-  return createReputationService({ center, config: kernel.config.reputation });
+  const config = kernel.config.reputation;
+  const ipStore = createDedicatedIpStore(kernel.db);
+  const dedicatedIps = createDedicatedIpService({
+    db: kernel.db,
+    store: ipStore,
+    audit: ports.audit,
+    sourceIps: kernel.config.delivery.source_ips,
+    plans: warmupPlans(config.warmup_plans),
+    defaultPlan: config.default_warmup_plan,
+  });
+  const sources = new DedicatedSources(
+    ipStore,
+    kernel.config.delivery.source_ips,
+    kernel.log.child({ capability: 'reputation' }),
+  );
+  const timeoutMs = parseDuration(config.provider_timeout);
+  const connections = createConnectionService({
+    store: createConnectionStore(kernel.db),
+    masterKey: kernel.masterKey,
+    clients: {
+      provider_a_postmaster: postmasterClient({
+        apiUrl: config.postmaster_api_url.replace(/\/+$/, ''),
+        tokenUrl: config.postmaster_token_url,
+        timeoutMs,
+      }),
+      provider_b_snds: sndsClient({ apiUrl: config.snds_api_url.replace(/\/+$/, ''), timeoutMs }),
+    },
+    log: kernel.log.child({ capability: 'reputation' }),
+  });
+  return createReputationService({ center, dedicatedIps, sources, connections, config });
 }
 
 export type Reputation = ReturnType<typeof buildReputation>;

@@ -22,9 +22,10 @@ export function suppressionRoutes(suppressions: SuppressionService): RouteSpec[]
       body: suppressionRequest,
       responses: { 201: { description: 'The suppression record.', schema: suppressionRecord } },
       handler: async (req) => {
-        const { projectId } = requireKey(req.principal);
+        const { projectId, mode } = requireKey(req.principal);
         const record = await suppressions.add({
           projectId,
+          mode,
           email: req.body.email,
           reason: req.body.reason,
           source: 'api',
@@ -35,15 +36,15 @@ export function suppressionRoutes(suppressions: SuppressionService): RouteSpec[]
     defineRoute({
       method: 'get',
       path: '/v1/suppressions',
-      summary: 'List suppressed addresses, newest first',
+      summary: "List suppressed addresses, newest first (the calling key's mode's list: live or test)",
       tag: TAG,
       auth: 'key',
       scope: 'suppressions:read',
       query: listQuery,
       responses: { 200: { description: 'One page of suppressions.', schema: suppressionList } },
       handler: async (req) => {
-        const { projectId } = requireKey(req.principal);
-        return { status: 200, body: await suppressions.list(projectId, req.query) };
+        const { projectId, mode } = requireKey(req.principal);
+        return { status: 200, body: await suppressions.list(projectId, { ...req.query, mode }) };
       },
     }),
     defineRoute({
@@ -59,8 +60,8 @@ export function suppressionRoutes(suppressions: SuppressionService): RouteSpec[]
         404: { description: 'The address is not suppressed.' },
       },
       handler: async (req) => {
-        const { projectId } = requireKey(req.principal);
-        const record = await suppressions.get(projectId, req.params.email);
+        const { projectId, mode } = requireKey(req.principal);
+        const record = await suppressions.get(projectId, req.params.email, mode);
         if (!record) throw notSuppressed(req.params.email);
         return { status: 200, body: record };
       },
@@ -78,8 +79,9 @@ export function suppressionRoutes(suppressions: SuppressionService): RouteSpec[]
         404: { description: 'The address is not suppressed.' },
       },
       handler: async (req) => {
-        const { projectId } = requireKey(req.principal);
-        if (!(await suppressions.remove(projectId, req.params.email))) throw notSuppressed(req.params.email);
+        const { projectId, mode } = requireKey(req.principal);
+        if (!(await suppressions.remove(projectId, req.params.email, mode)))
+          throw notSuppressed(req.params.email);
         return { status: 204 };
       },
     }),

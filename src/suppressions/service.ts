@@ -2,12 +2,19 @@
  * The suppression list: addresses a project may not send to, and why. The send path asks
  * `findSuppressed` once per request (one indexed query); delivery and inbound add addresses
  * with `addWithin` inside their own transaction, so a bounce and its suppression commit together.
+ *
+ * A project has two lists, one per key mode (DESIGN.md §4a): what a `ph_test_` send's bounce or a
+ * test key adds applies to test sends only, and the live list to live sends only; every method
+ * takes the mode and defaults to live. The reserved test recipients (`bounce@`, `complaint@`,
+ * `delay@` at `sandbox.test_domain`) are never suppressed: their outcomes add nothing, the API
+ * refuses them, and a row left from before is never a hit.
  */
 import type { Db } from '../platform/db/database.js';
-import type { SuppressionReason } from '../platform/db/tables.js';
+import type { KeyMode, SuppressionReason } from '../platform/db/tables.js';
 import { badRequest } from '../platform/http/errors.js';
 import { newId } from '../platform/ids.js';
-import { normalizeEmail } from './normalize.js';
+import { isTestRecipient } from '../platform/test-recipients.js';
+import { normalizeEmail } from '../platform/normalize-email.js';
 import type { SUPPRESSION_SOURCES, SuppressionRecord } from './schemas.js';
 import { LOOKUP_CHUNK, type SuppressionRow, type SuppressionStore } from './store.js';
 
@@ -15,6 +22,8 @@ export type SuppressionSource = (typeof SUPPRESSION_SOURCES)[number];
 
 export interface SuppressionInput {
   readonly projectId: string;
+  /** The list: that of the key mode of the send or key that caused it; live by default. */
+  readonly mode?: KeyMode;
   /** Any spelling of the address; it is normalized with `normalizeEmail`. */
   readonly email: string;
   readonly reason: SuppressionReason;
@@ -59,13 +68,16 @@ function normalizedOrThrow(email: string, field = 'email'): string {
   return normalized;
 }
 
-export function createSuppressionService(store: SuppressionStore) {
+export function createSuppressionService(store: SuppressionStore, options: { readonly testDomain: string }) {
+  const reserved = (normalized: string) => isTestRecipient(normalized, options.testDomain);
+
   const upsert = async (executor: Db | undefined, input: SuppressionInput): Promise<SuppressionRecord> => {
     const at = input.at ?? Date.now();
     const row = await store.upsert(
       {
         id: newId('sup', at),
         project_id: input.projectId,
+        mode: input.mode ?? 'live',
         email: normalizedOrThrow(input.email),
         reason: input.reason,
         source: input.source ?? DEFAULT_SOURCE[input.reason],
@@ -79,8 +91,15 @@ export function createSuppressionService(store: SuppressionStore) {
   };
 
   return {
-    /** Adds the address, or updates the reason of an address already listed. 400 for a non-address. */
+    /**
+     * Adds the address, or updates the reason of an address already listed. 400 for a non-address
+     * or a reserved test recipient.
+     */
     add(input: SuppressionInput): Promise<SuppressionRecord> {
+      if (reserved(normalizedOrThrow(input.email))) {
+        const problem = `is a reserved test recipient of ${options.testDomain}, which is never suppressed`;
+        throw badRequest(`email: "${input.email}" ${problem}.`, [{ path: 'email', message: problem }]);
+      }
       return upsert(undefined, input);
     },
 
@@ -93,40 +112,52 @@ export function createSuppressionService(store: SuppressionStore) {
      *   await services.suppressions.addWithin(trx, { projectId, email, reason: 'hard_bounce', messageId });
      * });
      */
-    addWithin(trx: Db, input: SuppressionInput): Promise<SuppressionRecord> {
+    addWithin(trx: Db, input: SuppressionInput): Promise<SuppressionRecord | undefined> {
+      const normalized = normalizeEmail(input.email);
+      if (normalized !== undefined && reserved(normalized)) return Promise.resolve(undefined);
       return upsert(trx, input);
     },
 
     /** The record for one address, or undefined when it is not suppressed (or is no address). */
-    async get(projectId: string, email: string): Promise<SuppressionRecord | undefined> {
+    async get(
+      projectId: string,
+      email: string,
+      mode: KeyMode = 'live',
+    ): Promise<SuppressionRecord | undefined> {
       const normalized = normalizeEmail(email);
-      if (normalized === undefined) return undefined;
-      const row = await store.find(projectId, normalized);
+      if (normalized === undefined || reserved(normalized)) return undefined;
+      const row = await store.find(projectId, mode, normalized);
       return row ? suppressionRecord(row) : undefined;
     },
 
     /** True when the address was listed and is now removed. */
-    async remove(projectId: string, email: string, executor?: Db): Promise<boolean> {
+    async remove(projectId: string, email: string, mode: KeyMode = 'live', executor?: Db): Promise<boolean> {
       const normalized = normalizeEmail(email);
       if (normalized === undefined) return false;
-      return store.remove(projectId, normalized, executor);
+      return store.remove(projectId, mode, normalized, executor);
     },
 
     async list(
       projectId: string,
-      options: { limit: number; after?: string | undefined; reason?: SuppressionReason | undefined },
+      page: {
+        limit: number;
+        after?: string | undefined;
+        reason?: SuppressionReason | undefined;
+        mode?: KeyMode | undefined;
+      },
     ): Promise<{ data: SuppressionRecord[]; has_more: boolean }> {
-      const rows = await store.list(projectId, { ...options, limit: options.limit + 1 });
+      const { mode = 'live', ...rest } = page;
+      const rows = await store.list(projectId, mode, { ...rest, limit: page.limit + 1 });
       return {
-        data: rows.slice(0, options.limit).map(suppressionRecord),
-        has_more: rows.length > options.limit,
+        data: rows.slice(0, page.limit).map(suppressionRecord),
+        has_more: rows.length > page.limit,
       };
     },
 
     /**
      * Which of `emails` are suppressed in the project: a map from `normalizeEmail(address)` to its
      * record; addresses absent from the map may be sent to. Up to 1,000 addresses (a send has at
-     * most 300) are answered by ONE query over the unique (project_id, email) index. Strings that
+     * most 300) are answered by ONE query over the unique (project_id, mode, email) index. Strings that
      * are not addresses are never suppressed; the caller's validation refuses them.
      *
      * @example
@@ -137,16 +168,17 @@ export function createSuppressionService(store: SuppressionStore) {
       projectId: string,
       emails: readonly string[],
       executor?: Db,
+      mode: KeyMode = 'live',
     ): Promise<Map<string, SuppressionRecord>> {
       const wanted = new Set<string>();
       for (const email of emails) {
         const normalized = normalizeEmail(email);
-        if (normalized !== undefined) wanted.add(normalized);
+        if (normalized !== undefined && !reserved(normalized)) wanted.add(normalized);
       }
       const list = [...wanted];
       const found = new Map<string, SuppressionRecord>();
       for (let i = 0; i < list.length; i += LOOKUP_CHUNK) {
-        const rows = await store.findMany(projectId, list.slice(i, i + LOOKUP_CHUNK), executor);
+        const rows = await store.findMany(projectId, mode, list.slice(i, i + LOOKUP_CHUNK), executor);
         for (const row of rows) found.set(row.email, suppressionRecord(row));
       }
       return found;

@@ -1,6 +1,6 @@
-/** The only file that queries `suppressions`. */
+/** The only file that queries `suppressions`. Every query names the list: a project's live or test one. */
 import type { Db } from '../platform/db/database.js';
-import type { SuppressionReason, SuppressionsTable } from '../platform/db/tables.js';
+import type { KeyMode, SuppressionReason, SuppressionsTable } from '../platform/db/tables.js';
 
 export type SuppressionRow = SuppressionsTable;
 
@@ -15,7 +15,7 @@ export function createSuppressionStore(db: Db) {
         .insertInto('suppressions')
         .values(row)
         .onConflict((oc) =>
-          oc.columns(['project_id', 'email']).doUpdateSet({
+          oc.columns(['project_id', 'mode', 'email']).doUpdateSet({
             reason: row.reason,
             source: row.source,
             message_id: row.message_id,
@@ -26,18 +26,20 @@ export function createSuppressionStore(db: Db) {
         .executeTakeFirstOrThrow();
     },
 
-    async find(projectId: string, email: string): Promise<SuppressionRow | undefined> {
+    async find(projectId: string, mode: KeyMode, email: string): Promise<SuppressionRow | undefined> {
       return db
         .selectFrom('suppressions')
         .selectAll()
         .where('project_id', '=', projectId)
+        .where('mode', '=', mode)
         .where('email', '=', email)
         .executeTakeFirst();
     },
 
-    /** One statement over the unique (project_id, email) index for up to LOOKUP_CHUNK addresses. */
+    /** One statement over the unique (project_id, mode, email) index for up to LOOKUP_CHUNK addresses. */
     async findMany(
       projectId: string,
+      mode: KeyMode,
       emails: readonly string[],
       executor: Db = db,
     ): Promise<SuppressionRow[]> {
@@ -46,14 +48,16 @@ export function createSuppressionStore(db: Db) {
         .selectFrom('suppressions')
         .selectAll()
         .where('project_id', '=', projectId)
+        .where('mode', '=', mode)
         .where('email', 'in', emails)
         .execute();
     },
 
-    async remove(projectId: string, email: string, executor: Db = db): Promise<boolean> {
+    async remove(projectId: string, mode: KeyMode, email: string, executor: Db = db): Promise<boolean> {
       const result = await executor
         .deleteFrom('suppressions')
         .where('project_id', '=', projectId)
+        .where('mode', '=', mode)
         .where('email', '=', email)
         .executeTakeFirst();
       return result.numDeletedRows > 0n;
@@ -62,9 +66,14 @@ export function createSuppressionStore(db: Db) {
     /** Newest first; `after` is the last ID of the previous page. */
     async list(
       projectId: string,
+      mode: KeyMode,
       options: { limit: number; after?: string | undefined; reason?: SuppressionReason | undefined },
     ): Promise<SuppressionRow[]> {
-      let query = db.selectFrom('suppressions').selectAll().where('project_id', '=', projectId);
+      let query = db
+        .selectFrom('suppressions')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('mode', '=', mode);
       if (options.after) query = query.where('id', '<', options.after);
       if (options.reason) query = query.where('reason', '=', options.reason);
       return query.orderBy('id', 'desc').limit(options.limit).execute();

@@ -25,7 +25,7 @@ import type { Config } from '../platform/config/schema.js';
 import { AppError } from '../platform/http/errors.js';
 import type { Logger } from '../platform/log.js';
 import type { ProjectService, ProjectView } from '../projects/service.js';
-import { parseMailbox } from '../emails/address.js';
+import { parseMailbox } from '../platform/mail-address.js';
 
 export interface SystemMail {
   /** One address, or several (each gets the same message; they see each other in To). */
@@ -35,6 +35,8 @@ export interface SystemMail {
   readonly html?: string;
   /** Labels kept on the message (`kind` names what sent it: `login_code`, `invitation`, ...). */
   readonly tags?: Readonly<Record<string, string>>;
+  /** Headers the send API accepts (RFC 8058 `List-Unsubscribe` and `List-Unsubscribe-Post` on notices). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface SystemMailDeps {
@@ -110,6 +112,7 @@ export function createSystemMail(deps: SystemMailDeps) {
         text: mail.text,
         ...(mail.html === undefined ? {} : { html: mail.html }),
         tags: { ...mail.tags },
+        ...(mail.headers === undefined ? {} : { headers: { ...mail.headers } }),
       });
       if (!parsedRequest.success) {
         const issue = parsedRequest.error.issues[0];

@@ -1,8 +1,8 @@
 /**
  * Records hits without making a response wait: the endpoints hand each hit to `record`, which
  * only keeps it in memory; a flush every `flushMs` classifies what is ready and writes it (the hit
- * rows and their `email.opened`/`email.clicked` events, one transaction, committed without waiting
- * for the disk, then the event listeners are told). A click waits `holdMs` (one second) first, so
+ * rows and their `email.opened`/`email.clicked` events, one transaction of at most 200 hits,
+ * committed without waiting for the disk, then the event listeners are told). A click waits `holdMs` (one second) first, so
  * that the clicks of the same message around it are known when it is judged (`all_links_at_once`).
  *
  * A clean stop writes everything held, and from then on each hit is written before its response
@@ -23,8 +23,8 @@ import type { NewHit, TrackingStore } from './store.js';
 export interface RecorderDeps {
   readonly db: Db;
   readonly sqlite: SQLite.Database;
-  readonly store: Pick<TrackingStore, 'insertHits'>;
-  readonly events: Pick<EventService, 'append' | 'notify'>;
+  readonly store: Pick<TrackingStore, 'insertHitsInTransaction'>;
+  readonly events: Pick<EventService, 'appendInTransaction' | 'notify'>;
   readonly messageFacts: (ids: readonly string[]) => Promise<Map<string, MessageFacts>>;
   readonly scannerWindowMs: number;
   readonly log: Logger;
@@ -36,6 +36,15 @@ export interface RecorderDeps {
 
 /** Clicks of one message this close together are "at once". */
 const SAME_SECOND_MS = 1000;
+/**
+ * Hits written per transaction at most: the write runs on the event loop that answers hits, so
+ * a burst is written in slices with requests answered in between (a few milliseconds each).
+ */
+const MAX_PER_WRITE = 200;
+/** Message facts kept between flushes: long once the delivery time is known, briefly before. */
+const FACTS_TTL_MS = 60_000;
+const FACTS_UNDELIVERED_TTL_MS = 1000;
+const FACTS_CACHED = 20_000;
 
 export class HitRecorder {
   readonly #deps: RecorderDeps;
@@ -49,11 +58,12 @@ export class HitRecorder {
   #flushing: Promise<void> = Promise.resolve();
   #stopping = false;
   #written = 0;
+  readonly #facts = new Map<string, { facts: MessageFacts; until: number }>();
 
   constructor(deps: RecorderDeps) {
     this.#deps = deps;
     this.#holdMs = deps.holdMs ?? SAME_SECOND_MS;
-    this.#flushMs = deps.flushMs ?? 100;
+    this.#flushMs = deps.flushMs ?? 20;
     this.#maxHeld = deps.maxHeld ?? 100_000;
   }
 
@@ -73,7 +83,10 @@ export class HitRecorder {
 
   /** Writes what is ready (`all`: everything held); flushes run one after another. */
   flush(all: boolean): Promise<void> {
-    const run = this.#flushing.then(() => this.#flushOnce(all));
+    const run = this.#flushing.then(async () => {
+      // Everything, a slice at a time, with requests answered between the slices.
+      while ((await this.#flushOnce(all)) && all) await new Promise((resolve) => setImmediate(resolve));
+    });
     this.#flushing = run.catch(() => undefined);
     return run;
   }
@@ -99,20 +112,29 @@ export class HitRecorder {
     }, ms);
   }
 
-  async #flushOnce(all: boolean): Promise<void> {
+  /** Writes one slice of what is due; true when more is due. */
+  async #flushOnce(all: boolean): Promise<boolean> {
     const now = Date.now();
     const ready: PendingHit[] = [];
     const kept: PendingHit[] = [];
+    let more = false;
     for (const hit of this.#held) {
-      if (all || hit.kind === 'open' || now - hit.at >= this.#holdMs) ready.push(hit);
-      else kept.push(hit);
+      const due = all || hit.kind === 'open' || now - hit.at >= this.#holdMs;
+      if (due && ready.length < MAX_PER_WRITE) ready.push(hit);
+      else {
+        more ||= due;
+        kept.push(hit);
+      }
     }
     this.#held = kept;
-    if (kept.length > 0) this.#schedule(this.#flushMs);
-    if (ready.length === 0) return;
+    // What is due beyond this slice goes next, after the requests waiting now are answered.
+    if (more && !all) this.#schedule(0);
+    else if (kept.length > 0) this.#schedule(this.#flushMs);
+    if (ready.length === 0) return false;
     try {
       await this.#write(ready, kept, now);
       this.#written += ready.length;
+      return more;
     } catch (error) {
       // Kept for the next flush: a busy or full disk must not lose what was recorded.
       this.#held = [...ready, ...this.#held];
@@ -123,8 +145,8 @@ export class HitRecorder {
   }
 
   async #write(ready: readonly PendingHit[], held: readonly PendingHit[], now: number): Promise<void> {
-    const { db, sqlite, store, events, messageFacts, scannerWindowMs } = this.#deps;
-    const facts = await messageFacts([...new Set(ready.map((hit) => hit.messageId))]);
+    const { db, sqlite, store, events, scannerWindowMs } = this.#deps;
+    const facts = await this.#factsOf(ready, now);
     const judged = ready.flatMap((hit) => {
       const message = facts.get(hit.messageId);
       if (!message) return [];
@@ -146,23 +168,47 @@ export class HitRecorder {
     if (judged.length === 0) return;
     await db.connection().execute((conn) =>
       withRelaxedSyncAsync(sqlite, () =>
-        conn.transaction().execute(async (trx) => {
+        conn.transaction().execute(async () => {
+          // Prepared statements (the event log's and the store's) inside this transaction, which
+          // holds the connection: no other statement can land in it.
           const rows: NewHit[] = [];
           for (const { hit, message, verdict } of judged) {
-            const event = await events.append(trx, hitEvent(hit, message, verdict));
+            const event = events.appendInTransaction(hitEvent(hit, message, verdict));
             rows.push(hitRow(hit, message, verdict, truncateIp(hit.ip), event.id));
           }
-          await store.insertHits(trx, rows);
+          store.insertHitsInTransaction(rows);
         }),
       ),
     );
     events.notify();
   }
 
+  /** The facts of the hits' messages: from the cache, else asked for all at once. */
+  async #factsOf(hits: readonly PendingHit[], now: number): Promise<Map<string, MessageFacts>> {
+    const found = new Map<string, MessageFacts>();
+    const missing = new Set<string>();
+    for (const hit of hits) {
+      const cached = this.#facts.get(hit.messageId);
+      if (cached && cached.until > now) found.set(hit.messageId, cached.facts);
+      else missing.add(hit.messageId);
+    }
+    if (missing.size === 0) return found;
+    for (const [id, facts] of await this.#deps.messageFacts([...missing])) {
+      found.set(id, facts);
+      if (this.#facts.size >= FACTS_CACHED) this.#facts.delete(this.#facts.keys().next().value as string);
+      this.#facts.set(id, {
+        facts,
+        until: now + (deliveredAt(facts) === null ? FACTS_UNDELIVERED_TTL_MS : FACTS_TTL_MS),
+      });
+    }
+    return found;
+  }
+
   /**
    * Whether every tracked link of the click's message was followed within one second, this
    * click among them: the clicks around it are held (or were just written), since each waits
-   * `holdMs` before it is judged.
+   * `holdMs` before it is judged. HEAD requests are left out: they are machines already, and a
+   * link checker's HEAD beside a person's click must not make the person a scanner.
    */
   #allLinksAtOnce(hit: PendingHit, ready: readonly PendingHit[], held: readonly PendingHit[]): boolean {
     const count = hit.count ?? 0;
@@ -170,7 +216,9 @@ export class HitRecorder {
     const near = [
       ...(this.#recent.get(hit.messageId) ?? []),
       ...[...ready, ...held]
-        .filter((other) => other.kind === 'click' && other.messageId === hit.messageId)
+        .filter(
+          (other) => other.kind === 'click' && other.method !== 'HEAD' && other.messageId === hit.messageId,
+        )
         .map((other) => ({ index: other.index ?? -1, at: other.at })),
     ].filter((other) => Math.abs(other.at - hit.at) <= SAME_SECOND_MS);
     for (const start of near) {
@@ -188,7 +236,7 @@ export class HitRecorder {
   /** Keeps the clicks just written for `holdMs` + one second, and forgets older ones. */
   #remember(ready: readonly PendingHit[], now: number): void {
     for (const hit of ready) {
-      if (hit.kind !== 'click') continue;
+      if (hit.kind !== 'click' || hit.method === 'HEAD') continue;
       let list = this.#recent.get(hit.messageId);
       if (!list) {
         list = [];

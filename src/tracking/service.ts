@@ -6,6 +6,8 @@
  */
 import type { PendingHit } from './hit-events.js';
 import type { HitRecorder } from './recorder.js';
+import type { RenderTracking } from './render-input.js';
+import { unsubscribeUrls } from './render-input.js';
 import type { TrackingDecision } from './rewrite.js';
 import type { TrackingSettings } from './settings.js';
 import type { TrackingStore } from './store.js';
@@ -27,6 +29,15 @@ export interface TrackingServiceDeps {
 export function createTrackingService(deps: TrackingServiceDeps) {
   const { settings, store, recorder, tokenKey } = deps;
   const record = (hit: PendingHit) => recorder.record(hit);
+  const decision = async (
+    projectId: string,
+    trackOpens: boolean | null,
+    trackClicks: boolean | null,
+  ): Promise<TrackingDecision | null> => {
+    const decided = await settings.decide(projectId, trackOpens, trackClicks);
+    if (!decided.opens && !decided.clicks) return null;
+    return { ...decided, key: tokenKey };
+  };
   return {
     settings,
     recorder,
@@ -58,14 +69,27 @@ export function createTrackingService(deps: TrackingServiceDeps) {
     },
 
     /** The tracking step's input for one message (null: nothing of it is tracked). */
-    async decision(
-      projectId: string,
-      trackOpens: boolean | null,
-      trackClicks: boolean | null,
-    ): Promise<TrackingDecision | null> {
-      const decided = await settings.decide(projectId, trackOpens, trackClicks);
-      if (!decided.opens && !decided.clicks) return null;
-      return { ...decided, key: tokenKey };
+    decision,
+
+    /**
+     * The tracking step's input for a stored message at composition (null: nothing of it is
+     * tracked): its own overrides (1/0, null for the project's), and its extra headers as stored.
+     */
+    async renderInput(message: {
+      readonly id: string;
+      readonly project_id: string;
+      readonly track_opens: number | null;
+      readonly track_clicks: number | null;
+      readonly headers: Readonly<Record<string, string>>;
+    }): Promise<RenderTracking | null> {
+      const flag = (value: number | null) => (value === null ? null : value === 1);
+      const decided = await decision(
+        message.project_id,
+        flag(message.track_opens),
+        flag(message.track_clicks),
+      );
+      if (decided === null) return null;
+      return { messageId: message.id, decision: decided, unsubscribeUrls: unsubscribeUrls(message.headers) };
     },
 
     /** Deletes one batch of hits past their project's retention; returns how many went. */

@@ -1,18 +1,28 @@
 /**
  * The only file that queries `tracking_settings` and `tracking_hits` (migration 0023), through
- * Kysely. Hits arrive here in batches from the recorder (recorder.ts), never one per request.
+ * Kysely, but for one hot path: hits arrive in batches from the recorder (recorder.ts) and are
+ * inserted with a prepared statement inside the recorder's transaction, the storage port of
+ * DESIGN.md §8 (a Kysely insert of the same rows cost 2 to 8 times as much, blocking the event
+ * loop that answers the hits; BENCHMARKS.md, tracking). A PostgreSQL adapter would insert them
+ * with one multi-row statement instead.
  */
+import type SQLite from 'better-sqlite3';
 import type { Insertable } from 'kysely';
 import type { Db } from '../platform/db/database.js';
 import type { TrackingHitsTable, TrackingSettingsTable } from '../platform/db/tables.js';
 
 export type NewHit = Insertable<TrackingHitsTable>;
 
-/** SQLite binds at most 32 766 variables per statement; 15 columns a row. */
-const HITS_PER_INSERT = 500;
 const DAY_MS = 86_400_000;
 
-export function createTrackingStore(db: Db) {
+const INSERT_HIT = `insert into tracking_hits
+  (project_id, message_id, recipient, kind, link_url, link_index, at, method, ip_prefix, agent_class, machine,
+   machine_reason, proxy, event_id)
+  values (@project_id, @message_id, @recipient, @kind, @link_url, @link_index, @at, @method, @ip_prefix,
+          @agent_class, @machine, @machine_reason, @proxy, @event_id)`;
+
+export function createTrackingStore(db: Db, sqlite: SQLite.Database) {
+  let insertHit: SQLite.Statement | undefined;
   return {
     async settings(projectId: string): Promise<TrackingSettingsTable | undefined> {
       return db
@@ -53,14 +63,14 @@ export function createTrackingStore(db: Db) {
       return rows as { project_id: string; custom_domain: string }[];
     },
 
-    /** Inserts hits with `executor` (the recorder's transaction, beside their events). */
-    async insertHits(executor: Db, hits: readonly NewHit[]): Promise<void> {
-      for (let i = 0; i < hits.length; i += HITS_PER_INSERT) {
-        await executor
-          .insertInto('tracking_hits')
-          .values(hits.slice(i, i + HITS_PER_INSERT))
-          .execute();
-      }
+    /**
+     * Inserts hits in the transaction the caller holds open on the shared connection (the
+     * recorder's, beside their events), with a prepared statement: the hot path.
+     */
+    insertHitsInTransaction(hits: readonly NewHit[]): void {
+      if (!sqlite.inTransaction) throw new Error('insertHitsInTransaction needs an open transaction');
+      insertHit ??= sqlite.prepare(INSERT_HIT);
+      for (const hit of hits) insertHit.run(hit);
     },
 
     /**

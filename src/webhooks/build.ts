@@ -3,8 +3,11 @@ import type { AuditService } from '../audit/service.js';
 import type { MessageMode } from '../emails/model.js';
 import { createCursorStore } from '../events/cursors.js';
 import type { Kernel } from '../kernel.js';
+import { webhookHostLookup } from './host-lookup.js';
+import { createWebhookSender } from './sender.js';
 import { createWebhookService } from './service.js';
 import { createWebhookStore } from './store.js';
+import { webhookTrust } from './trust.js';
 
 export function buildWebhooks(
   kernel: Kernel,
@@ -17,6 +20,10 @@ export function buildWebhooks(
     config: kernel.config.webhooks,
     masterKey: kernel.masterKey,
     messageMode: (messageId) => deps.emails.messageMode(messageId),
+    send: createWebhookSender({
+      lookup: webhookHostLookup(kernel.config),
+      ca: webhookTrust(kernel.config.webhooks),
+    }),
   });
   return { service, store, cursors: createCursorStore(kernel.db) };
 }

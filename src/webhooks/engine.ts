@@ -6,6 +6,7 @@ import { startWebhookDispatcher } from './dispatcher.js';
 import type { MessageMode } from '../emails/model.js';
 import { webhookHostLookup } from './host-lookup.js';
 import { createWebhookSender, type HostLookup } from './sender.js';
+import { webhookTrust } from './trust.js';
 
 export function startWebhooks(
   kernel: Kernel,
@@ -22,7 +23,10 @@ export function startWebhooks(
     events,
     messageMode: (messageId) => emails.messageMode(messageId),
     webhooks: webhooks.service,
-    send: createWebhookSender({ lookup: lookup ?? webhookHostLookup(kernel.config) }),
+    send: createWebhookSender({
+      lookup: lookup ?? webhookHostLookup(kernel.config),
+      ca: webhookTrust(kernel.config.webhooks),
+    }),
     config: kernel.config.webhooks,
     log: kernel.log.child({ capability: 'webhooks' }),
   });

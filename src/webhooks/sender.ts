@@ -100,8 +100,13 @@ async function resolveTarget(
   return first;
 }
 
-export function createWebhookSender(options: { lookup?: HostLookup } = {}) {
+/**
+ * `ca`: the certificates trusted for https:// targets (the system's plus `webhooks.tls_ca_file`),
+ * or undefined for Node's defaults.
+ */
+export function createWebhookSender(options: { lookup?: HostLookup; ca?: string } = {}) {
   const lookup = options.lookup ?? systemLookup;
+  const tlsTrust = options.ca === undefined ? {} : { ca: options.ca };
 
   return async function send(request: WebhookRequest): Promise<WebhookResult> {
     const requestedAt = Date.now();
@@ -145,6 +150,7 @@ export function createWebhookSender(options: { lookup?: HostLookup } = {}) {
           agent: false,
           lookup: pinned(target),
           ...(url.protocol === 'https:' && !isIP(hostname) ? { servername: hostname } : {}),
+          ...(url.protocol === 'https:' ? tlsTrust : {}),
         });
         let response:
           | { status: number; headers: Record<string, string>; chunks: Buffer[]; size: number }

@@ -14,9 +14,10 @@ import { seal, unseal } from '../platform/crypto.js';
 import { conflict, notFound } from '../platform/http/errors.js';
 import { newId } from '../platform/ids.js';
 import type { CreateEndpointRequest, UpdateEndpointRequest } from './schemas.js';
-import { bodyMode } from './replay-mode.js';
+import { bodyMode } from './message-mode.js';
 import { newSigningSecret } from './signing.js';
 import { type EndpointRow, type EndpointScope, pendingAttempt, type WebhookStore } from './store.js';
+import type { WebhookRequest, WebhookSender } from './sender.js';
 import { checkEndpointUrl } from './url-policy.js';
 import { attemptView, endpointView } from './views.js';
 
@@ -37,8 +38,11 @@ export function createWebhookService(deps: {
   masterKey: Buffer;
   /** The emails capability's `messageMode`, as the fan-out asks it. */
   messageMode: MessageMode;
+  /** Sends one request (sender.ts), for `deliver`. */
+  send: WebhookSender;
 }) {
-  const { store, audit, config, masterKey, messageMode } = deps;
+  const { store, audit, config, masterKey, messageMode, send } = deps;
+  const timeoutMs = parseDuration(config.timeout);
   const policy = { allowHttp: config.allow_http, allowPrivate: config.allow_private_targets };
   const rotationOverlapMs = parseDuration(config.rotation_overlap);
   const queued = new EventEmitter();
@@ -208,6 +212,26 @@ export function createWebhookService(deps: {
     },
 
     endpointById: (id: string) => store.endpointById(id),
+
+    /** Due deliveries not sent yet and the due time of the oldest (the status area's backlog). */
+    backlog: (now: number = Date.now()) => store.backlog(now),
+
+    /**
+     * Checks a URL another capability will POST to (status subscribers) by the endpoints' rules:
+     * https:// always, no credentials, no IP literal of a forbidden range unless
+     * `webhooks.allow_private_targets`. Returns the normalized URL or throws a 400.
+     */
+    checkTargetUrl: (url: string) => checkEndpointUrl(url, { ...policy, allowHttp: false }),
+
+    /**
+     * Sends one POST as the dispatcher does (resolved, SSRF-checked and pinned host, the trusted
+     * CAs, bounded response), for other capabilities' signed requests; never throws.
+     */
+    deliver: (request: Omit<WebhookRequest, 'allowPrivate' | 'timeoutMs'>) =>
+      send({ ...request, timeoutMs, allowPrivate: config.allow_private_targets }),
+
+    /** The timeout of one webhook request (`webhooks.timeout`). */
+    timeoutMs,
   };
 }
 

@@ -122,6 +122,22 @@ export function queueQueries(db: Db) {
       return row?.at ?? undefined;
     },
 
+    /**
+     * Attempts due by `now` and not sent yet, to enabled endpoints, and the due time of the oldest:
+     * the backlog the status area reports (retries waiting for their time are not part of it).
+     */
+    async backlog(now: number): Promise<{ due: number; oldestDueAt: number | null }> {
+      const row = await db
+        .selectFrom('webhook_attempts as a')
+        .innerJoin('webhook_endpoints as e', 'e.id', 'a.endpoint_id')
+        .select((eb) => [eb.fn.countAll<number>().as('due'), eb.fn.min<number>('a.due_at').as('oldest')])
+        .where('a.state', '=', 'pending')
+        .where('a.due_at', '<=', now)
+        .where('e.status', '=', 'enabled')
+        .executeTakeFirst();
+      return { due: Number(row?.due ?? 0), oldestDueAt: row?.oldest == null ? null : Number(row.oldest) };
+    },
+
     async releaseLocks(ids: readonly string[]): Promise<void> {
       if (ids.length === 0) return;
       await db

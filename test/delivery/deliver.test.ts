@@ -1,6 +1,6 @@
 import test from 'ava';
 import { simpleParser } from 'mailparser';
-import { parseVerp, verpKey } from '../../src/delivery/verp.js';
+import { parseVerp, verpKey } from '../../src/delivery/smtp/verp.js';
 import { dkimpyVerify } from '../helpers/dkimpy-verify.js';
 import {
   EHLO_NAME,

@@ -37,7 +37,7 @@ export async function startDeliveryEnv(t: ExecutionContext, options: EnvOptions 
       enabled: true,
       hostname: EHLO_NAME,
       port: peer.port,
-      sending_ips: ['127.0.0.1'],
+      sending_ips: ['192.0.2.25'],
       retry_schedule: ['1s'],
       poll_interval: '200ms',
       connect_timeout: '3s',

@@ -131,7 +131,7 @@ test('a job leased by a crashed engine is delivered once its lease runs out', as
   const delivery = {
     hostname: 'mta.posthorn.test',
     port: peer.port,
-    sending_ips: ['127.0.0.1'],
+    sending_ips: ['192.0.2.25'],
     lease: '3s',
     poll_interval: '100ms',
     smtp_timeout: '60s',

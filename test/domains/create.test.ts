@@ -1,9 +1,9 @@
 import test from 'ava';
 import { startPosthorn } from '../helpers/server.js';
-import { createDomain, eventsOf, MX_HOST, record, SENDING_IP, startDomainEnv } from './env.js';
+import { createDomain, eventsOf, MX_HOST, record, SENDING_IP, startDomainEnv, WITH_TRACKING } from './env.js';
 
 test('POST /v1/domains returns 201 with the DNS records to publish, each pending', async (t) => {
-  const { ph } = await startDomainEnv(t);
+  const { ph } = await startDomainEnv(t, WITH_TRACKING);
   const res = await ph.request('POST', '/v1/domains', { body: { name: 'Mail.Example.COM.' } });
   t.is(res.status, 201);
   const domain = res.body;

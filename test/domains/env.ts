@@ -8,6 +8,11 @@ import { type ConfigOverrides, type Posthorn, startPosthorn } from '../helpers/s
 
 export const SENDING_IP = '192.0.2.10';
 export const MX_HOST = 'mx.posthorn.example';
+/**
+ * A tracking host for tests that need its record: with the test server's public URL at 127.0.0.1,
+ * a local address, the tracking record is withheld.
+ */
+export const WITH_TRACKING = { tracking: { domain: '198.51.100.20' } } as const;
 
 export interface DomainEnv {
   readonly ph: Posthorn;

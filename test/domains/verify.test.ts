@@ -1,5 +1,14 @@
 import test from 'ava';
-import { createDomain, expectSpf, eventsOf, publish, record, SENDING_IP, startDomainEnv } from './env.js';
+import {
+  createDomain,
+  expectSpf,
+  eventsOf,
+  publish,
+  record,
+  SENDING_IP,
+  startDomainEnv,
+  WITH_TRACKING,
+} from './env.js';
 
 test('a domain whose records are all published verifies, reports the DMARC policy and activates the sandbox project', async (t) => {
   const { ph, dns } = await startDomainEnv(t);
@@ -105,7 +114,7 @@ test('a DKIM record with another key, a revoked key, or none fails with a reason
 });
 
 test('a missing DMARC record is a warning: the domain still verifies', async (t) => {
-  const { ph, dns } = await startDomainEnv(t);
+  const { ph, dns } = await startDomainEnv(t, WITH_TRACKING);
   const domain = await createDomain(ph, 'example.com');
   publish(dns, domain, ['dmarc', 'return_path', 'tracking']);
   const res = await ph.request('POST', `/v1/domains/${domain.id}/verify`);

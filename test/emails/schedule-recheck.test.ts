@@ -22,8 +22,9 @@ async function scheduledSoon(ph: Posthorn, overrides: Record<string, unknown>) {
   return { id: res.body.id as string, sendAt, key };
 }
 
-async function suppress(ph: Posthorn, address: string, reason: string) {
-  const res = await ph.request('POST', '/v1/suppressions', { body: { email: address, reason } });
+/** Suppresses with the test key that sent: a suppression applies to its own mode's sends (DESIGN.md §4a). */
+async function suppress(ph: Posthorn, key: string, address: string, reason: string) {
+  const res = await ph.request('POST', '/v1/suppressions', { key, body: { email: address, reason } });
   if (res.status !== 201) throw new Error(`suppression refused: ${res.text}`);
 }
 
@@ -63,7 +64,7 @@ test('a scheduled send whose only recipient was suppressed meanwhile is never qu
   const ph = await startPosthorn(t, { delivery: { enabled: true } });
   verifiedDomain(ph);
   const { id, sendAt, key } = await scheduledSoon(ph, { to: ['ann@example.com'] });
-  await suppress(ph, 'ann@example.com', 'unsubscribe');
+  await suppress(ph, key, 'ann@example.com', 'unsubscribe');
 
   t.is(await settled(ph, { id, sendAt, key }), 'suppressed');
   t.deepEqual(recipientStatuses(ph, id), { 'ann@example.com': 'suppressed' });
@@ -88,8 +89,8 @@ test('a scheduled send releases the recipients still allowed and holds back the 
     to: ['ann@example.com', 'bob@example.com'],
     cc: ['cy@other.test'],
   });
-  await suppress(ph, 'ann@example.com', 'unsubscribe');
-  await suppress(ph, 'cy@other.test', 'manual_block');
+  await suppress(ph, key, 'ann@example.com', 'unsubscribe');
+  await suppress(ph, key, 'cy@other.test', 'manual_block');
 
   t.is(await settled(ph, { id, sendAt, key }), 'partially_delivered');
   t.deepEqual(recipientStatuses(ph, id), {

@@ -48,7 +48,7 @@ export async function serveOnce(
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${log}`)), 20_000);
     const onData = (chunk: Buffer) => {
       log += chunk;
-      const match = /posthorn listening on (http:\/\/[^"]+)/.exec(log);
+      const match = /posthorn listening on (http:\/\/[^"\s]+)/.exec(log);
       if (match?.[1]) {
         clearTimeout(timer);
         resolve(match[1]);

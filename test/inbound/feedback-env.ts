@@ -5,7 +5,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
-import { verpAddress, verpKey } from '../../src/delivery/verp.js';
+import { verpAddress, verpKey } from '../../src/delivery/smtp/verp.js';
 import { DOMAIN, type InboundEnv } from './env.js';
 
 export const FBL = 'fbl@feedback.example';

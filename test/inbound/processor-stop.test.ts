@@ -10,7 +10,7 @@ import { createSocket } from 'node:dgram';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
-import { openSpool } from '../../src/inbound/spool.js';
+import { openSpool } from '../../src/inbound/listener/spool.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
 import { testConfig } from '../helpers/server.js';

@@ -1,6 +1,6 @@
 /** Writes a small message for `recipient` straight into the spool, as the listener would have. */
-import type { InboundRecipient } from '../../src/inbound/recipients.js';
-import type { Spool } from '../../src/inbound/spool.js';
+import type { InboundRecipient } from '../../src/inbound/listener/recipients.js';
+import type { Spool } from '../../src/inbound/listener/spool.js';
 import { newId } from '../../src/platform/ids.js';
 
 export async function spoolMessage(

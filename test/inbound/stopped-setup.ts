@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
-import type { InboundRecipient } from '../../src/inbound/recipients.js';
+import type { InboundRecipient } from '../../src/inbound/listener/recipients.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
 import { publish, SENDING_IP } from '../domains/env.js';

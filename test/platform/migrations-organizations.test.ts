@@ -22,11 +22,17 @@ test('0018 makes organization names unique ignoring case, renaming the later of 
   t.deepEqual(applied, [
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0020-suppression-mode',
     '0021a-system-organization',
+    '0021b-accounts',
+    '0021c-message-history',
     '0023-tracking',
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
     '0025-reputation-center',
+    '0025a-dedicated-ips',
+    '0025b-reputation-connections',
+    '0026-status',
   ]);
   t.deepEqual(sqlite.prepare('select id, name from organizations order by id').all(), [
     { id: 'org_1', name: 'acme (org_1)' },

@@ -93,7 +93,7 @@ test("0009 keys idempotency records by mode, each existing record taking its mes
   t.regex(plan('delete from idempotency_keys where created_at < 10'), /USING INDEX idempotency_keys_created/);
 });
 
-test('migrating to the latest applies what is left in order: 0010 adds the webhook failure streak, 0011 keys replies by mode, 0012 keys analytics by mode, 0013 adds parse_error, 0014 indexes messages by mode, 0015 cancels the recipients of cancelled sends, 0016 gives webhook endpoints a mode, 0017 drops the pending attempts that mode routes elsewhere, 0018 makes organization names unique, 0019 adds the store of messages signed at admission', async (t) => {
+test('migrating to the latest applies what is left in order: 0010 adds the webhook failure streak, 0011 keys replies by mode, 0012 keys analytics by mode, 0013 adds parse_error, 0014 indexes messages by mode, 0015 cancels the recipients of cancelled sends, 0016 gives webhook endpoints a mode, 0017 drops the pending attempts that mode routes elsewhere, 0018 makes organization names unique, 0019 adds the store of messages signed at admission, 0020 gives suppressions a mode, 0026 adds the status area', async (t) => {
   const { store } = await storeMigratedTo(t, '0009-idempotency-mode');
   store.sqlite.pragma('foreign_keys = OFF');
   store.sqlite
@@ -121,11 +121,17 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0020-suppression-mode',
     '0021a-system-organization',
+    '0021b-accounts',
+    '0021c-message-history',
     '0023-tracking',
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
     '0025-reputation-center',
+    '0025a-dedicated-ips',
+    '0025b-reputation-connections',
+    '0026-status',
   ]);
   const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
     name: string;
@@ -201,11 +207,17 @@ test('0012 keys analytics by mode (test records move to test rows, cancelled sen
     '0017-webhook-attempts-by-mode',
     '0018-organization-name-unique',
     '0019-message-raw',
+    '0020-suppression-mode',
     '0021a-system-organization',
+    '0021b-accounts',
+    '0021c-message-history',
     '0023-tracking',
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
     '0025-reputation-center',
+    '0025a-dedicated-ips',
+    '0025b-reputation-connections',
+    '0026-status',
   ]);
   t.deepEqual(
     sqlite

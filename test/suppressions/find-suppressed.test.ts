@@ -1,7 +1,7 @@
 import test from 'ava';
 import { startPosthorn } from '../helpers/server.js';
 
-test('findSuppressed answers 300 addresses with one query over the (project_id, email) index', async (t) => {
+test('findSuppressed answers 300 addresses with one query over the (project_id, mode, email) index', async (t) => {
   const ph = await startPosthorn(t);
   const { suppressions } = ph.server.services;
   const projectId = ph.owner.projectId;
@@ -30,12 +30,12 @@ test('findSuppressed answers 300 addresses with one query over the (project_id, 
   t.false(hits.has('user31@example.com'));
 
   const sql = statements[0] as string;
-  const params = [projectId, ...addresses.map((a) => a.toLowerCase())];
+  const params = [projectId, 'live', ...addresses.map((a) => a.toLowerCase())];
   const plan = sqlite.prepare(`explain query plan ${sql}`).all(...params) as Array<{ detail: string }>;
   const detail = plan.map((row) => row.detail).join('; ');
   t.regex(
     detail,
-    /SEARCH suppressions USING INDEX suppressions_project_email \(project_id=\? AND email=\?\)/,
+    /SEARCH suppressions USING INDEX suppressions_project_mode_email \(project_id=\? AND mode=\? AND email=\?\)/,
     detail,
   );
   t.notRegex(detail, /SCAN suppressions/);

@@ -76,12 +76,10 @@ test("Apple's proxy agent and a HEAD request are recorded as machines, with thei
 test('a click redirects at once to the original URL and is recorded; clicks of every link at once are a scanner', async (t) => {
   const ph = await startPosthorn(t);
   const id = await sandboxSend(ph);
-  const started = Date.now();
   const res = await fetch(clickUrl(ph, id, 'https://acme.test/a?x=1', 0, 2), {
     redirect: 'manual',
     headers: { 'user-agent': CHROME },
   });
-  t.true(Date.now() - started < 500);
   t.is(res.status, 302);
   t.is(res.headers.get('location'), 'https://acme.test/a?x=1');
   t.is(res.headers.get('referrer-policy'), 'no-referrer');

@@ -6,7 +6,7 @@
  * composes them, and their order here is the order of the example file.
  */
 import { z } from 'zod';
-import { systemMailSection } from './sections/accounts.js';
+import { accountsSection, systemMailSection } from './sections/accounts.js';
 import { broadcastsSection } from './sections/broadcasts.js';
 import { deliverySection, laneSchema, newLaneDefaults } from './sections/delivery.js';
 import { clamavSection, smtpInSection } from './sections/inbound.js';
@@ -39,6 +39,7 @@ export const configSchema = z.strictObject({
   tracking: trackingSection.default(trackingSection.parse({})),
   sandbox: sandboxSection.default(sandboxSection.parse({})),
   system_mail: systemMailSection.default(systemMailSection.parse({})),
+  accounts: accountsSection.default(accountsSection.parse({})),
   limits: limitsSection.default(limitsSection.parse({})),
   webhooks: webhooksSection.default(webhooksSection.parse({})),
   broadcasts: broadcastsSection.default(broadcastsSection.parse({})),
@@ -52,5 +53,5 @@ export const configSchema = z.strictObject({
 export type Config = z.infer<typeof configSchema>;
 /** One `[[delivery.lanes]]` block as written: budget keys it leaves out are undefined. */
 export type LaneSetting = z.infer<typeof laneSchema>;
-/** A lane with every key decided (delivery/lanes.ts merges settings over the built-in lanes). */
+/** A lane with every key decided (delivery/routing/lanes.ts merges settings over the built-in lanes). */
 export type LaneConfig = Required<LaneSetting>;

@@ -7,9 +7,12 @@
 import type {
   ApiKeysTable,
   AuditLogTable,
+  LoginCodesTable,
   OrganizationMembersTable,
   OrganizationsTable,
   ProjectsTable,
+  RecoveryCodesTable,
+  SessionsTable,
   UsersTable,
 } from './tables/accounts.js';
 import type { AnalyticsDailyTable, AnalyticsRecipientsTable } from './tables/analytics.js';
@@ -35,11 +38,26 @@ import type {
 import type {
   IdempotencyKeysTable,
   MessageBodiesTable,
+  MessageHistoryCountsTable,
+  MessageHistoryTable,
   MessageRawTable,
   MessageRecipientsTable,
   MessagesTable,
 } from './tables/messages.js';
-import type { ReputationHourlyTable } from './tables/reputation.js';
+import type {
+  DedicatedIpAssignmentsTable,
+  DedicatedIpRequestsTable,
+  DedicatedIpUsageTable,
+  ReputationConnectionsTable,
+  ReputationHourlyTable,
+  ReputationProviderDataTable,
+} from './tables/reputation.js';
+import type {
+  StatusIncidentsTable,
+  StatusIncidentUpdatesTable,
+  StatusNotificationsTable,
+  StatusSubscriptionsTable,
+} from './tables/status.js';
 import type { SuppressionsTable } from './tables/suppressions.js';
 import type { TemplatesTable, TemplateVersionsTable } from './tables/templates.js';
 import type { TrackingHitsTable, TrackingSettingsTable } from './tables/tracking.js';
@@ -56,6 +74,7 @@ export type * from './tables/events.js';
 export type * from './tables/inbound.js';
 export type * from './tables/messages.js';
 export type * from './tables/reputation.js';
+export type * from './tables/status.js';
 export type * from './tables/suppressions.js';
 export type * from './tables/templates.js';
 export type * from './tables/tracking.js';
@@ -68,10 +87,15 @@ export interface Database {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
+  sessions: SessionsTable;
+  login_codes: LoginCodesTable;
+  recovery_codes: RecoveryCodesTable;
   messages: MessagesTable;
   message_bodies: MessageBodiesTable;
   message_raw: MessageRawTable;
   message_recipients: MessageRecipientsTable;
+  message_history: MessageHistoryTable;
+  message_history_counts: MessageHistoryCountsTable;
   delivery_jobs: DeliveryJobsTable;
   events: EventsTable;
   mta_sts_policies: MtaStsPoliciesTable;
@@ -104,4 +128,13 @@ export interface Database {
   broadcasts: BroadcastsTable;
   broadcast_messages: BroadcastMessagesTable;
   reputation_hourly: ReputationHourlyTable;
+  dedicated_ip_requests: DedicatedIpRequestsTable;
+  dedicated_ip_assignments: DedicatedIpAssignmentsTable;
+  dedicated_ip_usage: DedicatedIpUsageTable;
+  reputation_connections: ReputationConnectionsTable;
+  reputation_provider_data: ReputationProviderDataTable;
+  status_incidents: StatusIncidentsTable;
+  status_incident_updates: StatusIncidentUpdatesTable;
+  status_subscriptions: StatusSubscriptionsTable;
+  status_notifications: StatusNotificationsTable;
 }

@@ -9,10 +9,19 @@ import { readBody, refuseBody } from './body.js';
 import { AppError } from './errors.js';
 import { type RequestState, requestFrame } from './middleware.js';
 import type { Principal } from './principal.js';
-import type { AuthKind, RouteSpec } from './route.js';
+import type { AuthKind, RouteResult, RouteSpec } from './route.js';
 import { parseOrThrow } from './validate.js';
 
 export type Authenticator = (ctx: Context) => Promise<Principal> | Principal;
+
+/**
+ * Runs around every handler once its caller is known (the audit log's request scope,
+ * audit/http.ts); it must call `run` once and return its result.
+ */
+export type AroundHandler = (
+  call: { readonly spec: RouteSpec; readonly principal: Principal; readonly ctx: Context },
+  run: () => Promise<RouteResult>,
+) => Promise<RouteResult>;
 
 export interface AppOptions {
   readonly log: Logger;
@@ -21,6 +30,7 @@ export interface AppOptions {
   readonly trustProxy: boolean;
   readonly routes: readonly RouteSpec[];
   readonly authenticators: Partial<Record<AuthKind, Authenticator>>;
+  readonly around?: AroundHandler;
 }
 
 const anonymous: Principal = { kind: 'none' };
@@ -55,16 +65,18 @@ function handle(spec: RouteSpec, options: AppOptions) {
     } else if (!spec.stream) {
       await refuseBody(ctx, options.maxBodyBytes);
     }
-    const result = await spec.handler({
-      body,
-      query,
-      params,
-      principal,
-      headers: ctx.headers,
-      requestId: state.requestId,
-      log: state.log,
-      ctx,
-    });
+    const run = async () =>
+      spec.handler({
+        body,
+        query,
+        params,
+        principal,
+        headers: ctx.headers,
+        requestId: state.requestId,
+        log: state.log,
+        ctx,
+      });
+    const result = options.around ? await options.around({ spec, principal, ctx }, run) : await run();
     ctx.status = result.status;
     for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
     if (result.raw) {

@@ -79,6 +79,7 @@ function operation(spec: RouteSpec): Json {
   const op: Json = {
     operationId: `${spec.method}${spec.path.replace(/\{([^}]+)\}/g, 'By_$1').replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: spec.summary,
+    ...(spec.description === undefined ? {} : { description: spec.description }),
     tags: [spec.tag],
     parameters: parameters(spec),
     responses,

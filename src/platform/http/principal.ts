@@ -1,5 +1,5 @@
 /** Who is calling: an API key of a project, a dashboard session, or nobody. */
-import type { KeyMode, ProjectStatus } from '../db/tables.js';
+import type { AuthMethod, KeyMode, ProjectStatus, Role } from '../db/tables.js';
 
 export interface KeyPrincipal {
   readonly kind: 'key';
@@ -11,11 +11,19 @@ export interface KeyPrincipal {
   readonly scopes: ReadonlySet<string>;
 }
 
+/**
+ * A person signed in to the dashboard (auth/session/). `projectId` is the project this request
+ * acts on: the session's default, or the one `X-Posthorn-Project-ID` selected (always of the
+ * session's organization). `role` is the member's role now, read on every request.
+ */
 export interface SessionPrincipal {
   readonly kind: 'session';
   readonly sessionId: string;
   readonly userId: string;
+  readonly email: string;
   readonly organizationId: string;
+  readonly role: Role;
+  readonly authMethod: AuthMethod;
   readonly projectId: string;
   readonly projectStatus: ProjectStatus;
 }
@@ -25,6 +33,12 @@ export interface Anonymous {
 }
 
 export type Principal = KeyPrincipal | SessionPrincipal | Anonymous;
+
+export function requireSession(principal: Principal): SessionPrincipal {
+  if (principal.kind !== 'session')
+    throw new Error('route declared auth "session" but has no session principal');
+  return principal;
+}
 
 export function requireKey(principal: Principal): KeyPrincipal {
   if (principal.kind !== 'key') throw new Error('route declared auth "key" but has no key principal');

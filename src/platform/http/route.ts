@@ -46,6 +46,8 @@ export interface RouteSpec<
   /** OpenAPI style: `/v1/emails/{id}`. */
   readonly path: string;
   readonly summary: string;
+  /** Longer text for the OpenAPI operation (e.g. which roles may call it). */
+  readonly description?: string;
   readonly tag: string;
   readonly auth: AuthKind;
   /** Scope the API key needs; enforced before the handler runs. */
@@ -70,6 +72,12 @@ export interface RouteSpec<
    * debug, not info, so the polling does not bury the requests worth reading.
    */
   readonly probe?: boolean;
+  /**
+   * `false` when the route's state changes are recorded elsewhere and must not also append an
+   * audit record (a send is its own record: the message). Default: a successful request that is
+   * not a GET, made with a key or a session, appends one unless the service recorded its own.
+   */
+  readonly audit?: false;
   readonly handler: (
     req: RouteRequest<z.output<B>, z.output<Q>, z.output<P>>,
   ) => Promise<RouteResult> | RouteResult;

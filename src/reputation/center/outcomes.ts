@@ -1,7 +1,7 @@
 /**
  * What one event of the log adds to the reputation center: a delivery, a bounce (hard or not), a
  * deferral, a complaint, and whether the provider's reply was a reputation block or a rate limit
- * (bounce categories `spam_block` and `rate_limited`, delivery/bounce-rules.ts). Pure: the
+ * (bounce categories `spam_block` and `rate_limited`, delivery/replies/bounce-rules.ts). Pure: the
  * projector supplies the lane of events that do not carry one (asynchronous DSNs, complaints).
  */
 

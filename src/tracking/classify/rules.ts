@@ -15,7 +15,7 @@
  *    (`security_gateway`).
  * 6. Within `scanner_window` of the MX accepting the message, or before (`soon_after_delivery`).
  * Clicks: 1, 2 and 5 as for opens, then 6, then:
- * 7. Every tracked link of the message (two or more) followed within one second (`all_links_at_once`).
+ * 7. Every tracked link of the message (two or more) followed with GET within one second (`all_links_at_once`).
  */
 import { type AgentClass, agentClass } from './agents.js';
 import { isAppleNetwork, isSecurityGateway } from './networks.js';

@@ -3,7 +3,8 @@
  * status notices) and the dashboard's accounts and sessions.
  */
 import { z } from 'zod';
-import { parseMailbox } from '../../../emails/address.js';
+import { parseMailbox } from '../../mail-address.js';
+import { duration } from './fields.js';
 
 const optionalMailbox = z.string().superRefine((value, ctx) => {
   if (value === '') return;
@@ -24,3 +25,28 @@ export const systemMailSection = z
       ),
   })
   .describe("Posthorn's own mail, sent through its own pipeline as messages of the system project.");
+
+export const accountsSection = z
+  .strictObject({
+    session_idle_timeout: duration({ min: '1s' })
+      .default('12h')
+      .describe(
+        'A dashboard session unused for this long ends; every request made with it moves the end on.',
+      ),
+    session_lifetime: duration({ min: '1s' })
+      .default('7d')
+      .describe('A dashboard session ends this long after sign-in, however much it is used.'),
+    login_attempts_per_hour_per_ip: z
+      .int()
+      .positive()
+      .default(100)
+      .describe(
+        'Sign-in requests (request-code, verify-code, login-password) per hour from one client address; past it they get 429 with Retry-After. The per-address limit is limits.login_attempts_per_hour.',
+      ),
+    login_codes_per_hour: z
+      .int()
+      .positive()
+      .default(5)
+      .describe('Login codes mailed per hour to one address (further requests get 429, and no mail).'),
+  })
+  .describe('Dashboard accounts: sessions and sign-in limits.');

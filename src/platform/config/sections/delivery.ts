@@ -7,7 +7,7 @@ import { hostName, spfIncludeDomain, subdomain } from './names.js';
 
 /**
  * What a lane takes for a key its `[[delivery.lanes]]` block leaves out, when no built-in lane of
- * that name and traffic class exists (a built-in lane keeps its own values: see delivery/lanes.ts).
+ * that name and traffic class exists (a built-in lane keeps its own values: see delivery/routing/lanes.ts).
  */
 export const newLaneDefaults = {
   max_connections: 8,

@@ -103,8 +103,73 @@ export const retentionSection = z
 export const statusSection = z
   .strictObject({
     title: z.string().default('Posthorn').describe('Name shown on the public status page and feed.'),
+    check_interval: duration({ min: '10ms', timer: true })
+      .default('10s')
+      .describe('How often the components (API, database, delivery, inbound, webhooks) are measured.'),
+    auto_incidents: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Open an incident by itself when a component stays below operational, and resolve it on recovery.',
+      ),
+    auto_incident_after: duration({ timer: true })
+      .default('5m')
+      .describe('How long a component must stay below operational before an automatic incident opens.'),
+    auto_resolve_after: duration({ timer: true })
+      .default('2m')
+      .describe('How long a component must be operational again before its automatic incident is resolved.'),
+    deferral_window: duration({ min: '1s' })
+      .default('15m')
+      .describe('Window over which the share of deferred delivery attempts is measured, per lane.'),
+    deferral_min_attempts: z
+      .int()
+      .positive()
+      .default(20)
+      .describe('Delivery attempts a lane needs within the window before its deferral share is judged.'),
+    deferral_degraded: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.25)
+      .describe("Share of a lane's attempts deferred within the window that makes delivery degraded."),
+    deferral_outage: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.5)
+      .describe(
+        "Share of a lane's attempts deferred within the window that makes delivery a partial outage.",
+      ),
+    webhook_backlog_degraded: duration({ min: '1ms' })
+      .default('5m')
+      .describe('Webhooks are degraded when a due delivery has waited this long to be sent.'),
+    webhook_backlog_outage: duration({ min: '1ms' })
+      .default('30m')
+      .describe('Webhooks are a partial outage when a due delivery has waited this long to be sent.'),
+    verification_ttl: duration({ min: '1m' })
+      .default('3d')
+      .describe('How long the link of a subscription verification mail stays valid.'),
+    subscriptions_per_hour_per_ip: z
+      .int()
+      .min(0)
+      .default(10)
+      .describe('Status subscription requests per hour from one client address; 0 is unlimited.'),
+    subscriptions_per_hour_per_destination: z
+      .int()
+      .min(0)
+      .default(3)
+      .describe(
+        'Status subscription requests per hour for one address or URL (each may send a mail or a challenge); 0 is unlimited.',
+      ),
+    retry_schedule: z
+      .array(duration())
+      .min(1)
+      .default(['10s', '1m', '5m', '30m', '2h', '6h', '12h'])
+      .describe(
+        'Delays before each retry of a failed subscriber webhook or challenge; after the last one it is given up.',
+      ),
   })
-  .describe('The public status area.');
+  .describe('The public status area: components, incidents, feed and subscriptions.');
 
 export const logSection = z
   .strictObject({
@@ -112,9 +177,15 @@ export const logSection = z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info')
       .describe('Least severe level written to the log.'),
+    format: z
+      .enum(['auto', 'json', 'pretty'])
+      .default('auto')
+      .describe(
+        'How serve writes its log: json (one object per line), pretty (one readable line per record), or auto: pretty on a terminal, json otherwise (the journal under systemd).',
+      ),
     access_log: z
       .boolean()
       .default(true)
       .describe('Log one line per HTTP request, at info; health checks (GET /health) at debug.'),
   })
-  .describe('Structured JSON logs on standard output.');
+  .describe('Structured logs on standard output.');

@@ -5,7 +5,7 @@
 import cron from 'node-cron';
 import { z } from 'zod';
 // The send API's own mailbox rules: a sandbox sender it would refuse must not pass the config check.
-import { parseMailbox } from '../../../emails/address.js';
+import { parseMailbox } from '../../mail-address.js';
 import { duration } from './fields.js';
 import { isHostOrAddress, mailDomain } from './names.js';
 

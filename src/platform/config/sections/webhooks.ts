@@ -26,6 +26,12 @@ export const webhooksSection = z
     disable_after: duration()
       .default('5d')
       .describe('An endpoint whose deliveries have failed without a success for this long is disabled.'),
+    tls_ca_file: z
+      .string()
+      .default('')
+      .describe(
+        'Extra PEM CA certificates trusted for https:// webhook targets (endpoints and status subscribers), besides the system CAs; empty uses the system CAs only.',
+      ),
     rotation_overlap: duration()
       .default('24h')
       .describe('After a secret rotation, how long the previous secret keeps signing alongside the new one.'),

@@ -1,6 +1,6 @@
 /**
  * `message_raw`: a live message as it goes on the wire, composed and DKIM-signed once, right after
- * its acceptance (delivery/prerender.ts), so that delivery only relays stored bytes, as Postfix
+ * its acceptance (delivery/compose/prerender.ts), so that delivery only relays stored bytes, as Postfix
  * with a signing milter and KumoMTA do. `signing` names the keys the signature was made with: a
  * delivery whose domain keys are no longer those renders the message again. The bytes are kept
  * only while the message can still be sent: a trigger drops them once the message's status is
@@ -8,7 +8,7 @@
  */
 import { type Kysely, sql } from 'kysely';
 
-// As delivery/message-status.ts's FINAL_MESSAGE_STATUSES were when this migration was written.
+// As delivery/queue/message-status.ts's FINAL_MESSAGE_STATUSES were when this migration was written.
 const FINAL_MESSAGE_STATUSES = [
   'delivered',
   'partially_delivered',

@@ -19,7 +19,7 @@ export interface ContactsTable {
   id: string;
   audience_id: string;
   project_id: string;
-  /** Normalized (suppressions/normalize.ts): unique within the audience. */
+  /** Normalized (platform/normalize-email.ts): unique within the audience. */
   email: string;
   first_name: string | null;
   last_name: string | null;

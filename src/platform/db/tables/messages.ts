@@ -72,11 +72,11 @@ export interface MessageBodiesTable {
 
 /**
  * A live message composed and DKIM-signed at admission, in its DATA form (migration 0019;
- * delivery/prerender.ts), kept until the message's status is final.
+ * delivery/compose/prerender.ts), kept until the message's status is final.
  */
 export interface MessageRawTable {
   message_id: string;
-  /** The keys the signature was made with (delivery/signing-identity.ts); "unsigned" for none. */
+  /** The keys the signature was made with (delivery/compose/signing-identity.ts); "unsigned" for none. */
   signing: string;
   /** Octets before dot-stuffing (SIZE=, RFC 1870). */
   size: number;
@@ -114,4 +114,27 @@ export interface IdempotencyKeysTable {
   key: string;
   message_id: string;
   created_at: number;
+}
+
+/**
+ * The dashboard's history index of a message (migration 0021c; dashboard/history/indexer.ts):
+ * `message_rowid` is the message's rowid; `recipient` its first `to` address.
+ */
+export interface MessageHistoryTable {
+  message_rowid: number;
+  id: string;
+  project_id: string;
+  mode: KeyMode;
+  status: MessageStatus;
+  from_email: string;
+  subject: string;
+  recipient: string;
+}
+
+/** Messages per project, mode and status, kept by the indexer and a status trigger. */
+export interface MessageHistoryCountsTable {
+  project_id: string;
+  mode: KeyMode;
+  status: MessageStatus;
+  n: number;
 }

@@ -1,6 +1,7 @@
 /**
  * Row type of the suppression list.
  */
+import type { KeyMode } from './accounts.js';
 
 export type SuppressionReason =
   | 'hard_bounce'
@@ -14,6 +15,8 @@ export type SuppressionReason =
 export interface SuppressionsTable {
   id: string;
   project_id: string;
+  /** The list it is on: a test-mode suppression applies to test sends only (migration 0020). */
+  mode: KeyMode;
   /** normalizeEmail() of the address: what every lookup matches. */
   email: string;
   reason: SuppressionReason;

@@ -1,0 +1,282 @@
+/**
+ * How one job's outcome becomes rows and events, inside the outcome writer's transaction: each
+ * recipient's status and SMTP reply, its event (`email.delivered` with latency,
+ * `email.delivery_delayed`, `email.bounced`, `email.failed`), suppressions (a hard bounce, N soft
+ * bounces in a row, a sandbox complaint), the job's next due time or its end, the message's
+ * aggregated status, and the attempt log. State and events commit together (DESIGN.md §2).
+ *
+ * A suppression that cannot be written never undoes the outcome: it is rolled back alone and
+ * logged.
+ *
+ * Retries follow `retry-policy.ts`, counted from the message's due time (due-time.ts); a deferral
+ * past the maximum age becomes a bounce with 5.4.7 (RFC 5321 §4.5.4.1), which is soft: the address
+ * may be fine and only the server unreachable.
+ *
+ * A job a stop cut off between its transactions (CutOff) records only the recipients they
+ * answered; the job goes back to the queue due now with its other recipients untouched.
+ */
+import type SQLite from 'better-sqlite3';
+import type { EventService } from '../../events/service.js';
+import type { Db } from '../../platform/db/database.js';
+import type { RecipientStatus } from '../../platform/db/tables.js';
+import type { Logger } from '../../platform/log.js';
+import { type SuppressBesideOutcome, suppressBesideOutcome } from '../../suppressions/beside-outcome.js';
+import type { SuppressionInput } from '../../suppressions/service.js';
+import { type BounceClass, countsAsSoftBounce, expired } from '../replies/bounce-classifier.js';
+import { dueTime } from '../queue/due-time.js';
+import { messageStatus } from '../queue/message-status.js';
+import { type CutOff, type Outcome, outcomeOfTransport, type PerRecipient } from '../replies/outcome.js';
+import {
+  bouncedEvent,
+  complainedEvent,
+  delayedEvent,
+  deliveredEvent,
+  type EventContext,
+  type EventDraft,
+  failedEvent,
+} from './outcome-events.js';
+import { nextAttempt, type RetryPolicy } from './retry-policy.js';
+import { formatSmtpReply } from '../replies/smtp-reply.js';
+import type { ClaimedJob, DeliveryStore, MessageRow, RecipientRow } from '../queue/store.js';
+
+/** Where suppressions go (the suppressions capability's `addWithin`). */
+export interface SuppressionPort {
+  addWithin(trx: Db, input: SuppressionInput): Promise<unknown>;
+}
+
+export interface RecorderDeps {
+  /** The raw handle: the writer's transaction and savepoints run on it under Kysely's lock. */
+  readonly sqlite: SQLite.Database;
+  readonly store: Pick<DeliveryStore, 'writes'>;
+  readonly events: Pick<EventService, 'appendInTransaction'>;
+  readonly suppressions: SuppressionPort;
+  readonly retry: RetryPolicy;
+  readonly softBounceLimit: number;
+  readonly log: Logger;
+}
+
+/**
+ * What recording reads of a job's context (the steps' `JobContext`, steps.ts, is one): named here
+ * so that this room never imports the steps that drive the rooms.
+ */
+export interface RecordedJob {
+  readonly job: ClaimedJob;
+  readonly message: MessageRow | null;
+  /** The recipients of this job's domain the job was to deliver. */
+  readonly recipients: readonly RecipientRow[];
+  /** Statuses of the message's other recipients when all of them are this job's; else null. */
+  readonly settledElsewhere: readonly RecipientRow['status'][] | null;
+  readonly headerTo: readonly string[];
+  readonly via: { readonly mxHost: string | null; readonly secure: boolean } | null;
+}
+
+export interface JobReport {
+  readonly ctx: RecordedJob;
+  /** A cut-off job's recipients not in `outcomes` stay as they are, and the job is released. */
+  readonly result: Outcome | PerRecipient | CutOff;
+  readonly lane: string | null;
+  readonly startedAt: number;
+}
+
+export class OutcomeRecorder {
+  readonly #deps: RecorderDeps;
+  readonly #suppressBeside: SuppressBesideOutcome;
+
+  constructor(deps: RecorderDeps) {
+    this.#deps = deps;
+    this.#suppressBeside = suppressBesideOutcome(deps);
+  }
+
+  /**
+   * Writes the job's outcome inside the caller's transaction; throws when one of its writes fails
+   * (a suppression that fails is logged instead).
+   */
+  async apply(trx: Db, report: JobReport, now: number): Promise<void> {
+    const { ctx, result } = report;
+    const { job, message } = ctx;
+    const writes = this.#deps.store.writes;
+    if (message === null || ctx.recipients.length === 0) {
+      writes.finishJob(job.id, report.lane, null, now);
+      return;
+    }
+    const attempt = job.attempts + 1;
+    const cutOff = result.kind === 'cut_off';
+    const answered = cutOff ? ctx.recipients.filter((r) => result.outcomes.has(r.email)) : ctx.recipients;
+    const outcomes = answered.map((r) => [r, outcomeFor(result, r)] as const);
+    const firstDeferred = outcomes.find(([, o]) => o.kind === 'deferred')?.[1];
+    const next =
+      firstDeferred === undefined
+        ? null
+        : nextAttempt(this.#deps.retry, {
+            attempt,
+            acceptedAt: new Date(dueTime(message)),
+            now: new Date(now),
+            replyText: firstDeferred.reply.text,
+          });
+    let lastError: string | null = null;
+    const statuses: RecipientStatus[] = [];
+    for (const [recipient, outcome] of outcomes) {
+      const event: EventContext = {
+        message,
+        headerTo: ctx.headerTo,
+        recipient: recipient.email,
+        mxHost: ctx.via?.mxHost ?? null,
+        secure: ctx.via?.secure ?? false,
+        attempt,
+        lane: report.lane,
+      };
+      if (outcome.kind !== 'delivered') lastError ??= formatSmtpReply(outcome.reply);
+      statuses.push(await this.#recipient(trx, recipient, outcome, next, event, now));
+    }
+    // A stop cut the job off: the rest go back due now, as a released job (no attempt counted).
+    if (cutOff) writes.releaseJob(job.id, report.lane, now);
+    else if (next instanceof Date) writes.rescheduleJob(job.id, next.getTime(), report.lane, lastError, now);
+    else writes.finishJob(job.id, report.lane, lastError, now);
+    const counts = cutOff ? writes.statusCounts(message.id) : this.#counts(ctx, statuses);
+    writes.setMessageStatus(message.id, messageStatus(counts), now);
+    const first = outcomes[0]?.[1];
+    writes.attempt({
+      jobId: job.id,
+      messageId: message.id,
+      lane: report.lane,
+      mxHost: ctx.via?.mxHost ?? null,
+      tls: ctx.via?.secure ?? false,
+      outcome: summarize(outcomes.map(([, o]) => o.kind)),
+      smtpCode: first?.reply.code ?? null,
+      smtpReply: first ? formatSmtpReply(first.reply) : null,
+      startedAt: report.startedAt,
+      durationMs: Math.max(0, now - report.startedAt),
+    });
+  }
+
+  async #recipient(
+    trx: Db,
+    recipient: RecipientRow,
+    outcome: Outcome,
+    next: Date | 'expired' | null,
+    event: EventContext,
+    now: number,
+  ): Promise<RecipientStatus> {
+    const writes = this.#deps.store.writes;
+    const { message } = event;
+    const update = (status: RecipientStatus, category: string | null, deliveredAt: number | null) =>
+      writes.recipient(
+        {
+          id: recipient.id,
+          status,
+          smtpCode: outcome.reply.code,
+          smtpReply: formatSmtpReply(outcome.reply),
+          category,
+          deliveredAt,
+        },
+        now,
+      );
+    const suppress = (reason: SuppressionInput['reason']) =>
+      this.#suppress(trx, recipient, message, reason, now);
+    switch (outcome.kind) {
+      case 'delivered': {
+        update(outcome.complained ? 'complained' : 'delivered', null, now);
+        writes.clearSoftBounce(message.project_id, recipient.email);
+        this.#event(event, deliveredEvent(event, outcome.reply, now), now);
+        if (outcome.complained) {
+          this.#event(event, complainedEvent(event), now);
+          await suppress('spam_complaint');
+          return 'complained';
+        }
+        return 'delivered';
+      }
+      case 'deferred': {
+        if (next instanceof Date) {
+          update('deferred', outcome.class.category, null);
+          this.#event(event, delayedEvent(event, outcome.reply, outcome.class, next.getTime()), now);
+          return 'deferred';
+        }
+        // Retries ran out (RFC 5321 §4.5.4.1): the recipient bounces with 5.4.7.
+        const cls = expired(outcome.class);
+        update('bounced', cls.category, null);
+        this.#event(event, bouncedEvent(event, outcome.reply, cls, true), now);
+        await this.#softBounce(event, cls, suppress, now);
+        return 'bounced';
+      }
+      case 'bounced': {
+        update('bounced', outcome.class.category, null);
+        this.#event(event, bouncedEvent(event, outcome.reply, outcome.class, false), now);
+        if (outcome.class.hard) await suppress('hard_bounce');
+        else await this.#softBounce(event, outcome.class, suppress, now);
+        return 'bounced';
+      }
+      case 'failed': {
+        update('failed', null, null);
+        this.#event(event, failedEvent(event, outcome.reason), now);
+        return 'failed';
+      }
+    }
+  }
+
+  /**
+   * Adds the address to the suppression list in the outcome's transaction. A failure (an address
+   * the list cannot hold, a refused write) is rolled back alone and logged: the outcome and its
+   * events are recorded all the same. False when the address was not suppressed.
+   */
+  #suppress(
+    trx: Db,
+    recipient: RecipientRow,
+    message: MessageRow,
+    reason: SuppressionInput['reason'],
+    now: number,
+  ): Promise<boolean> {
+    return this.#suppressBeside(
+      trx,
+      { projectId: message.project_id, email: recipient.email, reason, messageId: message.id, at: now },
+      { recipient_id: recipient.id },
+    );
+  }
+
+  /** Recipient counts of the message: from this job alone when it holds them all, else a query. */
+  #counts(ctx: RecordedJob, statuses: readonly RecipientStatus[]): Partial<Record<RecipientStatus, number>> {
+    if (ctx.settledElsewhere === null) return this.#deps.store.writes.statusCounts(ctx.job.messageId);
+    const counts: Partial<Record<RecipientStatus, number>> = {};
+    for (const status of [...ctx.settledElsewhere, ...statuses]) counts[status] = (counts[status] ?? 0) + 1;
+    return counts;
+  }
+
+  async #softBounce(
+    event: EventContext,
+    cls: BounceClass,
+    suppress: (reason: SuppressionInput['reason']) => Promise<boolean>,
+    now: number,
+  ): Promise<void> {
+    if (!countsAsSoftBounce(cls)) return;
+    const writes = this.#deps.store.writes;
+    const count = writes.bumpSoftBounce(event.message.project_id, event.recipient, now);
+    if (count < this.#deps.softBounceLimit) return;
+    // Kept when the suppression failed, so the next soft bounce tries again.
+    if (await suppress('repeated_soft_bounce'))
+      writes.clearSoftBounce(event.message.project_id, event.recipient);
+  }
+
+  /** Appended in the batch's transaction (the writer holds the connection with BEGIN IMMEDIATE). */
+  #event(ctx: EventContext, draft: EventDraft, now: number): void {
+    this.#deps.events.appendInTransaction({
+      projectId: ctx.message.project_id,
+      type: draft.type,
+      messageId: ctx.message.id,
+      recipient: ctx.recipient,
+      data: draft.data,
+      at: now,
+    });
+  }
+}
+
+function outcomeFor(result: Outcome | PerRecipient | CutOff, recipient: RecipientRow): Outcome {
+  if (result.kind !== 'per_recipient' && result.kind !== 'cut_off') return result;
+  return (
+    result.outcomes.get(recipient.email) ??
+    outcomeOfTransport('protocol', 'the server gave no reply for this recipient')
+  );
+}
+
+function summarize(kinds: readonly Outcome['kind'][]): string {
+  const distinct = [...new Set(kinds)];
+  return distinct.length === 1 ? (distinct[0] as string) : 'mixed';
+}

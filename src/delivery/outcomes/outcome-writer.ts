@@ -1,0 +1,178 @@
+/**
+ * Room `delivery/outcomes/`, the last stage. What happened, recorded: each job's outcome becomes
+ * recipient rows, events, suppressions, the job's next try (retry-policy.ts) or its end, in one
+ * transaction per batch (this file, outcome-recorder.ts, outcome-events.ts); an outcome that could
+ * not be written still moves its job on (unrecorded-outcome.ts).
+ *
+ * It must never send mail nor decide what a reply means (replies/ does), and never commit a state
+ * change without its event.
+ *
+ * Records what happened to jobs, in ONE transaction per batch of jobs, each job in a savepoint of
+ * its own (what one job's outcome writes is outcome-recorder.ts); listeners are told after the
+ * commit.
+ *
+ * Outcomes arriving within one turn of the event loop, or while the last batch is at most PACE_MS
+ * old, share a transaction (group commit), written with relaxed durability (durability.ts): at
+ * least once, never lost.
+ *
+ * A job whose outcome cannot be written at all is deferred instead (unrecorded-outcome.ts), so it
+ * never comes back on every lease expiry.
+ */
+import type { EventService } from '../../events/service.js';
+import type { Db } from '../../platform/db/database.js';
+import { withRelaxedSyncAsync } from '../../platform/db/durability.js';
+import { commitEach, type ItemOutcome, inSavepoint } from '../../platform/db/savepoints.js';
+import {
+  type JobReport,
+  OutcomeRecorder,
+  type RecorderDeps,
+  type SuppressionPort,
+} from './outcome-recorder.js';
+import { planUnrecorded } from './unrecorded-outcome.js';
+
+export type { JobReport, SuppressionPort };
+
+export interface WriterDeps extends RecorderDeps {
+  readonly db: Db;
+  readonly events: Pick<EventService, 'appendInTransaction' | 'notify'>;
+}
+
+interface Pending {
+  readonly report: JobReport;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+const MAX_BATCH = 128;
+const NOTIFY_MS = 50;
+/**
+ * A batch starts at least this long after the one before: outcomes arriving meanwhile share its
+ * transaction. A commit writes every page the batch changed to the WAL (two writes per page, the
+ * same hot pages in every batch), so under load a batch per turn of the event loop (5 jobs) cost
+ * more of the loop than one per 10 ms (20 jobs at 2,000 messages/s). An outcome waits at most
+ * this long more; the MX has the message already.
+ */
+const PACE_MS = 10;
+
+export class OutcomeWriter {
+  readonly #deps: WriterDeps;
+  readonly #recorder: OutcomeRecorder;
+  #queue: Pending[] = [];
+  #scheduled = false;
+  #flushedAt = Number.NEGATIVE_INFINITY;
+  #notifiedAt = 0;
+  #notifyTimer: NodeJS.Timeout | undefined;
+
+  constructor(deps: WriterDeps) {
+    this.#deps = deps;
+    this.#recorder = new OutcomeRecorder(deps);
+  }
+
+  /**
+   * Resolves once the job's outcome is committed, or its deferral when the outcome could not be
+   * written; rejects only when neither could be (the job then comes back when its lease runs out).
+   */
+  record(report: JobReport): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ report, resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        const wait = this.#flushedAt + PACE_MS - performance.now();
+        if (wait <= 0) setImmediate(() => void this.#flush());
+        else setTimeout(() => void this.#flush(), wait);
+      }
+    });
+  }
+
+  async #flush(): Promise<void> {
+    this.#scheduled = false;
+    this.#flushedAt = performance.now();
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, MAX_BATCH);
+      try {
+        const { sqlite } = this.#deps;
+        const now = Date.now();
+        // Each job in its own savepoint: one that cannot be recorded rolls back alone.
+        const outcomes = await this.#deps.db
+          .connection()
+          .execute((conn) =>
+            withRelaxedSyncAsync(sqlite, () =>
+              commitEach(sqlite, batch, (item) => this.#applyOrDefer(conn, item.report, now)),
+            ),
+          );
+        this.#notify();
+        settle(batch, outcomes);
+      } catch (error) {
+        this.#deps.log.error({ err: error, jobs: batch.length }, 'recording delivery outcomes failed');
+        await this.#deferAll(batch, error);
+      }
+    }
+  }
+
+  /** The job's outcome, or, when it cannot be written, its deferral (unrecorded-outcome.ts). */
+  async #applyOrDefer(trx: Db, report: JobReport, now: number): Promise<void> {
+    const applied = await inSavepoint(this.#deps.sqlite, 'outcome', () =>
+      this.#recorder.apply(trx, report, now),
+    );
+    if (applied.ok) return;
+    this.#deps.log.error(
+      { err: applied.error, job_id: report.ctx.job.id, message_id: report.ctx.job.messageId },
+      'a delivery outcome could not be recorded; deferring the job',
+    );
+    this.#defer(report, applied.error, now);
+  }
+
+  /** After a batch's transaction failed: each job's deferral, in a transaction of their own. */
+  async #deferAll(batch: readonly Pending[], error: unknown): Promise<void> {
+    const { sqlite } = this.#deps;
+    const now = Date.now();
+    try {
+      const outcomes = await this.#deps.db
+        .connection()
+        .execute(() =>
+          withRelaxedSyncAsync(sqlite, () =>
+            commitEach(sqlite, batch, async (item) => this.#defer(item.report, error, now)),
+          ),
+        );
+      settle(batch, outcomes);
+    } catch {
+      // The database refuses writes: so does the claim, so the job is not sent again meanwhile.
+      for (const item of batch) item.reject(error);
+    }
+  }
+
+  #defer(report: JobReport, error: unknown, now: number): void {
+    const { job } = report.ctx;
+    const writes = this.#deps.store.writes;
+    const plan = planUnrecorded(this.#deps.retry, report.ctx, error, now);
+    if (plan.kind === 'retry') writes.rescheduleJob(job.id, plan.at, report.lane, plan.lastError, now);
+    else writes.finishJob(job.id, report.lane, plan.lastError, now);
+  }
+
+  /**
+   * Tells event readers (webhooks, analytics) about new events: at once, then at most every
+   * NOTIFY_MS while outcomes keep coming, so a busy engine wakes them per batch of batches.
+   */
+  #notify(): void {
+    const wait = this.#notifiedAt + NOTIFY_MS - Date.now();
+    if (wait <= 0) {
+      this.#notifiedAt = Date.now();
+      this.#deps.events.notify();
+      return;
+    }
+    this.#notifyTimer ??= setTimeout(() => {
+      this.#notifyTimer = undefined;
+      this.#notifiedAt = Date.now();
+      this.#deps.events.notify();
+    }, wait);
+  }
+}
+
+/** Acted on once the batch has committed. */
+function settle(batch: readonly Pending[], outcomes: readonly ItemOutcome<void>[]): void {
+  for (const [i, item] of batch.entries()) {
+    const outcome = outcomes[i] as ItemOutcome<void>;
+    if (outcome.ok) item.resolve();
+    else item.reject(outcome.error);
+  }
+}

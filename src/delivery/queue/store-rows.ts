@@ -1,0 +1,96 @@
+/**
+ * The rows of the delivery engine's tables as the engine holds them (store.ts reads and writes
+ * them; store-statements.ts holds the SQL).
+ */
+import type {
+  KeyMode,
+  MessageStatus,
+  RecipientKind,
+  RecipientStatus,
+  Traffic,
+} from '../../platform/db/tables.js';
+
+/** A leased job, as the engine holds it. */
+export interface ClaimedJob {
+  readonly id: string;
+  readonly messageId: string;
+  readonly projectId: string;
+  readonly domain: string;
+  readonly traffic: Traffic;
+  readonly mode: KeyMode;
+  readonly lane: string | null;
+  /** Attempts made before this one. */
+  readonly attempts: number;
+  readonly createdAt: number;
+}
+
+/** The stored fields of a message that a delivery needs. */
+export interface MessageRow {
+  readonly id: string;
+  readonly project_id: string;
+  readonly status: MessageStatus;
+  readonly from_header: string;
+  readonly from_email: string;
+  readonly from_domain: string;
+  readonly reply_to: string | null;
+  readonly subject: string;
+  readonly headers: string;
+  readonly tags: string;
+  /** When a scheduled send was due; its maximum age, Date header and latency count from here (due-time.ts). */
+  readonly send_at: number | null;
+  readonly created_at: number;
+  /** The send's tracking overrides: 1/0, or null for the project's setting (the tracking step). */
+  readonly track_opens: number | null;
+  readonly track_clicks: number | null;
+}
+
+export interface RecipientRow {
+  readonly id: string;
+  readonly kind: RecipientKind;
+  readonly email: string;
+  readonly display: string;
+  readonly domain: string;
+  readonly status: RecipientStatus;
+  readonly attempts: number;
+}
+
+export interface RecipientUpdate {
+  readonly id: string;
+  readonly status: RecipientStatus;
+  readonly smtpCode: number | null;
+  readonly smtpReply: string | null;
+  readonly category: string | null;
+  readonly deliveredAt: number | null;
+}
+
+export interface AttemptRow {
+  readonly jobId: string;
+  readonly messageId: string;
+  readonly lane: string | null;
+  readonly mxHost: string | null;
+  readonly tls: boolean;
+  readonly outcome: string;
+  readonly smtpCode: number | null;
+  readonly smtpReply: string | null;
+  readonly startedAt: number;
+  readonly durationMs: number;
+}
+
+export interface StoredPolicy {
+  readonly domain: string;
+  readonly policyId: string;
+  readonly mode: 'enforce' | 'testing' | 'none';
+  readonly mx: readonly string[];
+  readonly maxAge: number;
+  readonly fetchedAt: number;
+  readonly expiresAt: number;
+}
+
+export interface LaneDepth {
+  readonly traffic: Traffic;
+  readonly lane: string | null;
+  readonly queued: number;
+  readonly inFlight: number;
+  readonly deferred: number;
+  readonly oldestCreatedAt: number | null;
+}

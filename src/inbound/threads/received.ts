@@ -1,0 +1,117 @@
+/**
+ * Routed mail: a received message, parsed on the analyzer's threads (`analysis/parse.ts`), stored
+ * for each project it was routed to, joined to a thread, with an `email.received` event in the
+ * same transaction. Attachments are stored `pending`; the scan engine decides whether they may
+ * ever be downloaded.
+ */
+import { createHash } from 'node:crypto';
+import type { EventService } from '../../events/service.js';
+import type { Db } from '../../platform/db/database.js';
+import { newId } from '../../platform/ids.js';
+import type { AuthResults } from '../analysis/authenticate.js';
+import type { ParsedInbound } from '../analysis/parse.js';
+import type { SpoolEnvelope } from '../listener/spool.js';
+import type { InboundStore } from '../store.js';
+import { referencedIds, type Threads } from './threads.js';
+
+export interface RoutedDelivery {
+  readonly projectId: string;
+  readonly routeId: string;
+  readonly rcptTo: readonly string[];
+}
+
+/** Writes one received message for one project; returns its ID and whether it has attachments to scan. */
+export async function storeReceived(
+  trx: Db,
+  deps: { readonly store: InboundStore; readonly threads: Threads; readonly events: EventService },
+  input: {
+    readonly envelope: SpoolEnvelope;
+    readonly size: number;
+    readonly delivery: RoutedDelivery;
+    readonly mail: ParsedInbound;
+    readonly auth: AuthResults;
+  },
+): Promise<{ id: string; attachments: number }> {
+  const { envelope, delivery, mail } = input;
+  const at = envelope.receivedAt;
+  const id = newId('inb', at);
+  const threadId = await deps.threads.joinInbound(trx, {
+    projectId: delivery.projectId,
+    inboundId: id,
+    messageId: mail.messageId,
+    references: referencedIds(mail.inReplyTo, mail.references),
+    subject: mail.subject,
+    at,
+  });
+  await deps.store.insertMessage(trx, {
+    id,
+    project_id: delivery.projectId,
+    receipt_id: envelope.id,
+    route_id: delivery.routeId,
+    thread_id: threadId,
+    mail_from: envelope.mailFrom,
+    rcpt_to: JSON.stringify(delivery.rcptTo),
+    from_header: mail.fromHeader,
+    from_email: mail.fromEmail,
+    to: JSON.stringify(mail.to),
+    cc: JSON.stringify(mail.cc),
+    reply_to: JSON.stringify(mail.replyTo),
+    subject: mail.subject,
+    text: mail.text,
+    html: mail.html,
+    headers: JSON.stringify(mail.headers),
+    date: mail.date,
+    message_id_header: mail.messageId,
+    in_reply_to: mail.inReplyTo,
+    references: JSON.stringify(mail.references),
+    auth: JSON.stringify(input.auth),
+    remote_ip: envelope.remoteIp,
+    helo: envelope.helo,
+    tls: envelope.tls ? 1 : 0,
+    size_bytes: input.size,
+    created_at: at,
+    parse_error: mail.parseError,
+  });
+  const attachments = mail.attachments.map((attachment, position) => ({
+    id: newId('att', at),
+    project_id: delivery.projectId,
+    message_id: id,
+    position,
+    filename: attachment.filename,
+    content_type: attachment.contentType,
+    content_id: attachment.contentId,
+    disposition: attachment.disposition,
+    size_bytes: attachment.content.length,
+    sha256: createHash('sha256').update(attachment.content).digest('hex'),
+    scan_state: 'pending' as const,
+    content: attachment.content,
+    created_at: at,
+  }));
+  await deps.store.insertAttachments(trx, attachments);
+  // The processor's group commit holds an open transaction: the prepared append runs inside it.
+  deps.events.appendInTransaction({
+    projectId: delivery.projectId,
+    type: 'email.received',
+    at,
+    data: {
+      email_id: id,
+      thread_id: threadId,
+      route_id: delivery.routeId,
+      from: mail.fromHeader,
+      to: mail.to,
+      cc: mail.cc,
+      subject: mail.subject,
+      message_id: mail.messageId,
+      ...(mail.parseError === null ? {} : { parse_error: mail.parseError }),
+      created_at: new Date(at).toISOString(),
+      attachments: attachments.map((a) => ({
+        id: a.id,
+        filename: a.filename,
+        content_type: a.content_type,
+        size_bytes: a.size_bytes,
+        scan_state: a.scan_state,
+      })),
+    },
+  });
+  return { id, attachments: attachments.length };
+}
