@@ -10,6 +10,7 @@
  * with jobs still leased.
  */
 import { startAnalyticsProjection } from './analytics/engine.js';
+import { startHistoryIndexer } from './dashboard/history/engine.js';
 import { startScheduler } from './emails/scheduler.js';
 import { startRetention } from './events/retention.js';
 import type { Kernel } from './kernel.js';
@@ -17,6 +18,7 @@ import type { Services } from './services.js';
 import { startDomainRecheck } from './domains/recheck.js';
 import { startTracking } from './tracking/engine.js';
 import { startReputationProjection } from './reputation/center/engine.js';
+import { startProviderSync } from './reputation/connections/sync-engine.js';
 import { startWebhooks } from './webhooks/engine.js';
 
 export interface Engine {
@@ -53,6 +55,9 @@ export async function startBackground(
   try {
     engines.push(lastUsedFlusher(kernel, services));
     engines.push(
+      startHistoryIndexer(services.history.indexer, kernel.log.child({ capability: 'dashboard' })),
+    );
+    engines.push(
       startScheduler(
         kernel.db,
         services.emails.store,
@@ -75,6 +80,13 @@ export async function startBackground(
       startReputationProjection(
         services.reputation.center,
         (listener) => services.events.onAppended(listener),
+        kernel.log.child({ capability: 'reputation' }),
+      ),
+    );
+    engines.push(
+      startProviderSync(
+        services.reputation.connections,
+        kernel.config.reputation.sync_cron,
         kernel.log.child({ capability: 'reputation' }),
       ),
     );

@@ -5,6 +5,7 @@ import { loginRoutes } from './auth/login/routes.js';
 import { dashboardKeyRoutes } from './auth/keys-routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { memberRoutes } from './members/routes.js';
+import { historyRoutes } from './dashboard/history/routes.js';
 import { audienceRoutes } from './audiences/routes.js';
 import { broadcastRoutes } from './broadcasts/routes.js';
 import { unsubscribeRoutes } from './broadcasts/unsubscribe-routes.js';
@@ -17,6 +18,7 @@ import { defineRoute, type RouteSpec } from './platform/http/route.js';
 import type { Services } from './services.js';
 import { domainRoutes } from './domains/routes.js';
 import { templateRoutes } from './templates/routes.js';
+import { connectionRoutes } from './reputation/connections/routes.js';
 import { reputationRoutes } from './reputation/routes.js';
 import { statusRoutes } from './status/routes.js';
 import { suppressionRoutes } from './suppressions/routes.js';
@@ -42,6 +44,7 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...memberRoutes(services.accounts.members));
   routes.push(...dashboardKeyRoutes(services.keys));
   routes.push(...auditRoutes(services.audit));
+  routes.push(...historyRoutes(services.history));
   routes.push(...trackingRoutes(services.tracking));
   routes.push(...validationRoutes(services.validation));
   routes.push(
@@ -50,6 +53,7 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...broadcastRoutes(services.broadcasts));
   routes.push(...unsubscribeRoutes(services.broadcasts.unsubscribe));
   routes.push(...reputationRoutes(services.reputation));
+  routes.push(...connectionRoutes(services.reputation.connections));
   routes.push(...statusRoutes(services.status));
   routes.push(
     ...webSessionRoutes(
@@ -60,7 +64,13 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
     ),
   );
   routes.push(...webProjectRoutes(services.projects));
-  routes.push(...webMessageRoutes({ emails: services.emails, events: services.events }));
+  routes.push(
+    ...webMessageRoutes({
+      emails: services.emails,
+      events: services.events,
+      htmlOf: async (projectId, id) => (await services.history.detail(projectId, id))?.html,
+    }),
+  );
   let document: unknown;
   routes.push(
     defineRoute({

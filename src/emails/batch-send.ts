@@ -3,6 +3,10 @@
  * admission as a single send (admission.ts); a refused item becomes its own result, and the
  * accepted ones commit together in one transaction. Only an error that is not the caller's (a 500)
  * fails the whole batch, and then it gives back every slot it reserved.
+ *
+ * A suspended project sends nothing, but a retry still replays what was accepted before the
+ * suspension, as a single send's does: each item whose key replays answers as before, each other
+ * item is a 403; a batch in which nothing replays is one 403, as it always was.
  */
 import { setImmediate } from 'node:timers/promises';
 import { AppError, badRequest, type ErrorDetail } from '../platform/http/errors.js';
@@ -41,8 +45,8 @@ export function createBatchSend(admission: Admission, maxBodyBytes: number) {
     items: readonly unknown[],
     baseKey: string | null,
   ): Promise<{ results: BatchResult[]; headers: Record<string, string> }> {
-    checkNotSuspended(principal);
     const results: BatchResult[] = [];
+    let replayed = 0;
     const admitted: Array<Admitted & { index: number }> = [];
     const keyIndex = new Map<string, number>(); // effective key → the first item that has it
     // Of the items a quota or rate limit refused (429), the one whose wait ends first: a 207 has no
@@ -66,8 +70,10 @@ export function createBatchSend(admission: Admission, maxBodyBytes: number) {
         const replay = await admission.replayOf(principal, key);
         if (replay) {
           results.push({ index, id: replay.id, status: replay.status });
+          replayed++;
           continue;
         }
+        checkNotSuspended(principal);
         checkSendAt(request.send_at, 'email');
         admitted.push({ index, ...(await admission.admit(principal, request, key, budget)) });
       } catch (error) {
@@ -83,6 +89,9 @@ export function createBatchSend(admission: Admission, maxBodyBytes: number) {
           ...(error.details ? { details: error.details } : {}),
         });
       }
+    }
+    if (principal.projectStatus === 'suspended' && replayed === 0) {
+      checkNotSuspended(principal); // throws: with nothing to replay, the batch is one 403
     }
     const committed = admitted.length ? await admission.commit(admitted) : [];
     committed.forEach((result, i) => {

@@ -13,8 +13,10 @@ import {
   linkSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
@@ -46,6 +48,7 @@ export function openMasterKey(
   file: string,
   sealed: readonly SealedSample[],
 ): { key: Buffer; created: boolean } {
+  removeStrayTemporaries(file);
   if (!existsSync(file)) {
     if (sealed.length > 0) {
       throw new MasterKeyError(
@@ -100,6 +103,46 @@ function createKeyFile(file: string): boolean {
   }
   syncDirectory(dir);
   return true;
+}
+
+/** A temporary key file younger than this may still be a creator's at work, whatever its PID says. */
+const STRAY_AFTER_MS = 60_000;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temporary files `createKeyFile` left when its process died between writing one and
+ * removing it (a crash, a SIGKILL): each holds a key that was never used, and secret material must
+ * not lie about. A file is a stray when the process named in it is gone or it is over a minute old;
+ * one a live process is still writing (a concurrent first start) is left to it.
+ */
+function removeStrayTemporaries(file: string): void {
+  const dir = path.dirname(file);
+  const prefix = `.${path.basename(file)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return; // no directory yet: nothing was ever written there
+  }
+  for (const name of names) {
+    const match = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.slice(prefix.length)) : null;
+    if (!match) continue;
+    const temp = path.join(dir, name);
+    try {
+      const old = Date.now() - statSync(temp).mtimeMs > STRAY_AFTER_MS;
+      if (old || !alive(Number(match[1]))) rmSync(temp, { force: true });
+    } catch {
+      // Removed meanwhile by its own process: nothing to do.
+    }
+  }
 }
 
 /** Makes the new name durable: a crash must not lose a key that values are about to be sealed with. */

@@ -3,11 +3,16 @@ import type { AuditService } from '../audit/service.js';
 import { createCursorStore } from '../events/cursors.js';
 import type { EventService } from '../events/service.js';
 import type { Kernel } from '../kernel.js';
+import { parseDuration } from '../platform/config/duration.js';
 import { warmupPlans } from '../platform/config/sections/reputation.js';
 import type { KeyMode } from '../platform/db/tables.js';
 import { createReputationCenter } from './center/center.js';
 import { createReputationProjector } from './center/projector.js';
 import { createReputationStore } from './center/store.js';
+import { postmasterClient } from './connections/providers/postmaster.js';
+import { sndsClient } from './connections/providers/snds.js';
+import { createConnectionService } from './connections/service.js';
+import { createConnectionStore } from './connections/store.js';
 import { createDedicatedIpService } from './dedicated-ips/service.js';
 import { DedicatedSources } from './dedicated-ips/source-policy.js';
 import { createDedicatedIpStore } from './dedicated-ips/store.js';
@@ -46,7 +51,21 @@ export function buildReputation(kernel: Kernel, ports: ReputationPorts) {
     kernel.config.delivery.source_ips,
     kernel.log.child({ capability: 'reputation' }),
   );
-  return createReputationService({ center, dedicatedIps, sources, config });
+  const timeoutMs = parseDuration(config.provider_timeout);
+  const connections = createConnectionService({
+    store: createConnectionStore(kernel.db),
+    masterKey: kernel.masterKey,
+    clients: {
+      provider_a_postmaster: postmasterClient({
+        apiUrl: config.postmaster_api_url.replace(/\/+$/, ''),
+        tokenUrl: config.postmaster_token_url,
+        timeoutMs,
+      }),
+      provider_b_snds: sndsClient({ apiUrl: config.snds_api_url.replace(/\/+$/, ''), timeoutMs }),
+    },
+    log: kernel.log.child({ capability: 'reputation' }),
+  });
+  return createReputationService({ center, dedicatedIps, sources, connections, config });
 }
 
 export type Reputation = ReturnType<typeof buildReputation>;

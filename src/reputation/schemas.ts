@@ -1,5 +1,6 @@
 /** `GET /v1/reputation` (spec §4.4): the reputation center's response. */
 import { z } from 'zod';
+import { providerReport } from './connections/schemas.js';
 import { dedicatedIpsReport } from './dedicated-ips/schemas.js';
 
 const STATES = ['healthy', 'warning', 'at_risk'] as const;
@@ -71,6 +72,9 @@ export const reputationReport = z.object({
     .describe('Lanes where a provider answered with a reputation block or a rate limit in the last 7 days.'),
   dedicated_ips: dedicatedIpsReport.describe(
     'Dedicated-IP requests with their reviews, and the assigned address with its warm-up plan and progress.',
+  ),
+  providers: providerReport.describe(
+    'Each provider connection (Google Postmaster Tools, Microsoft SNDS) with its last 7 days of data.',
   ),
 });
 

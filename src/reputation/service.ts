@@ -1,9 +1,11 @@
 /**
  * The reputation capability's rules, as `GET /v1/reputation` and the CLI reach them: the center's
- * figures of Posthorn's own events, and dedicated IPs with their warm-up.
+ * figures of Posthorn's own events, dedicated IPs with their warm-up, and the data of the
+ * mailbox-provider connections.
  */
 import type { Config } from '../platform/config/schema.js';
 import type { ReputationCenter } from './center/center.js';
+import type { ConnectionService } from './connections/service.js';
 import type { DedicatedIpService } from './dedicated-ips/service.js';
 import type { DedicatedSources } from './dedicated-ips/source-policy.js';
 import type { ReputationReport } from './schemas.js';
@@ -13,6 +15,7 @@ export function createReputationService(deps: {
   dedicatedIps: DedicatedIpService;
   /** The port delivery asks for a project's source address (dedicated-ips/source-policy.ts). */
   sources: DedicatedSources;
+  connections: ConnectionService;
   config: Config['reputation'];
 }) {
   const { config } = deps;
@@ -20,6 +23,7 @@ export function createReputationService(deps: {
     center: deps.center,
     dedicatedIps: deps.dedicatedIps,
     sources: deps.sources,
+    connections: deps.connections,
     async report(projectId: string, now = Date.now()): Promise<ReputationReport> {
       const figures = await deps.center.figures(projectId, now);
       return {
@@ -34,6 +38,7 @@ export function createReputationService(deps: {
         lanes: figures.lanes,
         blocked_lanes: figures.blocked_lanes,
         dedicated_ips: await deps.dedicatedIps.report(projectId, now),
+        providers: await deps.connections.report(projectId, now),
       };
     },
   };

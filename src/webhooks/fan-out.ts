@@ -7,8 +7,8 @@
  * own, e.g. `email.cancelled` for analytics) are read past and never reach an endpoint, `*` or not.
  * An event about a message goes only to endpoints of the message's mode (a test send's events to
  * test endpoints); one about no message (`domain.*`, `contact.*`, `email.received`) goes to
- * endpoints of both modes. The mode is asked of the emails capability once per message per page,
- * as analytics does; a message it does not know (none in practice) counts as live, as there.
+ * endpoints of both modes (the rule is message-mode.ts's, shared with replay). The mode is asked of
+ * the emails capability once per message per page, as analytics does.
  *
  * The page commits without an fsync on the event loop (synchronous=NORMAL): everything it writes
  * derives from the event log, and a power cut rolls the messages back with the cursor, so the
@@ -24,6 +24,7 @@ import type { KeyMode } from '../platform/db/tables.js';
 import type { Db } from '../platform/db/database.js';
 import { withRelaxedSyncAsync } from '../platform/db/durability.js';
 import { newId } from '../platform/ids.js';
+import { modeOfMessage } from './message-mode.js';
 import {
   type AttemptRow,
   type EndpointRow,
@@ -96,7 +97,7 @@ async function fanOut(
   const modeOf = (messageId: string): KeyMode => {
     let mode = modes.get(messageId);
     if (!mode) {
-      mode = deps.messageMode(messageId) ?? 'live';
+      mode = modeOfMessage(deps.messageMode, messageId);
       modes.set(messageId, mode);
     }
     return mode;

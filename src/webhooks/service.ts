@@ -14,7 +14,7 @@ import { seal, unseal } from '../platform/crypto.js';
 import { conflict, notFound } from '../platform/http/errors.js';
 import { newId } from '../platform/ids.js';
 import type { CreateEndpointRequest, UpdateEndpointRequest } from './schemas.js';
-import { bodyMode } from './replay-mode.js';
+import { bodyMode } from './message-mode.js';
 import { newSigningSecret } from './signing.js';
 import { type EndpointRow, type EndpointScope, pendingAttempt, type WebhookStore } from './store.js';
 import type { WebhookRequest, WebhookSender } from './sender.js';

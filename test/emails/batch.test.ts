@@ -197,3 +197,30 @@ test('items refused by a rate limit put Retry-After and that limit’s RateLimit
   t.regex(refused.headers.get('ratelimit-policy') ?? '', /^"sends-per-key";q=2;w=60$/);
   t.is(count(ph, 'messages'), 2);
 });
+
+test("a suspended project's batch retry replays what was accepted before; new items are refused, and a batch with nothing to replay is one 403", async (t) => {
+  const ph = await startPosthorn(t);
+  verifiedDomain(ph);
+  const items = [email({ to: ['a@example.com'] }), email({ to: ['b@example.com'] })];
+  const batch = (emails: unknown[], key: string) =>
+    ph.request('POST', '/v1/emails/batch', { headers: { 'Idempotency-Key': key }, body: { emails } });
+  const first = await batch(items, 'order-7');
+  t.is(first.status, 202, first.text);
+  await ph.server.services.projects.setStatus(ph.owner.projectId, 'suspended', 'test');
+
+  const retry = await batch(items, 'order-7');
+  t.is(retry.status, 202, retry.text);
+  t.deepEqual(retry.body, first.body, 'the same messages, as before the suspension');
+  t.is(retry.headers.get('idempotent-replayed'), null);
+
+  const grown = await batch([...items, email({ to: ['c@example.com'] })], 'order-7');
+  t.is(grown.status, 207, grown.text);
+  t.deepEqual(grown.body.data.slice(0, 2), first.body.data);
+  t.like(grown.body.data[2], { index: 2, status_code: 403 });
+  t.regex(grown.body.data[2].error, /This project is suspended/);
+
+  const fresh = await batch(items, 'order-8');
+  t.is(fresh.status, 403);
+  t.regex(fresh.body.error, /This project is suspended/);
+  t.is(count(ph, 'messages'), 2, 'nothing new was sent');
+});

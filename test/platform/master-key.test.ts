@@ -3,7 +3,8 @@
  * replaced when it holds sealed values, and refused when it does not open them.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
@@ -82,4 +83,31 @@ test('a missing master key is created while nothing is sealed', async (t) => {
   t.true(existsSync(keyFile));
   const [project] = await server.services.projects.list();
   t.truthy(project);
+});
+
+test('a temporary key file left by a process that died is removed at the next boot; one a live process is writing is left to it', async (t) => {
+  const dir = dataDir(t);
+  // What a crash between writing the temporary key and linking it leaves behind: a PID that is gone.
+  const dead = spawnSync(process.execPath, ['-e', '']).pid as number;
+  const stray = path.join(dir, `.master.key.${dead}.a1b2c3d4e5f6.tmp`);
+  writeFileSync(stray, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+  // An old one whose PID happens to be alive again is a stray too.
+  const reused = path.join(dir, `.master.key.${process.pid}.0f0f0f0f0f0f.tmp`);
+  writeFileSync(reused, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  utimesSync(reused, hourAgo, hourAgo);
+  // A concurrent first start, still writing its own.
+  const busy = path.join(dir, `.master.key.${process.pid}.abcdefabcdef.tmp`);
+  writeFileSync(busy, '', { mode: 0o600 });
+
+  const server = await boot(dir);
+  t.teardown(() => server.stop());
+  t.false(existsSync(stray), 'the dead process left no key behind');
+  t.false(existsSync(reused));
+  t.true(existsSync(busy), 'a live process keeps its file');
+  t.true(existsSync(path.join(dir, 'master.key')));
+  t.deepEqual(
+    readdirSync(dir).filter((name) => name.startsWith('.master.key.')),
+    [path.basename(busy)],
+  );
 });

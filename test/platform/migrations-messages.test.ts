@@ -72,11 +72,13 @@ test('0015 gives the recipients of sends cancelled before it the status cancelle
     '0020-suppression-mode',
     '0021a-system-organization',
     '0021b-accounts',
+    '0021c-message-history',
     '0023-tracking',
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
     '0025-reputation-center',
     '0025a-dedicated-ips',
+    '0025b-reputation-connections',
     '0026-status',
   ]);
   t.deepEqual(sqlite.prepare('select id, status, updated_at from message_recipients order by id').all(), [

@@ -25,11 +25,13 @@ test('0018 makes organization names unique ignoring case, renaming the later of 
     '0020-suppression-mode',
     '0021a-system-organization',
     '0021b-accounts',
+    '0021c-message-history',
     '0023-tracking',
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
     '0025-reputation-center',
     '0025a-dedicated-ips',
+    '0025b-reputation-connections',
     '0026-status',
   ]);
   t.deepEqual(sqlite.prepare('select id, name from organizations order by id').all(), [

@@ -38,11 +38,13 @@ test('0016 gives each webhook endpoint the mode of the key its creation was audi
     '0020-suppression-mode',
     '0021a-system-organization',
     '0021b-accounts',
+    '0021c-message-history',
     '0023-tracking',
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
     '0025-reputation-center',
     '0025a-dedicated-ips',
+    '0025b-reputation-connections',
     '0026-status',
   ]);
   t.deepEqual(sqlite.prepare('select id, mode from webhook_endpoints order by id').all(), [
@@ -129,11 +131,13 @@ test('0017 ends the pending attempts queued before 0016 for an endpoint of the o
     '0020-suppression-mode',
     '0021a-system-organization',
     '0021b-accounts',
+    '0021c-message-history',
     '0023-tracking',
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
     '0025-reputation-center',
     '0025a-dedicated-ips',
+    '0025b-reputation-connections',
     '0026-status',
   ]);
   const notSent = (message: string, endpoint: string) => ({

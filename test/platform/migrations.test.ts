@@ -124,11 +124,13 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
     '0020-suppression-mode',
     '0021a-system-organization',
     '0021b-accounts',
+    '0021c-message-history',
     '0023-tracking',
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
     '0025-reputation-center',
     '0025a-dedicated-ips',
+    '0025b-reputation-connections',
     '0026-status',
   ]);
   const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
@@ -208,11 +210,13 @@ test('0012 keys analytics by mode (test records move to test rows, cancelled sen
     '0020-suppression-mode',
     '0021a-system-organization',
     '0021b-accounts',
+    '0021c-message-history',
     '0023-tracking',
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
     '0025-reputation-center',
     '0025a-dedicated-ips',
+    '0025b-reputation-connections',
     '0026-status',
   ]);
   t.deepEqual(

@@ -44,7 +44,7 @@ async function signInByCode(
   await page.getByRole('heading', { level: 1, name: 'Messages' }).waitFor();
 }
 
-test('a person signs in by code, verifies a domain, replays a webhook delivery, manages the lists, turns on TOTP, signs out and back in with password and TOTP', async (t) => {
+test('a person signs in by code, finds a message sent through the API and reads its timeline, verifies a domain, replays a webhook delivery, manages the lists, turns on TOTP, signs out and back in with password and TOTP', async (t) => {
   t.timeout(180_000);
   const env = await startAccountsEnv(t, { webhooks: { allow_http: true, allow_private_targets: true } });
   const receiver = await startReceiver(t);
@@ -67,7 +67,7 @@ test('a person signs in by code, verifies a domain, replays a webhook delivery, 
   t.is(session?.sameSite, 'Strict');
   t.regex(session?.value ?? '', /^phs_/);
   t.false((await page.evaluate<string>('document.cookie')).includes('phs_'), 'script cannot read the token');
-  await checkPage(t, page, 'messages');
+  await checkPage(t, page, 'messages-empty');
 
   // Webhooks: an endpoint for every event; its secret is shown once.
   await open(page, 'Webhooks');
@@ -108,12 +108,44 @@ test('a person signs in by code, verifies a domain, replays a webhook delivery, 
       from: env.ph.config.sandbox.from,
       to: [OWNER],
       subject: 'Dashboard test message',
-      html: '<p style="color:#333">Hello from <b>Posthorn</b></p><img src="https://tracker.example/pixel.gif" alt="">',
+      html: `<p style="color:#333">Hello from <b>Posthorn</b></p><img src="http://127.0.0.1:${receiver.port}/pixel.gif" alt="">`,
       text: 'Hello from Posthorn',
     },
   });
   t.is(sent.status, 202, sent.text);
   await env.peer.waitFor(2, 10_000);
+
+  // Messages: found by search, its detail with the recipient's timeline, the HTML in a sandbox.
+  await open(page, 'Messages');
+  await page.getByRole('searchbox', { name: 'Search' }).fill('dashboard test');
+  await page.getByRole('button', { name: 'Search' }).click();
+  const link = page.getByRole('link', { name: 'Dashboard test message' });
+  await link.waitFor();
+  t.is(await page.locator('tbody tr').count(), 1, 'the search finds the one message');
+  await checkPage(t, page, 'messages');
+  await link.click();
+  await page.getByRole('heading', { level: 1, name: 'Dashboard test message' }).waitFor();
+  const recipient = page.getByRole('article', { name: `Recipient ${OWNER}` });
+  for (
+    let i = 0;
+    i < 50 && !(await recipient.locator('.tl-what', { hasText: 'Delivered' }).isVisible());
+    i++
+  ) {
+    await page.waitForTimeout(200);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Dashboard test message' }).waitFor();
+  }
+  await recipient.locator('.tl-what', { hasText: 'Queued' }).waitFor();
+  await recipient.locator('.tl-what', { hasText: 'Delivered' }).waitFor();
+  const preview = page.frameLocator('iframe.preview');
+  await preview.getByText('Hello from').waitFor();
+  t.is((await preview.locator('b').textContent()) ?? '', 'Posthorn');
+  await checkPage(t, page, 'message');
+  // The image points at a loopback server that records every request: the preview's CSP kept it away.
+  t.false(
+    receiver.received.some((r) => /Chrome/.test(String(r.headers['user-agent']))),
+    'the preview loads no remote image',
+  );
 
   await open(page, 'Webhooks');
   await page.getByRole('link', { name: receiver.url }).click();

@@ -122,3 +122,42 @@ test('an endpoint takes the mode of the key that created it, and the other modeâ
   t.is(still.body.description, null);
   t.is((await ph.request('DELETE', `/v1/webhooks/${id}`, { key: testKey })).status, 204);
 });
+
+test('an event about a message the emails capability does not know reaches live endpoints only, and replays there', async (t) => {
+  const { ph, testKey, liveKey } = await setup(t);
+  const testHook = await startReceiver(t);
+  const liveHook = await startReceiver(t);
+  await createEndpoint(ph, testHook.url, ['email.delivered', 'domain.deleted'], testKey);
+  const liveEndpoint = await createEndpoint(ph, liveHook.url, ['email.delivered', 'domain.deleted'], liveKey);
+  const { events } = ph.server.services;
+  const unknown = 'msg_0000000000UNKNOWNMESSAGE';
+  await ph.server.kernel.db.transaction().execute(async (trx) => {
+    await events.append(trx, {
+      projectId: ph.owner.projectId,
+      type: 'email.delivered',
+      messageId: unknown,
+      data: { email_id: unknown },
+    });
+    // A marker both endpoints receive: once it arrived, the event before it was fanned out too.
+    await events.append(trx, {
+      projectId: ph.owner.projectId,
+      type: 'domain.deleted',
+      data: { id: 'dom_x' },
+    });
+  });
+  events.notify();
+  await eventually(async () => (got(testHook).length >= 1 && got(liveHook).length >= 2 ? true : undefined));
+  await settle();
+  t.deepEqual(got(liveHook), ['domain.deleted -', `email.delivered ${unknown}`]);
+  t.deepEqual(got(testHook), ['domain.deleted -']);
+
+  const logged = (await ph.request('GET', `/v1/webhooks/${liveEndpoint.id}/deliveries`, { key: liveKey }))
+    .body.data as Array<{ id: string; event_type: string }>;
+  const delivery = logged.find((d) => d.event_type === 'email.delivered');
+  const replay = await ph.request(
+    'POST',
+    `/v1/webhooks/${liveEndpoint.id}/deliveries/${delivery?.id}/replay`,
+    { key: liveKey },
+  );
+  t.true(replay.status < 300, replay.text);
+});

@@ -38,6 +38,8 @@ import type {
 import type {
   IdempotencyKeysTable,
   MessageBodiesTable,
+  MessageHistoryCountsTable,
+  MessageHistoryTable,
   MessageRawTable,
   MessageRecipientsTable,
   MessagesTable,
@@ -46,7 +48,9 @@ import type {
   DedicatedIpAssignmentsTable,
   DedicatedIpRequestsTable,
   DedicatedIpUsageTable,
+  ReputationConnectionsTable,
   ReputationHourlyTable,
+  ReputationProviderDataTable,
 } from './tables/reputation.js';
 import type {
   StatusIncidentsTable,
@@ -90,6 +94,8 @@ export interface Database {
   message_bodies: MessageBodiesTable;
   message_raw: MessageRawTable;
   message_recipients: MessageRecipientsTable;
+  message_history: MessageHistoryTable;
+  message_history_counts: MessageHistoryCountsTable;
   delivery_jobs: DeliveryJobsTable;
   events: EventsTable;
   mta_sts_policies: MtaStsPoliciesTable;
@@ -125,6 +131,8 @@ export interface Database {
   dedicated_ip_requests: DedicatedIpRequestsTable;
   dedicated_ip_assignments: DedicatedIpAssignmentsTable;
   dedicated_ip_usage: DedicatedIpUsageTable;
+  reputation_connections: ReputationConnectionsTable;
+  reputation_provider_data: ReputationProviderDataTable;
   status_incidents: StatusIncidentsTable;
   status_incident_updates: StatusIncidentUpdatesTable;
   status_subscriptions: StatusSubscriptionsTable;

@@ -2,8 +2,9 @@
  * Config sections that protect a sender's reputation: address validation and the reputation
  * center (thresholds, dedicated-IP warm-up, mailbox-provider connections).
  */
+import cron from 'node-cron';
 import { z } from 'zod';
-import { duration, MAX_TIMER_MS } from './fields.js';
+import { duration, httpUrl, MAX_TIMER_MS } from './fields.js';
 
 export const validationSection = z
   .strictObject({
@@ -102,6 +103,24 @@ export const reputationSection = z
       .describe(
         `Warm-up plans of dedicated IPs, beside the built-in "standard" one (${STANDARD_WARMUP_PLAN.daily_limits.length} days from ${STANDARD_WARMUP_PLAN.daily_limits[0]} messages per provider a day); a plan named "standard" replaces it.`,
       ),
+    postmaster_api_url: httpUrl
+      .default('https://gmailpostmastertools.googleapis.com')
+      .describe('Base URL of the Google Postmaster Tools API (provider_a_postmaster connections).'),
+    postmaster_token_url: httpUrl
+      .default('https://oauth2.googleapis.com/token')
+      .describe('OAuth 2.0 token endpoint a Postmaster Tools refresh token is exchanged at.'),
+    snds_api_url: httpUrl
+      .default('https://sendersupport.olc.protection.outlook.com/snds')
+      .describe('Base URL of Microsoft SNDS automated data access (provider_b_snds connections).'),
+    provider_timeout: duration({ min: '1ms', timer: true })
+      .default('30s')
+      .describe('Time allowed for one request to a mailbox provider.'),
+    sync_cron: z
+      .string()
+      .regex(/^\S+(\s+\S+){4,5}$/, 'must be a cron expression with 5 or 6 fields, e.g. "23 5 * * *"')
+      .refine((value) => cron.validate(value), 'must be a valid cron expression, e.g. "23 5 * * *"')
+      .default('23 5 * * *')
+      .describe('When every provider connection fetches its latest data (cron, local time).'),
   })
   .refine((s) => s.bounce_rate_warning <= s.bounce_rate_at_risk, {
     message: 'bounce_rate_warning must not be above bounce_rate_at_risk',
@@ -116,5 +135,5 @@ export const reputationSection = z
     path: ['default_warmup_plan'],
   })
   .describe(
-    'The reputation center (GET /v1/reputation): thresholds of its states, and dedicated-IP warm-up plans.',
+    'The reputation center (GET /v1/reputation): thresholds of its states, dedicated-IP warm-up plans and mailbox-provider connections.',
   );

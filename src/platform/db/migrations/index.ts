@@ -27,11 +27,13 @@ import * as messageRaw from './0019-message-raw.js';
 import * as suppressionMode from './0020-suppression-mode.js';
 import * as systemOrganization from './0021a-system-organization.js';
 import * as accounts from './0021b-accounts.js';
+import * as messageHistory from './0021c-message-history.js';
 import * as tracking from './0023-tracking.js';
 import * as analyticsMachineEvents from './0023a-analytics-machine-events.js';
 import * as audiencesBroadcasts from './0024-audiences-broadcasts.js';
 import * as reputationCenter from './0025-reputation-center.js';
 import * as dedicatedIps from './0025a-dedicated-ips.js';
+import * as reputationConnections from './0025b-reputation-connections.js';
 import * as status from './0026-status.js';
 
 export const migrations: Record<string, PosthornMigration> = {
@@ -57,10 +59,12 @@ export const migrations: Record<string, PosthornMigration> = {
   '0020-suppression-mode': suppressionMode,
   '0021a-system-organization': systemOrganization,
   '0021b-accounts': accounts,
+  '0021c-message-history': messageHistory,
   '0023-tracking': tracking,
   '0023a-analytics-machine-events': analyticsMachineEvents,
   '0024-audiences-broadcasts': audiencesBroadcasts,
   '0025-reputation-center': reputationCenter,
   '0025a-dedicated-ips': dedicatedIps,
+  '0025b-reputation-connections': reputationConnections,
   '0026-status': status,
 };

@@ -61,3 +61,33 @@ export interface DedicatedIpUsageTable {
   lane: string;
   sent: number;
 }
+
+export type ReputationProvider = 'provider_a_postmaster' | 'provider_b_snds';
+
+/** A project's connection to a mailbox provider's reputation data (migration 0025b). */
+export interface ReputationConnectionsTable {
+  id: string;
+  project_id: string;
+  provider: ReputationProvider;
+  /** The credential, sealed with the master key (AAD: the connection's ID); never returned or logged. */
+  credential_sealed: string;
+  /** The user who connected it. */
+  created_by: string | null;
+  last_synced_at: number | null;
+  last_error: string | null;
+  last_error_at: number | null;
+  created_at: number;
+}
+
+/** One item a provider reported: `kind` `traffic` (per domain or IP and day) or `ip_status`. */
+export interface ReputationProviderDataTable {
+  connection_id: string;
+  kind: string;
+  /** The domain or IP (or IP range) the item is about. */
+  subject: string;
+  /** The day it covers, YYYY-MM-DD (UTC). */
+  day: string;
+  /** The item as JSON (see reputation/connections/providers). */
+  data: string;
+  fetched_at: number;
+}
