@@ -5,6 +5,7 @@ import { loginRoutes } from './auth/login/routes.js';
 import { dashboardKeyRoutes } from './auth/keys-routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { memberRoutes } from './members/routes.js';
+import { historyRoutes } from './dashboard/history/routes.js';
 import { audienceRoutes } from './audiences/routes.js';
 import { broadcastRoutes } from './broadcasts/routes.js';
 import { unsubscribeRoutes } from './broadcasts/unsubscribe-routes.js';
@@ -40,6 +41,7 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...memberRoutes(services.accounts.members));
   routes.push(...dashboardKeyRoutes(services.keys));
   routes.push(...auditRoutes(services.audit));
+  routes.push(...historyRoutes(services.history));
   routes.push(...trackingRoutes(services.tracking));
   routes.push(...validationRoutes(services.validation));
   routes.push(

@@ -9,6 +9,7 @@ import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
 import { buildDomains } from './domains/build.js';
 import { buildAccounts } from './auth/build.js';
+import { buildHistory } from './dashboard/history/build.js';
 import { createKeyService } from './auth/service.js';
 import { createKeyStore } from './auth/store.js';
 import { buildEmails } from './emails/build.js';
@@ -45,21 +46,24 @@ export function buildServices(kernel: Kernel) {
   const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
   const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
   const accounts = buildAccounts(kernel, { projects, systemMail, audit });
+  const history = buildHistory(kernel);
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
+  // Before delivery: it asks reputation which source address a project's mail leaves from.
+  const reputation = buildReputation(kernel, { events, emails, analytics, audit });
   const delivery = createDeliveryService(kernel, {
     events,
     admissions: emails,
     suppressions,
     domains,
     health,
+    sources: reputation.sources,
     tracking,
   });
   const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
   const validation = buildValidation(kernel, { suppressions });
   const audiences = buildAudiences(kernel, { events });
   const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
-  const reputation = buildReputation(kernel, { events, emails, analytics, audit });
   const status = buildStatus(kernel, {
     health,
     delivery,
@@ -83,6 +87,7 @@ export function buildServices(kernel: Kernel) {
     tracking,
     systemMail,
     accounts,
+    history,
     validation,
     audiences,
     broadcasts,

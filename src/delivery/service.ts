@@ -33,6 +33,7 @@ import { retryPolicyFrom } from './outcomes/retry-policy.js';
 import { createSigningKeys, type DomainKeysSource } from './compose/signing-keys.js';
 import type { TrackingPort } from './compose/tracking-step.js';
 import { createDeliveryStore, type LaneDepth, type RecipientRow } from './queue/store.js';
+import type { SourcePort } from './routing/source-addresses.js';
 import { parseVerp, verpKey } from './smtp/verp.js';
 
 export type { DomainKeysSource } from './compose/signing-keys.js';
@@ -49,6 +50,8 @@ export interface DeliveryDeps {
   readonly suppressions: SuppressionPort;
   readonly domains: DomainKeysSource;
   readonly health: HealthRegistry;
+  /** Which source address a project's mail leaves from (dedicated IPs); absent, delivery.source_ips shared by all. */
+  readonly sources?: SourcePort;
   /** Open and click tracking's input to composition (compose/tracking-step.ts). */
   readonly tracking?: TrackingPort;
 }
@@ -121,6 +124,7 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
           settings,
           log,
           connect: (t, o) => MxConnection.open(t, o),
+          ...(deps.sources ? { sources: deps.sources } : {}),
         });
         lanes.set(lane.key, lane);
       }
@@ -153,6 +157,7 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
         bounceSubdomain: config.bounce_subdomain,
         testDomain: kernel.config.sandbox.test_domain,
         log,
+        ...(deps.sources ? { sources: deps.sources } : {}),
       },
       writer,
       log,

@@ -23,6 +23,7 @@ import {
 import type { Prerender } from './compose/prerender.js';
 import type { RenderedMessage, Renderer } from './compose/renderer.js';
 import { resolveMx, type Route } from './routing/route.js';
+import type { SourcePort } from './routing/source-addresses.js';
 import { SANDBOX_HOST, sinkOutcomes } from './smtp/sandbox-sink.js';
 import { signingIdentity, UNSIGNED } from './compose/signing-identity.js';
 import type { SigningKeysPort } from './compose/signing-keys.js';
@@ -46,6 +47,8 @@ export interface StepDeps {
   readonly log: Logger;
   /** True once the engine is stopping: jobs not yet on the wire go back to the queue. */
   readonly stopping: () => boolean;
+  /** Which source address a project's mail leaves from (dedicated IPs); absent, always shared. */
+  readonly sources?: Pick<SourcePort, 'dedicatedFor'>;
 }
 
 /** What the steps learn about a job as they go. */
@@ -208,7 +211,8 @@ const transmit: Step = async (ctx, deps) => {
     const chunk =
       to.length <= RECIPIENTS_PER_TRANSACTION ? to : to.slice(start, start + RECIPIENTS_PER_TRANSACTION);
     const envelope = { from: ctx.envelopeFrom, to: chunk, size };
-    const sent = await ctx.lane.transmit(ctx.route, envelope, bytes, ctx.answered);
+    const source = deps.sources?.dedicatedFor(ctx.job.projectId, ctx.lane.name, chunk.length);
+    const sent = await ctx.lane.transmit(ctx.route, envelope, bytes, ctx.answered, source);
     // The host of the first chunk that reached one: outcomes from a server are never released.
     if (ctx.via === null || ctx.via.mxHost === null) ctx.via = { mxHost: sent.mxHost, secure: sent.secure };
     if (chunk.length === to.length || sent.result.kind === 'released') return sent.result;

@@ -136,6 +136,11 @@ export function createProjectService(store: ProjectStore, audit: AuditService) {
       return row ? view(row) : undefined;
     },
 
+    /** An organization by ID or by name (compared as names are), for the operator's commands. */
+    async findOrganization(idOrName: string): Promise<{ id: string; name: string } | undefined> {
+      return (await store.findOrganization(idOrName)) ?? (await store.findOrganizationByName(idOrName));
+    },
+
     /** The organization's name, or undefined when there is no such organization. */
     async organizationName(id: string): Promise<string | undefined> {
       return (await store.findOrganization(id))?.name;

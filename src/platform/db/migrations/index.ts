@@ -27,6 +27,7 @@ import * as messageRaw from './0019-message-raw.js';
 import * as suppressionMode from './0020-suppression-mode.js';
 import * as systemOrganization from './0021a-system-organization.js';
 import * as accounts from './0021b-accounts.js';
+import * as messageHistory from './0021c-message-history.js';
 import * as tracking from './0023-tracking.js';
 import * as analyticsMachineEvents from './0023a-analytics-machine-events.js';
 import * as audiencesBroadcasts from './0024-audiences-broadcasts.js';
@@ -58,6 +59,7 @@ export const migrations: Record<string, PosthornMigration> = {
   '0020-suppression-mode': suppressionMode,
   '0021a-system-organization': systemOrganization,
   '0021b-accounts': accounts,
+  '0021c-message-history': messageHistory,
   '0023-tracking': tracking,
   '0023a-analytics-machine-events': analyticsMachineEvents,
   '0024-audiences-broadcasts': audiencesBroadcasts,
