@@ -1,7 +1,11 @@
 /**
  * Dashboard message history over 1 M messages: the default page, a search by recipient and a sort by subject, p50 and p99 over HTTP, alternating with the send API's own list (`GET /v1/emails?limit=20`) as the reference.
  *
- * Usage: scripts/bench dashboard [--messages 1000000] [--runs 300]
+ * Usage: scripts/bench dashboard [--messages 1000000] [--runs 300] [--data DIR]
+ *
+ * `--data DIR` keeps the store in DIR and, when DIR already holds one from an earlier run with the
+ * same `--messages`, measures it again without writing and indexing (the catch-up figure is then
+ * not measured).
  *
  * The data: one project, `--messages` one-recipient live messages over the last 30 days, written
  * straight into `messages` and `message_recipients` (fast), each to its own address
@@ -12,7 +16,7 @@
  * newest first), a search for one recipient chosen at random, and the first page sorted by
  * subject, and an API key lists the newest 20 through `GET /v1/emails`.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,14 +30,19 @@ import { startServer } from '../src/server.js';
 import { fmt, median } from './lib.js';
 
 const { values } = parseArgs({
-  options: { messages: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '300' } },
+  options: {
+    messages: { type: 'string', default: '1000000' },
+    runs: { type: 'string', default: '300' },
+    data: { type: 'string' },
+  },
 });
 const messages = Number(values.messages);
 const runs = Number(values.runs);
 const DAY = 86_400_000;
 const PASSWORD = 'bench password here';
 
-const dataDir = mkdtempSync(path.join(tmpdir(), 'posthorn-bench-dashboard-'));
+const dataDir = values.data ?? mkdtempSync(path.join(tmpdir(), 'posthorn-bench-dashboard-'));
+const reuse = values.data !== undefined && existsSync(path.join(values.data, 'bench-ids.json'));
 const config = validateConfig(
   {
     server: { listen: '127.0.0.1:0' },
@@ -126,31 +135,42 @@ function writeMessages(projectId: string): void {
 }
 
 // 1. A project, its owner with a password, a key; then the messages behind the server's back.
-let server = await startServer(config, log);
-const ids = await server.services.projects.bootstrap(
-  { email: 'bench@example.test', organization: 'Bench', project: 'Bench' },
-  'bench',
-);
-const { key } = await server.services.keys.create(
-  { projectId: ids.projectId, scopes: ['emails:read'], mode: 'live' },
-  'bench',
-);
-const owner = await server.services.accounts.users.findByEmail('bench@example.test');
-if (!owner) throw new Error('no owner');
-await server.services.accounts.users.setPassword(owner, PASSWORD);
-await server.stop();
-let started = performance.now();
-writeMessages(ids.projectId);
-console.error(`wrote ${messages} messages in ${fmt(performance.now() - started)}`);
-
-// 2. The real server indexes them from nothing.
-started = performance.now();
-server = await startServer(config, log);
-await server.services.history.indexer.drain();
-const indexMs = performance.now() - started;
-console.error(
-  `history index caught up in ${fmt(indexMs)} (${Math.round(messages / (indexMs / 1000))} messages/s)`,
-);
+let server: Awaited<ReturnType<typeof startServer>>;
+let key: string;
+let indexMs = Number.NaN;
+if (reuse) {
+  key = (JSON.parse(readFileSync(path.join(dataDir, 'bench-ids.json'), 'utf8')) as { key: string }).key;
+  server = await startServer(config, log);
+  await server.services.history.indexer.drain();
+} else {
+  server = await startServer(config, log);
+  const ids = await server.services.projects.bootstrap(
+    { email: 'bench@example.test', organization: 'Bench', project: 'Bench' },
+    'bench',
+  );
+  key = (
+    await server.services.keys.create(
+      { projectId: ids.projectId, scopes: ['emails:read'], mode: 'live' },
+      'bench',
+    )
+  ).key;
+  const owner = await server.services.accounts.users.findByEmail('bench@example.test');
+  if (!owner) throw new Error('no owner');
+  await server.services.accounts.users.setPassword(owner, PASSWORD);
+  await server.stop();
+  let started = performance.now();
+  writeMessages(ids.projectId);
+  console.error(`wrote ${messages} messages in ${fmt(performance.now() - started)}`);
+  // 2. The real server indexes them from nothing.
+  started = performance.now();
+  server = await startServer(config, log);
+  await server.services.history.indexer.drain();
+  indexMs = performance.now() - started;
+  console.error(
+    `history index caught up in ${fmt(indexMs)} (${Math.round(messages / (indexMs / 1000))} messages/s)`,
+  );
+  if (values.data !== undefined) writeFileSync(path.join(dataDir, 'bench-ids.json'), JSON.stringify({ key }));
+}
 const dbBytes = statSync(databaseFile(dataDir)).size;
 
 const request = (method: string, url: string, token: string, body?: unknown) =>
@@ -223,7 +243,8 @@ const p99 = (values: number[]) =>
 console.log(
   `dashboard history, ${messages} messages, ${runs} runs each, alternating; database ${(dbBytes / 1e9).toFixed(2)} GB`,
 );
-console.log(`index catch-up: ${fmt(indexMs)} (${Math.round(messages / (indexMs / 1000))} messages/s)`);
+if (!reuse)
+  console.log(`index catch-up: ${fmt(indexMs)} (${Math.round(messages / (indexMs / 1000))} messages/s)`);
 for (const [name, values] of Object.entries(samples)) {
   const label = {
     page: 'default page',
@@ -234,4 +255,4 @@ for (const [name, values] of Object.entries(samples)) {
   console.log(`${label?.padEnd(36)} p50 ${median(values).toFixed(1)} ms   p99 ${p99(values).toFixed(1)} ms`);
 }
 await server.stop();
-rmSync(dataDir, { recursive: true, force: true });
+if (values.data === undefined) rmSync(dataDir, { recursive: true, force: true });

@@ -60,10 +60,18 @@ export function buildServices(kernel: Kernel) {
     sources: reputation.sources,
     tracking,
   });
-  const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
-  const validation = buildValidation(kernel, { suppressions });
   const audiences = buildAudiences(kernel, { events });
   const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
+  const inbound = buildInbound(kernel, {
+    events,
+    suppressions,
+    health,
+    domains,
+    emails,
+    delivery,
+    unsubscribe: broadcasts.unsubscribe,
+  });
+  const validation = buildValidation(kernel, { suppressions });
   const status = buildStatus(kernel, {
     health,
     delivery,

@@ -14,7 +14,10 @@ export function startHistoryIndexer(indexer: HistoryIndexer, log: Logger) {
   const tick = () => {
     current = (async () => {
       try {
-        while (!stopped && (await indexer.catchUp()) === BATCH);
+        while (!stopped && (await indexer.catchUp()) === BATCH) {
+          // Lets requests and deliveries run between batches of a backlog.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
       } catch (error) {
         log.error({ err: error }, 'message history indexing failed');
       }

@@ -4,12 +4,18 @@
  * history rows, their search text and the counts, in one transaction per batch. It runs on a
  * short timer and before every history query (`catchUp`), so a list is never behind the store,
  * while an accepted send writes nothing more. A backlog (a store that predates the index) is
- * worked through in bounded batches by the timer; a query then waits for one batch at most.
+ * worked through in bounded batches by the timer, yielding to other work between batches; a query
+ * then waits for one batch at most.
  */
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
 
-export const BATCH = 2000;
+/**
+ * Messages per batch. A batch runs on the event loop (better-sqlite3 is synchronous) and holds
+ * the write lock: 200 keep each under ~50 ms on a busy two-core host, so sends and deliveries
+ * beside it wait at most that long.
+ */
+export const BATCH = 200;
 
 interface Pending {
   readonly rowid: number;

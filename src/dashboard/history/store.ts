@@ -56,6 +56,9 @@ export function createHistoryStore(db: Db) {
   const searched = async (q: HistoryQuery, offset: number) => {
     const search = q.search ?? '';
     const status = q.status === undefined ? sql`` : sql`and h.status = ${q.status}`;
+    // `+` keeps SQLite from walking the project's whole index when the matches are few: the
+    // matched rowids come first, the project, mode and status only filter them.
+    const plusStatus = q.status === undefined ? sql`` : sql`and +h.status = ${q.status}`;
     // A whole address is looked up exactly in the sender and recipient indexes: a trigram search
     // for one reads the long posting lists of its common trigrams ("@ex", ".co") on a big store.
     // Trigrams need three characters; a shorter search reads the project's newest messages.
@@ -68,12 +71,12 @@ export function createHistoryStore(db: Db) {
                 union
                 select m.rowid from message_recipients r join messages m on m.id = r.message_id
                 where r.project_id = ${q.projectId} and r.email = ${address})
-              and h.project_id = ${q.projectId} and h.mode = ${q.mode} ${status}
+              and +h.project_id = ${q.projectId} and +h.mode = ${q.mode} ${plusStatus}
             order by h.message_rowid desc limit ${SEARCH_CAP}`
       : [...search].length >= 3
         ? sql`select h.* from message_search s join message_history h on h.message_rowid = s.rowid
-              where message_search match ${phrase(search)} and h.project_id = ${q.projectId}
-                and h.mode = ${q.mode} ${status}
+              where message_search match ${phrase(search)} and +h.project_id = ${q.projectId}
+                and +h.mode = ${q.mode} ${plusStatus}
               order by s.rowid desc limit ${SEARCH_CAP}`
         : sql`select * from (select * from message_history h
                 where h.project_id = ${q.projectId} and h.mode = ${q.mode} ${status}
