@@ -50,6 +50,7 @@ function handle(spec: RouteSpec, options: AppOptions) {
   return async (ctx: Context): Promise<void> => {
     const state = ctx.state as RequestState;
     if (spec.probe) state.probe = true;
+    if (spec.privateClient) state.privateClient = true;
     const authenticate = spec.auth === 'none' ? undefined : options.authenticators[spec.auth];
     if (spec.auth !== 'none' && !authenticate) throw new Error(`no authenticator for ${spec.auth}`);
     const principal = authenticate ? await authenticate(ctx) : anonymous;
