@@ -11,6 +11,7 @@
  */
 import { startAnalyticsProjection } from './analytics/engine.js';
 import { startApprovalExpiry } from './approvals/engine.js';
+import { startHistoryIndexer } from './dashboard/history/engine.js';
 import { startScheduler } from './emails/scheduler.js';
 import { startRetention } from './events/retention.js';
 import type { Kernel } from './kernel.js';
@@ -54,6 +55,9 @@ export async function startBackground(
   };
   try {
     engines.push(lastUsedFlusher(kernel, services));
+    engines.push(
+      startHistoryIndexer(services.history.indexer, kernel.log.child({ capability: 'dashboard' })),
+    );
     engines.push(
       startScheduler(
         kernel.db,

@@ -6,6 +6,7 @@ import { loginRoutes } from './auth/login/routes.js';
 import { dashboardKeyRoutes } from './auth/keys-routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { memberRoutes } from './members/routes.js';
+import { historyRoutes } from './dashboard/history/routes.js';
 import { audienceRoutes } from './audiences/routes.js';
 import { broadcastRoutes } from './broadcasts/routes.js';
 import { unsubscribeRoutes } from './broadcasts/unsubscribe-routes.js';
@@ -28,6 +29,9 @@ import { trackingRoutes } from './tracking/routes.js';
 import { validationRoutes } from './validation/routes.js';
 import { VERSION } from './version.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { webMessageRoutes } from './web/message-routes.js';
+import { webProjectRoutes } from './web/project-routes.js';
+import { webSessionRoutes } from './web/session-routes.js';
 
 export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   const routes: RouteSpec[] = [...healthRoutes(services.health, VERSION)];
@@ -46,6 +50,7 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...oauthRoutes(services.oauth));
   routes.push(...oauthDashboardRoutes(services.oauth));
   routes.push(...approvalRoutes(services.approvals));
+  routes.push(...historyRoutes(services.history));
   routes.push(...trackingRoutes(services.tracking));
   routes.push(...validationRoutes(services.validation));
   routes.push(
@@ -56,6 +61,22 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...reputationRoutes(services.reputation));
   routes.push(...connectionRoutes(services.reputation.connections));
   routes.push(...statusRoutes(services.status));
+  routes.push(
+    ...webSessionRoutes(
+      services.accounts.login,
+      services.accounts.sessions,
+      services.audit,
+      services.web.cookies,
+    ),
+  );
+  routes.push(...webProjectRoutes(services.projects));
+  routes.push(
+    ...webMessageRoutes({
+      emails: services.emails,
+      events: services.events,
+      htmlOf: async (projectId, id) => (await services.history.detail(projectId, id))?.html,
+    }),
+  );
   let document: unknown;
   routes.push(
     defineRoute({

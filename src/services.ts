@@ -12,6 +12,7 @@ import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
 import { buildDomains } from './domains/build.js';
 import { buildAccounts } from './auth/build.js';
+import { buildHistory } from './dashboard/history/build.js';
 import { createKeyService } from './auth/service.js';
 import { createKeyStore } from './auth/store.js';
 import { buildEmails } from './emails/build.js';
@@ -32,6 +33,7 @@ import { buildTemplates } from './templates/build.js';
 import { buildTracking, buildTrackingSettings } from './tracking/build.js';
 import { buildValidation } from './validation/build.js';
 import { buildWebhooks } from './webhooks/build.js';
+import { buildWeb } from './web/build.js';
 
 export function buildServices(kernel: Kernel) {
   const { db } = kernel;
@@ -66,20 +68,32 @@ export function buildServices(kernel: Kernel) {
     audit,
     log: kernel.log.child({ capability: 'approvals' }),
   });
+  const history = buildHistory(kernel);
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
+  // Before delivery: it asks reputation which source address a project's mail leaves from.
+  const reputation = buildReputation(kernel, { events, emails, analytics, audit });
   const delivery = createDeliveryService(kernel, {
     events,
     admissions: emails,
     suppressions,
     domains,
     health,
+    sources: reputation.sources,
+    tracking,
   });
-  const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
-  const validation = buildValidation(kernel, { suppressions });
   const audiences = buildAudiences(kernel, { events });
   const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
-  const reputation = buildReputation(kernel, { events, emails, analytics, audit });
+  const inbound = buildInbound(kernel, {
+    events,
+    suppressions,
+    health,
+    domains,
+    emails,
+    delivery,
+    unsubscribe: broadcasts.unsubscribe,
+  });
+  const validation = buildValidation(kernel, { suppressions });
   const status = buildStatus(kernel, {
     health,
     delivery,
@@ -105,11 +119,13 @@ export function buildServices(kernel: Kernel) {
     accounts,
     oauth,
     approvals,
+    history,
     validation,
     audiences,
     broadcasts,
     reputation,
     status,
+    web: buildWeb(kernel),
   };
 }
 

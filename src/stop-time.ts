@@ -6,7 +6,8 @@
  * processor up to `PROCESSOR_STOP_MS` for received mail still being processed (what is left waits
  * in the spool for the next start); the delivery engine waits `delivery.drain_timeout`. (A commit
  * that hangs past that grace, a stuck fsync, gets one grace more before the listener gives up on
- * it; such a process cannot exit until systemd kills it anyway, so that case is not counted.)
+ * it, and a change to the spool stuck so gets `SPOOL_GRACE_MS`; such a process cannot exit until
+ * systemd kills it anyway, so those cases are not counted.)
  * Webhook requests in flight are aborted at once, and so is an attachment scan (its attachment
  * stays pending for the next start), so clamd's `clamav.timeout_ms` is no wait of a stop. Past the
  * unit's limit systemd kills the process with delivery jobs still leased (sent again once the

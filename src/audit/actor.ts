@@ -66,6 +66,7 @@ export function actorOf(
       userAgent: agent,
       onBehalfOf: { userId: principal.oauth.userId, grantId: principal.oauth.grantId },
     };
+  if (principal.kind === 'key' && principal.dashboard) return actorOf(principal.dashboard, ip, userAgent);
   if (principal.kind === 'key')
     return { id: principal.keyId, kind: 'key', authMethod: 'api_key', ip, userAgent: agent };
   if (principal.kind === 'session')

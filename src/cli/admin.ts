@@ -8,6 +8,7 @@ import {
   UsageError,
 } from './command.js';
 import { keysGroup } from './admin-keys.js';
+import { usersGroup } from './admin-users.js';
 import { ipsGroup } from '../reputation/cli.js';
 import { buildServices } from '../services.js';
 import { withAdmin } from './context.js';
@@ -145,5 +146,13 @@ export const adminGroup: Group = {
   kind: 'group',
   name: 'admin',
   summary: 'Operator commands: organizations, projects, API keys, incidents, maintenance and dedicated IPs.',
-  children: [bootstrapCommand, keysGroup, projectsGroup, incidentsGroup, maintenanceGroup, ipsGroup],
+  children: [
+    bootstrapCommand,
+    keysGroup,
+    projectsGroup,
+    usersGroup,
+    incidentsGroup,
+    maintenanceGroup,
+    ipsGroup,
+  ],
 };

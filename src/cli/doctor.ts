@@ -52,12 +52,13 @@ export const doctorCommand: Command = {
       config,
       source,
       ...(timeServer !== undefined ? { timeServer } : {}),
-      domains: async () => {
+      store: async () => {
         const where = databaseFile(config.storage.data_dir);
         if (!existsSync(where)) return { where };
         const admin = await openAdminWith(config);
         try {
-          return { where, list: await admin.services.domains.inspectAll() };
+          const { domains, inbound } = admin.services;
+          return { where, domains: await domains.inspectAll(), routed: await inbound.routedDomains() };
         } finally {
           await admin.close();
         }

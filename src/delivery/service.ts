@@ -31,7 +31,9 @@ import { createRawStore } from './compose/raw-store.js';
 import { createRenderer, lazyRenderer, type Renderer } from './compose/renderer.js';
 import { retryPolicyFrom } from './outcomes/retry-policy.js';
 import { createSigningKeys, type DomainKeysSource } from './compose/signing-keys.js';
+import type { TrackingPort } from './compose/tracking-step.js';
 import { createDeliveryStore, type LaneDepth, type RecipientRow } from './queue/store.js';
+import type { SourcePort } from './routing/source-addresses.js';
 import { parseVerp, verpKey } from './smtp/verp.js';
 
 export type { DomainKeysSource } from './compose/signing-keys.js';
@@ -48,6 +50,10 @@ export interface DeliveryDeps {
   readonly suppressions: SuppressionPort;
   readonly domains: DomainKeysSource;
   readonly health: HealthRegistry;
+  /** Which source address a project's mail leaves from (dedicated IPs); absent, delivery.source_ips shared by all. */
+  readonly sources?: SourcePort;
+  /** Open and click tracking's input to composition (compose/tracking-step.ts). */
+  readonly tracking?: TrackingPort;
 }
 
 /** What a VERP return path names: the message and the recipients the bounced transaction carried. */
@@ -118,6 +124,7 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
           settings,
           log,
           connect: (t, o) => MxConnection.open(t, o),
+          ...(deps.sources ? { sources: deps.sources } : {}),
         });
         lanes.set(lane.key, lane);
       }
@@ -145,10 +152,12 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
         renderer,
         prerender: admission,
         keys,
+        tracking: deps.tracking,
         verpKey: key,
         bounceSubdomain: config.bounce_subdomain,
         testDomain: kernel.config.sandbox.test_domain,
         log,
+        ...(deps.sources ? { sources: deps.sources } : {}),
       },
       writer,
       log,
@@ -176,7 +185,7 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
         kernel.config.dkim.workers,
         kernel.store.file,
       );
-      const admission = new Prerender({ store, raw, renderer, keys, log });
+      const admission = new Prerender({ store, raw, renderer, keys, tracking: deps.tracking, log });
       const unsubscribe = deps.admissions.onAdmitted((ids) => admission.enqueue(ids));
       prerender = admission;
       const running = deliver ? startEngine(renderer, admission) : null;

@@ -23,9 +23,11 @@ import {
 import type { Prerender } from './compose/prerender.js';
 import type { RenderedMessage, Renderer } from './compose/renderer.js';
 import { resolveMx, type Route } from './routing/route.js';
+import type { SourcePort } from './routing/source-addresses.js';
 import { SANDBOX_HOST, sinkOutcomes } from './smtp/sandbox-sink.js';
 import { signingIdentity, UNSIGNED } from './compose/signing-identity.js';
 import type { SigningKeysPort } from './compose/signing-keys.js';
+import { type TrackingPort, trackingInput } from './compose/tracking-step.js';
 import type { ClaimedJob, DeliveryStore, MessageRow, RecipientRow } from './queue/store.js';
 import { verpAddress } from './smtp/verp.js';
 
@@ -37,12 +39,16 @@ export interface StepDeps {
   /** The admission stage's renderings in progress; null where nothing renders at admission. */
   readonly prerender: Pick<Prerender, 'settle'> | null;
   readonly keys: SigningKeysPort;
+  /** Open and click tracking's input to composition (compose/tracking-step.ts); absent: nothing is tracked. */
+  readonly tracking?: TrackingPort;
   readonly verpKey: KeyObject;
   readonly bounceSubdomain: string;
   readonly testDomain: string;
   readonly log: Logger;
   /** True once the engine is stopping: jobs not yet on the wire go back to the queue. */
   readonly stopping: () => boolean;
+  /** Which source address a project's mail leaves from (dedicated IPs); absent, always shared. */
+  readonly sources?: Pick<SourcePort, 'dedicatedFor'>;
 }
 
 /** What the steps learn about a job as they go. */
@@ -156,9 +162,11 @@ const renderMessage: Step = async (ctx, deps) => {
     }
     // A rendering the admission stage is making now is waited for rather than made twice.
     await deps.prerender?.settle(message.id);
+    const fields = composeFields(message, { to: ctx.headerTo, cc: ctx.headerCc });
     ctx.rendered = await deps.renderer.render({
       messageId: message.id,
-      fields: composeFields(message, { to: ctx.headerTo, cc: ctx.headerCc }),
+      fields,
+      tracking: await trackingInput(deps.tracking, message, fields.headers),
       dkim: signing.kind === 'sign' ? signing.dkim : null,
       signTime: Date.now(),
       signing: signing.kind === 'sign' ? signingIdentity(signing.dkim) : UNSIGNED,
@@ -203,7 +211,8 @@ const transmit: Step = async (ctx, deps) => {
     const chunk =
       to.length <= RECIPIENTS_PER_TRANSACTION ? to : to.slice(start, start + RECIPIENTS_PER_TRANSACTION);
     const envelope = { from: ctx.envelopeFrom, to: chunk, size };
-    const sent = await ctx.lane.transmit(ctx.route, envelope, bytes, ctx.answered);
+    const source = deps.sources?.dedicatedFor(ctx.job.projectId, ctx.lane.name, chunk.length);
+    const sent = await ctx.lane.transmit(ctx.route, envelope, bytes, ctx.answered, source);
     // The host of the first chunk that reached one: outcomes from a server are never released.
     if (ctx.via === null || ctx.via.mxHost === null) ctx.via = { mxHost: sent.mxHost, secure: sent.secure };
     if (chunk.length === to.length || sent.result.kind === 'released') return sent.result;

@@ -1,7 +1,8 @@
 /**
  * `posthorn doctor`: the checks an operator runs before the first send, in the order they are
  * printed: the config and the identity it gives this host, forward and reverse DNS of each sending
- * address, SPF, DKIM, DMARC and the bounce MX of every domain, inbound mail reaching this host,
+ * address, SPF, DKIM, DMARC and the bounce MX of every domain, inbound mail reaching this host
+ * and the MX of every domain inbound routes receive mail for,
  * ClamAV, disk space and the clock. The network checks run side by side; none writes anything.
  */
 import type { InspectedDomain } from '../domains/service.js';
@@ -13,7 +14,7 @@ import { configFindings } from './config-findings.js';
 import { diskFindings } from './disk.js';
 import { domainFindings } from './domain-findings.js';
 import type { Finding } from './finding.js';
-import { inboundHostFindings } from './inbound-host.js';
+import { inboundHostFindings, routedDomainFindings } from './inbound-host.js';
 import { sendingAddressFindings } from './sending-addresses.js';
 
 export interface DoctorInput {
@@ -23,27 +24,31 @@ export interface DoctorInput {
   /** `host[:port]` of an NTP server to measure the clock against. */
   readonly timeServer?: string;
   /**
-   * Every sending domain, inspected in DNS now; undefined when there is no database yet.
-   * `where` names the database for the message.
+   * What the store holds: every sending domain, inspected in DNS now, and the domains inbound
+   * routes receive mail for; both undefined when there is no database yet. `where` names it.
    */
-  readonly domains: () => Promise<{ readonly where: string; readonly list?: readonly InspectedDomain[] }>;
+  readonly store: () => Promise<{
+    readonly where: string;
+    readonly domains?: readonly InspectedDomain[];
+    readonly routed?: readonly string[];
+  }>;
 }
 
 export async function runDoctor(input: DoctorInput): Promise<Finding[]> {
   const { config } = input;
   // Fresh answers for every lookup, and a short cache life: nothing here is reused.
   const resolver = createDnsResolver(config);
-  const [configs, addresses, domains, inbound, clamav, clock] = await Promise.all([
+  const stored = input.store();
+  const [configs, addresses, domains, inbound, routed, clamav, clock] = await Promise.all([
     configFindings(config, input.source),
     sendingAddressFindings(config, resolver),
-    input
-      .domains()
-      .then(({ where, list }) =>
-        list === undefined
-          ? domainFindings([], `${where} (no database yet: serve creates it)`)
-          : domainFindings(list, where),
-      ),
+    stored.then(({ where, domains: list }) =>
+      list === undefined
+        ? domainFindings([], `${where} (no database yet: serve creates it)`)
+        : domainFindings(list, where),
+    ),
     inboundHostFindings(config, resolver),
+    stored.then(({ routed: names }) => routedDomainFindings(config, resolver, names ?? [])),
     clamavFindings(config),
     clockFindings(input.timeServer !== undefined ? { timeServer: input.timeServer } : {}),
   ]);
@@ -52,6 +57,7 @@ export async function runDoctor(input: DoctorInput): Promise<Finding[]> {
     ...addresses,
     ...domains,
     ...inbound,
+    ...routed,
     ...clamav,
     ...diskFindings(config.storage.data_dir),
     ...clock,

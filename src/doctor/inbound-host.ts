@@ -1,7 +1,8 @@
 /**
  * Mail for this host must reach it: `smtp_in.hostname`, the MX every bounce host points to, must
  * resolve to an address of this host: one of its interfaces, or a public address the config names
- * (`delivery.sending_ips`, `delivery.source_ips`), as on a host behind NAT.
+ * (`delivery.sending_ips`, `delivery.source_ips`), as on a host behind NAT. And every domain an
+ * inbound route receives mail for must have its MX at `smtp_in.hostname`.
  */
 import { networkInterfaces } from 'node:os';
 import { reachOf } from '../platform/config/public-identity.js';
@@ -71,4 +72,48 @@ export async function inboundHostFindings(
       hostname,
     ),
   ];
+}
+
+/** The MX of each domain inbound routes receive mail for must be `smtp_in.hostname`. */
+export async function routedDomainFindings(
+  config: Pick<Config, 'smtp_in'>,
+  resolver: DnsResolver,
+  domains: readonly string[],
+): Promise<Finding[]> {
+  const { enabled, hostname } = config.smtp_in;
+  if (!enabled || reachOf(hostname).kind === 'local') return [];
+  const wanted = hostname.toLowerCase();
+  return Promise.all(
+    domains.map(async (domain): Promise<Finding> => {
+      const answer = await resolver.mx(domain, { fresh: true, implicit: false });
+      const publish = `publish at ${domain} the MX record 10 ${hostname}`;
+      if (answer.status === 'temporary')
+        return warn(
+          'routed-mx',
+          `The MX of ${domain} could not be looked up now (${answer.code}).`,
+          'run posthorn doctor again',
+          domain,
+        );
+      if (answer.status !== 'found')
+        return fail(
+          'routed-mx',
+          `${domain} has no MX record: mail for its inbound routes never reaches this host.`,
+          publish,
+          domain,
+        );
+      const hosts = answer.hosts.map((host) => host.exchange);
+      if (hosts.includes(wanted))
+        return ok(
+          'routed-mx',
+          `${domain} has its MX at ${hostname}: its inbound routes receive mail here.`,
+          domain,
+        );
+      return fail(
+        'routed-mx',
+        `The MX of ${domain} is ${hosts.join(', ')}, not smtp_in.hostname ${hostname}: mail for its inbound routes goes elsewhere.`,
+        publish,
+        domain,
+      );
+    }),
+  );
 }

@@ -4,7 +4,11 @@
  * start (`recover()`), which processes them again. The work itself goes on in the background until
  * the process exits, so from then on it must write nothing: every write step of the processor
  * asks `live()` first, which throws once the stop has abandoned it, and changes to the spool
- * already under way are waited for before the stop returns (the store closes right after it).
+ * already under way (a remove, a move to `failed/`) are waited for before the stop returns, for
+ * `SPOOL_GRACE_MS` at most: a rename or unlink takes microseconds, and one that takes longer waits
+ * on a hung disk (an fsync that never returns), which must not hold the stop for ever. Whatever
+ * such a change did not do, the next start finds undone: the file is processed again or moved
+ * again. Taking back the run counts is bounded the same way.
  *
  * A clean stop is not a crash: the poison rule (`MAX_UNFINISHED_RUNS`) must not count it. The runs
  * this process counted (`spool.countRun`) for files it never finished are taken back at the stop.
@@ -18,6 +22,9 @@ import type { Spool } from './listener/spool.js';
  * of `server.shutdown_timeout` before that; what is left after this waits for the next start.
  */
 export const PROCESSOR_STOP_MS = 5_000;
+
+/** How long a stop waits, after the above, for changes to the spool already under way. */
+export const SPOOL_GRACE_MS = 1_000;
 
 export interface ProcessorStop {
   /** Throws once the stop has abandoned the work in progress: nothing may be written after it. */
@@ -79,15 +86,24 @@ export function createProcessorStop(deps: { readonly spool: Spool; readonly log:
       if (!(await settlesWithin(idle(), ms))) {
         abandoned = true;
         const left = inProgress();
-        await Promise.allSettled([...changes]);
+        if (!(await settlesWithin(Promise.allSettled([...changes]), SPOOL_GRACE_MS)))
+          deps.log.error(
+            { changes: changes.size, waited_ms: SPOOL_GRACE_MS, spool: deps.spool.dir },
+            'changes to the inbound spool did not finish (is the disk hung?); the next start finds their files as they are',
+          );
         deps.log.warn(
           { messages: left, waited_ms: ms },
           `stopped with ${left} inbound messages still being processed; they stay in the spool for the next start`,
         );
       }
       // Also the runs of files waiting for a retry: the stop ends them no less than a crash would.
-      await Promise.all([...counted].map(([id, counting]) => uncount(id, counting)));
+      const uncounting = Promise.all([...counted].map(([id, counting]) => uncount(id, counting)));
       counted.clear();
+      if (!(await settlesWithin(uncounting, SPOOL_GRACE_MS)))
+        deps.log.error(
+          { waited_ms: SPOOL_GRACE_MS, spool: deps.spool.dir },
+          'the run counts of unfinished inbound messages could not be taken back in time (is the disk hung?)',
+        );
     },
   };
 }

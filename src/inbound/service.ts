@@ -113,6 +113,11 @@ export function createInboundService(deps: {
       return { data: (await store.listRoutes(projectId)).map(routeView), has_more: false };
     },
 
+    /** Every domain some project routes received mail for (`posthorn doctor` checks their MX). */
+    routedDomains(): Promise<string[]> {
+      return store.routedDomains();
+    },
+
     async deleteRoute(projectId: string, id: string): Promise<void> {
       if (!(await store.deleteRoute(projectId, id))) throw notFound(`Inbound route ${id}`);
     },

@@ -65,6 +65,16 @@ export function createInboundStore(db: Db, sqlite: SQLite.Database) {
         .orderBy('id')
         .execute();
     },
+    /** Every domain some project routes received mail for, in order. */
+    async routedDomains(): Promise<string[]> {
+      const rows = await db
+        .selectFrom('inbound_routes')
+        .select('domain')
+        .distinct()
+        .orderBy('domain')
+        .execute();
+      return rows.map((row) => row.domain);
+    },
     async deleteRoute(projectId: string, id: string): Promise<boolean> {
       const result = await db
         .deleteFrom('inbound_routes')

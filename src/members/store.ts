@@ -45,6 +45,25 @@ export function createMemberStore(db: Db) {
         .orderBy('organization_members.id')
         .execute();
     },
+    /** The organization's members with whether each has a password and TOTP (the operator's list). */
+    async listWithCredentials(organizationId: string) {
+      return db
+        .selectFrom('organization_members')
+        .innerJoin('users', 'users.id', 'organization_members.user_id')
+        .select([
+          'organization_members.id',
+          'organization_members.user_id',
+          'organization_members.role',
+          'organization_members.created_at',
+          'users.email',
+          (eb) => eb('users.password_hash', 'is not', null).as('has_password'),
+          (eb) => eb('users.totp_secret_sealed', 'is not', null).as('has_totp'),
+        ])
+        .where('organization_members.organization_id', '=', organizationId)
+        .orderBy('organization_members.created_at')
+        .orderBy('organization_members.id')
+        .execute();
+    },
     async insert(row: Selectable<OrganizationMembersTable>, executor: Db = db): Promise<void> {
       await executor.insertInto('organization_members').values(row).execute();
     },

@@ -29,7 +29,9 @@ export function buildOAuth(kernel: Kernel, deps: OAuthDeps) {
   const config = kernel.config.oauth;
   const store = createOAuthStore(kernel.db);
   const issuer = kernel.config.server.public_url.replace(/\/+$/, '');
-  const endpoints: Endpoints = { issuer, authorization: config.consent_url || `${issuer}/oauth/authorize` };
+  // The consent page is the web dashboard's (its `authorize` page reads the request's query).
+  const consentPage = `${issuer}${kernel.config.dashboard.path}authorize`;
+  const endpoints: Endpoints = { issuer, authorization: config.consent_url || consentPage };
   const log = kernel.log.child({ capability: 'oauth' });
   const access = accessAction({ store, projects: deps.projects, member: deps.member });
   const consentStands = async (userId: string, organizationId: string, projectId: string) => {

@@ -136,6 +136,11 @@ export function createProjectService(store: ProjectStore, audit: AuditService) {
       return row ? view(row) : undefined;
     },
 
+    /** An organization by ID or by name (compared as names are), for the operator's commands. */
+    async findOrganization(idOrName: string): Promise<{ id: string; name: string } | undefined> {
+      return (await store.findOrganization(idOrName)) ?? (await store.findOrganizationByName(idOrName));
+    },
+
     /** The organization's name, or undefined when there is no such organization. */
     async organizationName(id: string): Promise<string | undefined> {
       return (await store.findOrganization(id))?.name;
@@ -145,6 +150,11 @@ export function createProjectService(store: ProjectStore, audit: AuditService) {
     async firstOf(organizationId: string): Promise<ProjectView | undefined> {
       const row = await store.firstProjectOf(organizationId);
       return row ? view(row) : undefined;
+    },
+
+    /** The projects of one organization, oldest first (the dashboard's project switcher). */
+    async listOf(organizationId: string): Promise<ProjectView[]> {
+      return (await store.projectsOf(organizationId)).map(view);
     },
 
     async list(): Promise<Array<ProjectView & { organizationName: string }>> {

@@ -131,6 +131,12 @@ test('a host set up right passes every check: reverse DNS, SPF, DKIM, DMARC, the
   env.dns.set(HOST, 'A', ['203.0.114.5']);
   env.dns.set('5.114.0.203.in-addr.arpa', 'PTR', [HOST]);
   env.dns.set(MX, 'A', ['127.0.0.1']);
+  // The domain also receives mail: an inbound route, and its MX at this host.
+  const verified = await env.ph.request('POST', `/v1/domains/${created.body.id}/verify`);
+  t.is(verified.body.status, 'verified', verified.text);
+  const route = await env.ph.request('POST', '/v1/inbound/routes', { body: { domain_id: created.body.id } });
+  t.is(route.status, 201, route.text);
+  env.dns.set('example.com', 'MX', [{ preference: 10, exchange: MX }]);
 
   const { code, report } = await doctor(env, env.config());
   const statuses = report.checks
@@ -145,12 +151,25 @@ test('a host set up right passes every check: reverse DNS, SPF, DKIM, DMARC, the
     'ok dmarc example.com',
     'ok bounce-mx example.com',
     `ok inbound-mx ${MX}`,
+    'ok routed-mx example.com',
     'ok clamav 127.0.0.1:3310'.replace('3310', String((await requireClamd()).port)),
     `ok clock ${env.timeServer}`,
   ]);
   t.regex(find(report, 'ptr')[0]?.message ?? '', /203\.0\.114\.5 → mta\.posthorn\.dev → 203\.0\.114\.5/);
   t.regex(find(report, 'disk')[0]?.message ?? '', /GiB free of .* where the data lives/);
   t.is(code, expectedCode(report, false));
+
+  // Its MX moved elsewhere: the routed mail no longer comes here.
+  env.dns.set('example.com', 'MX', [{ preference: 10, exchange: 'mx.elsewhere.example' }]);
+  const moved = await doctor(env, env.config());
+  t.is(moved.code, 1);
+  const routed = find(moved.report, 'routed-mx')[0];
+  t.like(routed, { status: 'fail', subject: 'example.com' });
+  t.regex(
+    routed?.message ?? '',
+    /MX of example\.com is mx\.elsewhere\.example, not smtp_in\.hostname mx\.posthorn\.dev/,
+  );
+  t.is(routed?.fix, 'publish at example.com the MX record 10 mx.posthorn.dev');
 });
 
 test('each problem is a fail or warn line saying what to do, and the exit code is 1', async (t) => {

@@ -59,6 +59,8 @@ export interface PeerMessage {
   readonly reply: { readonly code: number; readonly text: string };
   /** When the transaction's MAIL FROM arrived (`Date.now()`). */
   readonly mailFromAt: number;
+  /** The address the client connected from (a dedicated or shared source address). */
+  readonly remoteAddress: string;
 }
 
 export interface ScriptOptions {
@@ -289,6 +291,7 @@ export class SmtpPeer {
       secure: session.secure,
       reply: { code: reply.code, text: reply.text },
       mailFromAt: state.mailFromAt,
+      remoteAddress: String(session.remoteAddress ?? '').replace(/^::ffff:/, ''),
     });
     for (const waiter of [...this.#waiters]) waiter();
   }

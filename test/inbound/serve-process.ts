@@ -53,6 +53,8 @@ export async function spawnServe(options: {
   readonly spoolDiskBytes?: number;
   /** `dns.timeout_ms` (5000 unless given): a long one makes a black hole hold processing longer. */
   readonly dnsTimeoutMs?: number;
+  /** `smtp_in.workers` (the default, 1, unless given); 0 analyses received mail on the main thread. */
+  readonly workers?: number;
 }): Promise<{ child: ChildProcess; exited: Promise<NodeJS.Signals | null>; stderr: () => string }> {
   const configFile = join(options.dataDir, 'config.toml');
   writeFileSync(
@@ -66,6 +68,7 @@ export async function spawnServe(options: {
       '[smtp_in]',
       'enabled = true',
       `listen = "127.0.0.1:${options.smtpPort}"`,
+      ...(options.workers === undefined ? [] : [`workers = ${options.workers}`]),
       '[delivery]',
       'enabled = false',
       '[dns]',

@@ -72,6 +72,7 @@ test('0015 gives the recipients of sends cancelled before it the status cancelle
     '0020-suppression-mode',
     '0021a-system-organization',
     '0021b-accounts',
+    '0021c-message-history',
     '0023-tracking',
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',

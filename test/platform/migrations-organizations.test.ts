@@ -25,6 +25,7 @@ test('0018 makes organization names unique ignoring case, renaming the later of 
     '0020-suppression-mode',
     '0021a-system-organization',
     '0021b-accounts',
+    '0021c-message-history',
     '0023-tracking',
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',

@@ -22,6 +22,7 @@ import type { RawRow, RawStore } from './raw-store.js';
 import type { Renderer } from './renderer.js';
 import { signingIdentity, UNSIGNED } from './signing-identity.js';
 import type { SigningKeysPort } from './signing-keys.js';
+import { type TrackingPort, trackingInput } from './tracking-step.js';
 import type { DeliveryStore } from '../queue/store.js';
 
 export interface PrerenderDeps {
@@ -29,6 +30,8 @@ export interface PrerenderDeps {
   readonly raw: Pick<RawStore, 'write'>;
   readonly renderer: Renderer;
   readonly keys: SigningKeysPort;
+  /** Open and click tracking's input to composition (tracking-step.ts); absent: nothing is tracked. */
+  readonly tracking?: TrackingPort;
   readonly log: Logger;
   /** Messages waiting for a render thread; more are left to delivery. */
   readonly maxQueued?: number;
@@ -153,11 +156,13 @@ export class Prerender {
       if (message === undefined || FINAL.has(message.status) || this.#stopped) return;
       const signing = await keys.signingFor(message);
       if (signing.kind === 'domain_deleted') return;
+      const fields = composeFields(message, headerRecipients(recipients));
       const rendered = await renderer.render({
         messageId,
-        fields: composeFields(message, headerRecipients(recipients)),
+        fields,
         dkim: signing.kind === 'sign' ? signing.dkim : null,
         signTime: Date.now(),
+        tracking: await trackingInput(this.#deps.tracking, message, fields.headers),
       });
       try {
         const identity = signing.kind === 'sign' ? signingIdentity(signing.dkim) : UNSIGNED;

@@ -27,6 +27,7 @@ import { type SlabLayout, slotView } from './message-slab.js';
 import { type RawMessage, rawReader } from './raw-store.js';
 import { type BodyFacts, relaxedBodyHash } from './relaxed-body.js';
 import { contentReader, type MessageContent } from '../queue/store.js';
+import type { RenderTracking } from '../../tracking/render-input.js';
 
 /** One key a message is signed with; `algorithm` must match the key. */
 export interface RenderKey {
@@ -61,6 +62,11 @@ export interface RenderTask {
    * which makes that rendering, does not.
    */
   readonly reuse?: boolean;
+  /**
+   * The tracking step's input (tracking-step.ts): the pixel and tracked links are put into the
+   * HTML before it is composed and signed. Null or absent: the HTML is sent as submitted.
+   */
+  readonly tracking?: RenderTracking | null;
   /** The slot of the shared slab (message-slab.ts) to write the message into, set by the renderer. */
   readonly slot?: number | null;
 }
@@ -86,8 +92,10 @@ export default async function render(task: RenderTask): Promise<RenderOutput> {
   const bodies =
     task.messageId === null ? (task.bodies ?? { html: null, text: null }) : readContent(task.messageId);
   const slot = task.slot === undefined || task.slot === null ? null : slotOf(task.slot);
+  const html =
+    task.tracking && bodies.html !== null ? await trackedBody(bodies.html, task.tracking) : bodies.html;
   const { message: composed, foldsWhitespace } = composeMessage(
-    { ...task.fields, html: bodies.html, text: bodies.text },
+    { ...task.fields, html, text: bodies.text },
     slot ?? undefined,
   );
   // Composed messages have CRLF line breaks only, and the composer knows their white space: the
@@ -106,6 +114,17 @@ export default async function render(task: RenderTask): Promise<RenderOutput> {
   if (inSlot && wire.buffer === slot.buffer)
     return { offset: wire.byteOffset - slot.byteOffset, length: wire.length, size: signed.length };
   return transfer(wire, signed.length);
+}
+
+let tracking: typeof import('../../tracking/render-input.js') | undefined;
+
+/**
+ * The HTML after the tracking step. Loaded with the first tracked message, so a worker that
+ * renders none never loads the HTML tokenizer (a worker's start delays its first render).
+ */
+async function trackedBody(html: string | Uint8Array, input: RenderTracking): Promise<string> {
+  tracking ??= await import('../../tracking/render-input.js');
+  return tracking.trackedHtml(html, input);
 }
 
 /** The signature lines in the room the composer left in front of the message (no copy), else a new buffer. */

@@ -18,7 +18,7 @@
 import type SQLite from 'better-sqlite3';
 import type { EventService } from '../../events/service.js';
 import type { Db } from '../../platform/db/database.js';
-import type { RecipientStatus } from '../../platform/db/tables.js';
+import type { KeyMode, RecipientStatus } from '../../platform/db/tables.js';
 import type { Logger } from '../../platform/log.js';
 import { type SuppressBesideOutcome, suppressBesideOutcome } from '../../suppressions/beside-outcome.js';
 import type { SuppressionInput } from '../../suppressions/service.js';
@@ -126,7 +126,7 @@ export class OutcomeRecorder {
         lane: report.lane,
       };
       if (outcome.kind !== 'delivered') lastError ??= formatSmtpReply(outcome.reply);
-      statuses.push(await this.#recipient(trx, recipient, outcome, next, event, now));
+      statuses.push(await this.#recipient(trx, recipient, outcome, next, event, now, job.mode));
     }
     // A stop cut the job off: the rest go back due now, as a released job (no attempt counted).
     if (cutOff) writes.releaseJob(job.id, report.lane, now);
@@ -156,6 +156,7 @@ export class OutcomeRecorder {
     next: Date | 'expired' | null,
     event: EventContext,
     now: number,
+    mode: KeyMode,
   ): Promise<RecipientStatus> {
     const writes = this.#deps.store.writes;
     const { message } = event;
@@ -172,7 +173,7 @@ export class OutcomeRecorder {
         now,
       );
     const suppress = (reason: SuppressionInput['reason']) =>
-      this.#suppress(trx, recipient, message, reason, now);
+      this.#suppress(trx, recipient, message, reason, now, mode);
     switch (outcome.kind) {
       case 'delivered': {
         update(outcome.complained ? 'complained' : 'delivered', null, now);
@@ -224,10 +225,12 @@ export class OutcomeRecorder {
     message: MessageRow,
     reason: SuppressionInput['reason'],
     now: number,
+    mode: KeyMode,
   ): Promise<boolean> {
+    // A test send's outcome suppresses for test sends only (DESIGN.md §4a).
     return this.#suppressBeside(
       trx,
-      { projectId: message.project_id, email: recipient.email, reason, messageId: message.id, at: now },
+      { projectId: message.project_id, mode, email: recipient.email, reason, messageId: message.id, at: now },
       { recipient_id: recipient.id },
     );
   }

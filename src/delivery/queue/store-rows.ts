@@ -39,6 +39,9 @@ export interface MessageRow {
   /** When a scheduled send was due; its maximum age, Date header and latency count from here (due-time.ts). */
   readonly send_at: number | null;
   readonly created_at: number;
+  /** The send's tracking overrides: 1/0, or null for the project's setting (the tracking step). */
+  readonly track_opens: number | null;
+  readonly track_clicks: number | null;
 }
 
 export interface RecipientRow {

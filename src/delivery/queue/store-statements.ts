@@ -57,7 +57,7 @@ export function prepare(sqlite: SQLite.Database) {
     ),
     message: sqlite.prepare<[string], MessageRow>(
       `select id, project_id, status, from_header, from_email, from_domain, reply_to, subject, headers, tags, send_at,
-              created_at
+              created_at, track_opens, track_clicks
        from messages where id = ?`,
     ),
     // In no order: `order by id` would sort through a temporary b-tree on every load (the index is

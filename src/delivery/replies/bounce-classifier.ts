@@ -52,8 +52,13 @@ export function classifyReply(reply: SmtpReply): BounceClass {
     const cls = classify(codeClass, reply.code, enhanced, reply.text);
     // RFC 5321 §4.5.3.1.10: 552 for "too many recipients" is RFC 821's mistake for 452, and
     // clients SHOULD treat it as temporary: the recipients left over go in a later transaction.
+    // A 5xx with X.5.3 says the same ("too many recipients", RFC 3463 §3.6: the remainder goes in
+    // a later delivery); it is about the transaction, never the address, so it defers too.
     // Only for a live reply: a DSN carrying one reports a delivery the remote MTA gave up.
-    if (reply.code === 552 && cls.category === 'rate_limited')
+    if (
+      codeClass === 5 &&
+      (tooManyRecipients(enhanced) || (reply.code === 552 && cls.category === 'rate_limited'))
+    )
       return classify(4, reply.code, enhanced, reply.text);
     return cls;
   }
@@ -62,6 +67,11 @@ export function classifyReply(reply: SmtpReply): BounceClass {
   if (codeClass !== 3) return outOfRange;
   // A 3xx where a final reply belongs is a server speaking out of turn.
   return classifyTransportFailure('protocol');
+}
+
+/** RFC 3463 §3.6 X.5.3: more recipients than the server takes in one transaction. */
+function tooManyRecipients(enhanced: EnhancedStatus | null): boolean {
+  return enhanced !== null && enhanced.subject === 5 && enhanced.detail === 3;
 }
 
 const outOfRange: BounceClass = { outcome: 'bounced', category: 'other', hard: false, status: '5.5.0' };

@@ -46,7 +46,7 @@ import {
 } from '../replies/outcome.js';
 import { sendOverLimit } from './recipient-limit.js';
 import { addressesOf, type MxRoute } from '../routing/route.js';
-import { noSourceFor, SourceAddresses } from '../routing/source-addresses.js';
+import { noSourceFor, SourceAddresses, type SourcePort } from '../routing/source-addresses.js';
 import { TokenBucket } from './token-bucket.js';
 import { resultOfError } from './transaction-outcomes.js';
 
@@ -67,6 +67,8 @@ export interface LaneDeps {
   readonly log: Logger;
   /** Opens a connection; injectable for tests. */
   readonly connect: (target: MxTarget, options: ConnectOptions) => Promise<MxConnection>;
+  /** The shared source addresses now; absent, `settings.localAddresses`. */
+  readonly sources?: Pick<SourcePort, 'shared'>;
 }
 
 export interface Transmission {
@@ -85,9 +87,15 @@ interface Mail {
   readonly envelope: Envelope;
   readonly message: Buffer;
   readonly answered: Map<string, Outcome>;
+  /** The project's dedicated source address, when its mail leaves from one now. */
+  readonly source: string | undefined;
 }
 
 const PLAINTEXT_AFTER_TLS_FAILURE_MS = 60 * 60_000;
+
+/** Connections are pooled per host, TLS level and (dedicated) source address. */
+const poolKey = (host: string, tls: TlsMode, source: string | undefined) =>
+  source === undefined ? `${host}|${tls}` : `${host}|${tls}|${source}`;
 
 export class Lane {
   readonly config: LaneConfig;
@@ -119,7 +127,8 @@ export class Lane {
       idleTimeoutMs: deps.settings.idleTimeoutMs,
     });
     this.#bucket = new TokenBucket({ ratePerSecond: config.rate_per_second });
-    this.#sources = new SourceAddresses(deps.settings.localAddresses);
+    const { sources } = deps;
+    this.#sources = new SourceAddresses(sources ? () => sources.shared() : deps.settings.localAddresses);
   }
 
   /** Room for more jobs in memory. */
@@ -134,12 +143,15 @@ export class Lane {
   /**
    * Sends one message to the route's hosts; never throws. `answered` gets the outcomes of each
    * transaction that ends (the first, then each follow-up of recipient-limit.ts) as it ends.
+   * `source` is the project's dedicated address when its mail leaves from one now: connections are
+   * pooled per source, so a dedicated connection never carries another project's mail.
    */
   async transmit(
     route: MxRoute,
     envelope: Envelope,
     message: Buffer,
     answered: Map<string, Outcome>,
+    source?: string,
   ): Promise<Transmission> {
     await this.#rateToken();
     const tls: TlsMode = route.tls ?? (this.config.tls === '' ? this.#deps.settings.tls : this.config.tls);
@@ -147,7 +159,7 @@ export class Lane {
     let withoutAddress = 0;
     const live = route.hosts.filter((host) => this.#down.outcomeFor(host, tls) === undefined);
     for (const host of live) {
-      const attempt = await this.#tryHost(host, tls, { envelope, message, answered });
+      const attempt = await this.#tryHost(host, tls, { envelope, message, answered, source });
       if ('next' in attempt) {
         last = attempt.next;
         if (attempt.noAddress === true) withoutAddress += 1;
@@ -198,7 +210,7 @@ export class Lane {
     const tls = wanted === 'opportunistic' && (this.#plaintext.get(host) ?? 0) > Date.now() ? 'none' : wanted;
     let connection: MxConnection;
     try {
-      connection = await this.#acquire(host, addresses, tls);
+      connection = await this.#acquire(host, addresses, tls, mail.source);
     } catch (error) {
       // Marked down while this job waited for a connection: the failure is already remembered.
       if (error instanceof HostDown) return { next: error.outcome };
@@ -217,7 +229,7 @@ export class Lane {
 
   async #send(connection: MxConnection, tls: TlsMode, mail: Mail, mayRetry: boolean): Promise<Transmission> {
     const { envelope, message, answered } = mail;
-    const key = `${connection.target.host}|${tls}`;
+    const key = poolKey(connection.target.host, tls, mail.source);
     const reused = connection.transactions > 0;
     let replies: TransactionReplies;
     try {
@@ -254,11 +266,16 @@ export class Lane {
     return { result, mxHost: connection.target.host, secure };
   }
 
-  #acquire(host: string, addresses: readonly string[], tls: TlsMode): Promise<MxConnection> {
+  #acquire(
+    host: string,
+    addresses: readonly string[],
+    tls: TlsMode,
+    source: string | undefined,
+  ): Promise<MxConnection> {
     return this.#pool.acquire(
       host,
-      `${host}|${tls}`,
-      (signal) => this.#open(host, addresses, tls, signal),
+      poolKey(host, tls, source),
+      (signal) => this.#open(host, addresses, tls, source, signal),
       () => {
         const down = this.#down.outcomeFor(host, tls);
         if (down !== undefined) throw new HostDown(host, down);
@@ -270,12 +287,13 @@ export class Lane {
     host: string,
     addresses: readonly string[],
     tls: TlsMode,
+    source: string | undefined,
     signal: AbortSignal,
   ): Promise<MxConnection> {
     const { settings } = this.#deps;
     let lastError: unknown;
     for (const address of addresses) {
-      const localAddress = this.#sources.for(address);
+      const localAddress = this.#sources.for(address, source);
       if (localAddress === null) {
         lastError ??= noSourceFor(address);
         continue;

@@ -33,7 +33,8 @@ export function createAnalyzer(config: Pick<Config, 'dns' | 'smtp_in'>): Analyze
     const authenticate = createAuthenticator(config);
     return {
       analyze: (raw, facts, wants) => analyzeWith(authenticate, raw, facts, wants),
-      close: async () => undefined,
+      // As the pool's destroy ends a thread's lookups with it: a stop must not wait on DNS.
+      close: async () => authenticate.close(),
     };
   }
   const pool = new Piscina<AnalyzeTask, AnalyzeResult>({

@@ -40,7 +40,15 @@ export interface SmtpFacts {
   readonly mailFrom: string;
 }
 
-export type Authenticator = (raw: Buffer, facts: SmtpFacts) => Promise<AuthResults>;
+export interface Authenticator {
+  (raw: Buffer, facts: SmtpFacts): Promise<AuthResults>;
+  /**
+   * Ends every lookup in flight (each fails at once, so its check ends) and lets no timer of a
+   * check keep the process alive: analysis a stop abandoned on the main thread must not hold the
+   * process until its DNS times out.
+   */
+  close(): void;
+}
 
 const AUTH_TIMEOUT_MS = 30_000;
 /** Answers are kept this long: c-ares reports no TTL for TXT, and senders repeat. */
@@ -79,16 +87,26 @@ function cachedResolver(resolver: Resolver): Resolve {
 export function createAuthenticator(config: Pick<Config, 'dns' | 'smtp_in'>): Authenticator {
   const resolver = new Resolver({ timeout: config.dns.timeout_ms, tries: 2 });
   if (config.dns.servers.length > 0) resolver.setServers([...config.dns.servers]);
-  const resolve = cachedResolver(resolver);
+  let closed = false;
+  const cached = cachedResolver(resolver);
+  // Once closed, a check's next lookups fail at once too: mailauth goes on to the next record when
+  // one lookup fails, and each would wait out the timeout again.
+  const resolve: Resolve = (name, type) =>
+    closed
+      ? Promise.reject(Object.assign(new Error('the authenticator is closed'), { code: 'ECANCELLED' }))
+      : cached(name, type);
   const hostname = config.smtp_in.hostname;
 
-  return async (raw, facts) => {
+  const check = async (raw: Buffer, facts: SmtpFacts): Promise<AuthResults> => {
+    if (closed) throw new Error('the authenticator is closed');
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(
         () => reject(new Error(`checks did not finish within ${AUTH_TIMEOUT_MS} ms`)),
         AUTH_TIMEOUT_MS,
       );
+      // A bound on a check, never a reason for the process to stay up.
+      timer.unref();
     });
     try {
       const result = await Promise.race([
@@ -144,4 +162,10 @@ export function createAuthenticator(config: Pick<Config, 'dns' | 'smtp_in'>): Au
       clearTimeout(timer);
     }
   };
+  return Object.assign(check, {
+    close() {
+      closed = true;
+      resolver.cancel();
+    },
+  });
 }

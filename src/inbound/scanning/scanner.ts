@@ -14,7 +14,7 @@
  * const outcome = await scanner.scan(attachmentBytes);
  * if (outcome.state === 'infected') reject(outcome.signature);
  */
-import type { Socket } from 'node:net';
+import { createConnection, type Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import NodeClam from 'clamscan';
 import type { Config } from '../../platform/config/schema.js';
@@ -58,7 +58,7 @@ export function createScanner(config: Readonly<ClamavConfig>): Scanner {
   const connect = (): Promise<NodeClam> => {
     if (!ready) {
       const clam = new NodeClam();
-      trackSockets(clam, sockets, closing.signal);
+      trackSockets(clam, config, sockets, closing.signal);
       ready = clam.init(clamscanOptions(config));
     }
     return ready;
@@ -161,22 +161,41 @@ function describe(error: unknown): string {
 }
 
 /**
- * Keeps in `open` the clamd connections `clam` opens while they last. clamscan (2.4.0, pinned)
- * opens every one through its `_initSocket` and keeps them to itself; a connection made once
- * `closed` fired is destroyed at once, and clamscan's call fails with the error thrown here.
+ * Opens clamscan's clamd connections here, in place of its `_initSocket` (2.4.0, pinned), and
+ * keeps each in `open` from the moment it is created: clamscan's own handed a socket over only once
+ * connected, so a clamd that never accepts (its backlog full) left a connection attempt that
+ * `close()` could not reach, holding its socket until the connect timeout (`timeout_ms`). As
+ * clamscan's: a connect timeout rejects, and later the socket ends after `timeout_ms` of silence.
+ * A connection asked for once `closed` fired fails at once, without connecting.
  */
-function trackSockets(clam: NodeClam, open: Set<Socket>, closed: AbortSignal): void {
-  const initSocket = clam._initSocket.bind(clam);
-  clam._initSocket = async (label) => {
-    const socket = await initSocket(label);
-    if (closed.aborted) {
-      socket.destroy();
-      throw new Error(CLOSED_REASON);
-    }
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-    return socket;
-  };
+function trackSockets(
+  clam: NodeClam,
+  config: Readonly<ClamavConfig>,
+  open: Set<Socket>,
+  closed: AbortSignal,
+): void {
+  clam._initSocket = () =>
+    new Promise<Socket>((resolve, reject) => {
+      if (closed.aborted) return reject(new Error(CLOSED_REASON));
+      const socket = config.socket
+        ? createConnection({ path: config.socket })
+        : createConnection({ host: config.host, port: config.port });
+      open.add(socket);
+      socket.once('close', () => open.delete(socket));
+      socket.setTimeout(config.timeout_ms);
+      let connected = false;
+      socket.once('connect', () => {
+        connected = true;
+        resolve(socket);
+      });
+      socket.on('timeout', () => {
+        if (connected) return void socket.end();
+        socket.destroy();
+        reject(new Error('Connection to host has timed out.'));
+      });
+      // Kept, as clamscan's was: an error after the connect must not go unhandled.
+      socket.on('error', reject);
+    });
 }
 
 /** Resolves with `work`, or with `aborted` as soon as `signal` fires; `work` may go on in the background. */

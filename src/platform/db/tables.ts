@@ -38,6 +38,8 @@ import type {
 import type {
   IdempotencyKeysTable,
   MessageBodiesTable,
+  MessageHistoryCountsTable,
+  MessageHistoryTable,
   MessageRawTable,
   MessageRecipientsTable,
   MessagesTable,
@@ -101,6 +103,8 @@ export interface Database {
   message_bodies: MessageBodiesTable;
   message_raw: MessageRawTable;
   message_recipients: MessageRecipientsTable;
+  message_history: MessageHistoryTable;
+  message_history_counts: MessageHistoryCountsTable;
   delivery_jobs: DeliveryJobsTable;
   events: EventsTable;
   mta_sts_policies: MtaStsPoliciesTable;

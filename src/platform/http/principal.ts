@@ -10,6 +10,11 @@ export interface KeyPrincipal {
   readonly mode: KeyMode;
   readonly scopes: ReadonlySet<string>;
   /**
+   * Set when a person acts on an API-key route from the web dashboard (src/web/): the member and
+   * session behind the request. `keyId` is then the session's ID and `scopes` those of the role.
+   */
+  readonly dashboard?: SessionPrincipal;
+  /**
    * Set when an OAuth access token (`pho_...`, src/oauth/) authenticated the request: a client
    * acting for a person, limited to the scopes and the project of the person's consent. `keyId`
    * is then the grant's ID (`grt_...`), which rate limits and message records name.

@@ -51,6 +51,9 @@ const replies: readonly [string, Expect][] = [
   // RFC 5321 §4.5.3.1.10: RFC 821's 552 for too many recipients is temporary.
   ['552 5.5.3 Too many recipients', 'deferred rate_limited'],
   ['552 Too many recipients', 'deferred rate_limited'],
+  // RFC 3463 §3.6: X.5.3 is too many recipients in one transaction, whatever the reply code.
+  ['550 5.5.3 Too many recipients', 'deferred rate_limited'],
+  ['554 5.5.3 Recipient limit reached', 'deferred rate_limited'],
   ['554 5.6.0 Message content rejected', 'soft content'],
   ['550 5.7.1 Delivery not authorized, message refused', 'soft policy'],
   ['550 5.7.13 User account disabled', 'hard mailbox_disabled'],

@@ -7,7 +7,7 @@
  */
 import test from 'ava';
 import { overRecipientLimit } from '../../../src/delivery/smtp/recipient-limit.js';
-import { events, mx, recipientStatuses, rows, send, settled, startDeliveryEnv } from '../env.js';
+import { events, eventually, mx, recipientStatuses, rows, send, settled, startDeliveryEnv } from '../env.js';
 
 const replies: [string, boolean][] = [
   ['452 4.5.3 Too many recipients', true],
@@ -105,30 +105,42 @@ test('recipients refused with 451 4.5.3 past the limit go in the next transactio
   t.deepEqual(rows(env.ph, 'select attempts from delivery_jobs where message_id = ?', id), [{ attempts: 1 }]);
 });
 
-test('a one-recipient message refused with 550 5.5.3 bounces after one RCPT TO: no follow-up', async (t) => {
+test('a one-recipient message refused with 550 5.5.3 is deferred after one RCPT TO (no follow-up), and delivered at its retry', async (t) => {
   const env = await startDeliveryEnv(t);
   mx(env.dns, 'example.net', [{ host: 'mx.example.net', ip: '127.0.0.1' }]);
-  env.peer.rcptReply('a@example.net', 550, '5.5.3 Too many recipients');
+  env.peer.rcptReply('a@example.net', 550, '5.5.3 Too many recipients', { times: 1 });
   const id = await send(env, { to: ['a@example.net'] });
 
-  t.is(await settled(env.ph, id), 'bounced');
-  t.is(env.peer.rcptCommands, 1);
-  t.deepEqual(env.peer.messages, []);
-});
-
-test('a recipient refused with 550 5.5.3 again in its follow-up gets one follow-up, then keeps the refusal', async (t) => {
-  const env = await startDeliveryEnv(t);
-  mx(env.dns, 'example.net', [{ host: 'mx.example.net', ip: '127.0.0.1' }]);
-  env.peer.rcptReply('b@example.net', 550, '5.5.3 Too many recipients');
-  const id = await send(env, { to: ['a@example.net', 'b@example.net'] });
-
-  t.is(await settled(env.ph, id), 'partially_delivered');
-  t.deepEqual(recipientStatuses(env.ph, id), { 'a@example.net': 'delivered', 'b@example.net': 'bounced' });
-  t.is(env.peer.rcptCommands, 3, 'a and b, then b alone once');
+  await eventually('the deferral', () => events(env.ph, id).some((e) => e.type === 'email.delivery_delayed'));
+  t.is(env.peer.rcptCommands, 1, 'no follow-up in the same attempt: the server took nobody');
+  const delayed = events(env.ph, id).find((e) => e.type === 'email.delivery_delayed');
+  t.like(delayed?.data.delay, { category: 'rate_limited', status: '4.5.3' });
+  t.regex(String(delayed?.data.delay.smtp_response), /^550 5\.5\.3 Too many recipients/);
+  t.is(await settled(env.ph, id), 'delivered');
+  t.false(
+    events(env.ph, id).some((e) => e.type === 'email.bounced'),
+    'too many recipients is never a bounce',
+  );
   t.deepEqual(
     env.peer.messages.map((m) => m.rcptTo),
     [['a@example.net']],
   );
+});
+
+test('a recipient refused with 550 5.5.3 again in its follow-up gets one follow-up, then is deferred to its retry', async (t) => {
+  const env = await startDeliveryEnv(t);
+  mx(env.dns, 'example.net', [{ host: 'mx.example.net', ip: '127.0.0.1' }]);
+  env.peer.rcptReply('b@example.net', 550, '5.5.3 Too many recipients', { times: 2 });
+  const id = await send(env, { to: ['a@example.net', 'b@example.net'] });
+
+  t.is(await settled(env.ph, id), 'delivered');
+  t.deepEqual(recipientStatuses(env.ph, id), { 'a@example.net': 'delivered', 'b@example.net': 'delivered' });
+  t.is(env.peer.rcptCommands, 4, 'a and b, then b alone once; at its retry, b');
+  t.deepEqual(
+    env.peer.messages.map((m) => m.rcptTo),
+    [['a@example.net'], ['b@example.net']],
+  );
+  t.is(events(env.ph, id).filter((e) => e.type === 'email.delivery_delayed').length, 1);
 });
 
 test("follow-up transactions wait for the lane's rate like any other message", async (t) => {

@@ -35,7 +35,7 @@ export const oauthSection = z
       .union([z.literal(''), httpUrl])
       .default('')
       .describe(
-        "The web dashboard's consent page, advertised as the authorization endpoint in /.well-known/oauth-authorization-server; it reads the request's query and calls /v1/dashboard/oauth/authorize-context and /authorize. Empty: <server.public_url>/oauth/authorize.",
+        "The web dashboard's consent page, advertised as the authorization endpoint in /.well-known/oauth-authorization-server; it reads the request's query and calls /v1/dashboard/oauth/authorize-context and /authorize. Empty: the web dashboard's page, <server.public_url><dashboard.path>authorize.",
       ),
   })
   .describe('OAuth 2.1 for third-party clients and agents (PKCE, S256 only).');

@@ -27,6 +27,7 @@ import * as messageRaw from './0019-message-raw.js';
 import * as suppressionMode from './0020-suppression-mode.js';
 import * as systemOrganization from './0021a-system-organization.js';
 import * as accounts from './0021b-accounts.js';
+import * as messageHistory from './0021c-message-history.js';
 import * as oauth from './0022-oauth.js';
 import * as sendApprovals from './0022a-send-approvals.js';
 import * as tracking from './0023-tracking.js';
@@ -60,6 +61,7 @@ export const migrations: Record<string, PosthornMigration> = {
   '0020-suppression-mode': suppressionMode,
   '0021a-system-organization': systemOrganization,
   '0021b-accounts': accounts,
+  '0021c-message-history': messageHistory,
   '0022-oauth': oauth,
   '0022a-send-approvals': sendApprovals,
   '0023-tracking': tracking,

@@ -115,3 +115,26 @@ export interface IdempotencyKeysTable {
   message_id: string;
   created_at: number;
 }
+
+/**
+ * The dashboard's history index of a message (migration 0021c; dashboard/history/indexer.ts):
+ * `message_rowid` is the message's rowid; `recipient` its first `to` address.
+ */
+export interface MessageHistoryTable {
+  message_rowid: number;
+  id: string;
+  project_id: string;
+  mode: KeyMode;
+  status: MessageStatus;
+  from_email: string;
+  subject: string;
+  recipient: string;
+}
+
+/** Messages per project, mode and status, kept by the indexer and a status trigger. */
+export interface MessageHistoryCountsTable {
+  project_id: string;
+  mode: KeyMode;
+  status: MessageStatus;
+  n: number;
+}
