@@ -4,13 +4,15 @@
  * tokens and refuse keys, each with a 401 that says which credential the route wants.
  *
  * Seams for what builds on this:
- * - OAuth access tokens (`pho_...`) will act as scoped keys on K routes: `key` hands a token of
- *   kind `oauth_access` to the OAuth service, which returns a KeyPrincipal limited to the grant.
+ * - OAuth access tokens (`pho_...`) act as scoped keys on K routes: `key` hands a token of kind
+ *   `oauth_access` to `options.oauthAccess` (the OAuth service's), which returns a KeyPrincipal
+ *   limited to the grant; the server passes it in server.ts.
  * - The web dashboard keeps the session token in an HttpOnly cookie: pass its name as
  *   `sessionCookie` and the `session` authenticator reads it when no Authorization header is sent
  *   (CSRF protection of cookie-authenticated requests is the dashboard's, in front of these).
  */
 import type { Authenticator } from '../platform/http/app.js';
+import type { KeyPrincipal } from '../platform/http/principal.js';
 import type { AuthKind } from '../platform/http/route.js';
 import type { Services } from '../services.js';
 import { bearerToken, sessionTokenOf, tokenKind, unauthorized } from './bearer.js';
@@ -18,6 +20,11 @@ import { bearerToken, sessionTokenOf, tokenKind, unauthorized } from './bearer.j
 export interface AuthenticatorOptions {
   /** A cookie the session authenticator also reads the token from (the dashboard's). */
   readonly sessionCookie?: string;
+  /**
+   * Turns an OAuth access token (`pho_...`) into the key principal it acts as on K routes (its
+   * project, mode and granted scopes), or throws a 401. Without it such a token is an invalid key.
+   */
+  readonly oauthAccess?: (token: string) => Promise<KeyPrincipal>;
 }
 
 export const PROJECT_HEADER = 'X-Posthorn-Project-ID';
@@ -30,10 +37,13 @@ export function createAuthenticators(
     key: (ctx) => {
       const header = ctx.get('Authorization') || undefined;
       const token = bearerToken(header);
-      if (token !== undefined && tokenKind(token) === 'session')
+      const kind = token === undefined ? undefined : tokenKind(token);
+      if (kind === 'session')
         throw unauthorized(
           'This route takes an API key (`ph_live_...` or `ph_test_...`); a dashboard session token works only on dashboard routes.',
         );
+      if (kind === 'oauth_access' && token !== undefined && options.oauthAccess)
+        return options.oauthAccess(token);
       return services.keys.authenticate(header);
     },
     session: (ctx) => {
