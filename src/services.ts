@@ -28,6 +28,7 @@ import { buildTemplates } from './templates/build.js';
 import { buildTracking, buildTrackingSettings } from './tracking/build.js';
 import { buildValidation } from './validation/build.js';
 import { buildWebhooks } from './webhooks/build.js';
+import { buildWeb } from './web/build.js';
 
 export function buildServices(kernel: Kernel) {
   const { db } = kernel;
@@ -60,10 +61,18 @@ export function buildServices(kernel: Kernel) {
     sources: reputation.sources,
     tracking,
   });
-  const inbound = buildInbound(kernel, { events, suppressions, health, domains, emails, delivery });
-  const validation = buildValidation(kernel, { suppressions });
   const audiences = buildAudiences(kernel, { events });
   const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
+  const inbound = buildInbound(kernel, {
+    events,
+    suppressions,
+    health,
+    domains,
+    emails,
+    delivery,
+    unsubscribe: broadcasts.unsubscribe,
+  });
+  const validation = buildValidation(kernel, { suppressions });
   const status = buildStatus(kernel, {
     health,
     delivery,
@@ -93,6 +102,7 @@ export function buildServices(kernel: Kernel) {
     broadcasts,
     reputation,
     status,
+    web: buildWeb(kernel),
   };
 }
 

@@ -6,23 +6,26 @@
  * Seams for what builds on this:
  * - OAuth access tokens (`pho_...`) act as scoped keys on K routes: `key` hands a token of kind
  *   `oauth_access` to `options.oauthAccess` (the OAuth service's), which returns a KeyPrincipal
- *   limited to the grant; the server passes it in server.ts.
- * - The web dashboard keeps the session token in an HttpOnly cookie: pass its name as
- *   `sessionCookie` and the `session` authenticator reads it when no Authorization header is sent
- *   (CSRF protection of cookie-authenticated requests is the dashboard's, in front of these).
+ *   limited to the grant; without it such a token is an invalid key.
+ * - The web dashboard keeps the session token in an HttpOnly cookie (src/web/): `cookie` reads it
+ *   (after its CSRF checks) when no Authorization header is sent. On session routes it is the
+ *   session; on API-key routes it acts as the member (`asKey`: the selected project, the role's
+ *   scopes). A Bearer session token on an API-key route stays a 401.
  */
 import type { Authenticator } from '../platform/http/app.js';
-import type { KeyPrincipal } from '../platform/http/principal.js';
 import type { AuthKind } from '../platform/http/route.js';
 import type { Services } from '../services.js';
-import { bearerToken, sessionTokenOf, tokenKind, unauthorized } from './bearer.js';
+import type { KeyPrincipal, SessionPrincipal } from '../platform/http/principal.js';
+import { bearerToken, type CookieTokenReader, sessionTokenOf, tokenKind, unauthorized } from './bearer.js';
 
 export interface AuthenticatorOptions {
-  /** A cookie the session authenticator also reads the token from (the dashboard's). */
-  readonly sessionCookie?: string;
+  /** The dashboard's session cookie, read when a request has no Authorization header. */
+  readonly cookie?: CookieTokenReader;
+  /** What a cookie session is on an API-key route (the dashboard's member principal). */
+  readonly asKey?: (session: SessionPrincipal) => KeyPrincipal;
   /**
    * Turns an OAuth access token (`pho_...`) into the key principal it acts as on K routes (its
-   * project, mode and granted scopes), or throws a 401. Without it such a token is an invalid key.
+   * project, mode and granted scopes), or throws a 401.
    */
   readonly oauthAccess?: (token: string) => Promise<KeyPrincipal>;
 }
@@ -37,6 +40,14 @@ export function createAuthenticators(
     key: (ctx) => {
       const header = ctx.get('Authorization') || undefined;
       const token = bearerToken(header);
+      if (token === undefined && options.cookie && options.asKey) {
+        const fromCookie = options.cookie.token(ctx);
+        const asKey = options.asKey;
+        if (fromCookie !== undefined)
+          return services.accounts.sessions
+            .authenticate(fromCookie, ctx.get(PROJECT_HEADER) || undefined)
+            .then((session) => asKey(session));
+      }
       const kind = token === undefined ? undefined : tokenKind(token);
       if (kind === 'session')
         throw unauthorized(
@@ -47,7 +58,7 @@ export function createAuthenticators(
       return services.keys.authenticate(header);
     },
     session: (ctx) => {
-      const token = sessionTokenOf(ctx, options.sessionCookie);
+      const token = sessionTokenOf(ctx, options.cookie);
       if (token !== undefined && tokenKind(token) !== 'session')
         throw unauthorized(
           'This route takes a dashboard session token (`phs_...` from /v1/auth/verify-code or /v1/auth/login-password), not an API key.',

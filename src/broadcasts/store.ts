@@ -165,7 +165,11 @@ export function createBroadcastStore(db: Db) {
       return out;
     },
 
-    /** Marketing jobs queued and due now, all projects: what delivery still has to do. */
+    /**
+     * Marketing jobs queued, due now and not leased, all projects: what delivery has yet to take
+     * up. Leased jobs are left out: the lanes bound how many are in hand, and those a crashed
+     * process held must not stop a broadcast until their leases run out.
+     */
     async marketingBacklog(now: number): Promise<number> {
       const row = await db
         .selectFrom('delivery_jobs')
@@ -173,6 +177,7 @@ export function createBroadcastStore(db: Db) {
         .where('traffic', '=', 'marketing')
         .where('state', '=', 'queued')
         .where('due_at', '<=', now)
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
         .executeTakeFirst();
       return Number(row?.n ?? 0);
     },

@@ -31,6 +31,7 @@ import { type InboundListener, startListener } from './listener/listener.js';
 import { createOutboundLookup } from './threads/outbound.js';
 import { createProcessor, type Processor } from './processor.js';
 import { type BounceTarget, createRecipientCheck } from './listener/recipients.js';
+import type { UnsubscribePort } from './processor-effects.js';
 import { type ScanEngine, startScanEngine } from './scanning/scan-engine.js';
 import { clamavHealth, createScanner } from './scanning/scanner.js';
 import { createSentMail } from './reports/sent-mail.js';
@@ -49,6 +50,8 @@ export interface InboundDeps {
   };
   /** The delivery engine's VERP lookup: the message and recipients a bounce address names. */
   readonly delivery: { bounceTarget(address: string): Promise<BounceTarget | null> };
+  /** Broadcasts: their messages' `mailto:` unsubscribe addresses (RCPT TO, then processing). */
+  readonly unsubscribe?: UnsubscribePort;
   readonly emails: {
     send: (
       ...args: Parameters<InboundServicePorts['send']>
@@ -93,6 +96,7 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
       },
       isVerifiedDomain: (projectId, domainId) => deps.domains.isVerifiedById(projectId, domainId),
       bounceTarget,
+      isUnsubscribeAddress: (address) => deps.unsubscribe?.isAddress(address) ?? false,
     },
     config.smtp_in.complaint_address,
   );
@@ -237,6 +241,7 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
       events: deps.events,
       analyzer,
       feedback,
+      unsubscribe: deps.unsubscribe,
       onAttachments: () => engine.kick(),
       maxBytes: config.smtp_in.max_processing_bytes,
     });

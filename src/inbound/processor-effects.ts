@@ -15,6 +15,12 @@ import type { SpoolEnvelope, SpooledMessage } from './listener/spool.js';
 import type { InboundStore } from './store.js';
 import type { Threads } from './threads/threads.js';
 
+/** The broadcasts capability's handling of a mail to an unsubscribe address. */
+export interface UnsubscribePort {
+  isAddress(address: string): boolean;
+  byMail(address: string, sender: string): Promise<unknown>;
+}
+
 export type Effects = Awaited<ReturnType<ReturnType<typeof createPreparer>>>;
 
 /** A transaction ready to commit: its effects, or the reason it was given up on. */
@@ -29,8 +35,21 @@ export type Prepared =
     };
 
 /** Everything that can be worked out before the transaction: parsing, authentication, report reading. */
-export function createPreparer(deps: { readonly analyzer: Analyzer; readonly feedback: FeedbackHandler }) {
+export function createPreparer(deps: {
+  readonly analyzer: Analyzer;
+  readonly feedback: FeedbackHandler;
+  readonly unsubscribe?: UnsubscribePort | undefined;
+}) {
   return async ({ envelope, raw }: SpooledMessage) => {
+    // A mail to a broadcast's unsubscribe address unsubscribes at once: the effect is the
+    // broadcasts capability's own transaction, and doing it twice (a crash before the receipt)
+    // changes nothing.
+    const unsubscribed: string[] = [];
+    for (const recipient of envelope.recipients) {
+      if (recipient.kind !== 'unsubscribe' || deps.unsubscribe === undefined) continue;
+      await deps.unsubscribe.byMail(recipient.address, envelope.mailFrom);
+      unsubscribed.push(recipient.address);
+    }
     const routed = routedDeliveries(envelope.recipients);
     const facts = { ip: envelope.remoteIp, helo: envelope.helo, mailFrom: envelope.mailFrom };
     const reports = envelope.recipients.some((r) => r.kind === 'bounce' || r.kind === 'complaint');
@@ -46,7 +65,7 @@ export function createPreparer(deps: { readonly analyzer: Analyzer; readonly fee
       auth: analyzed?.auth ?? null,
       at: envelope.receivedAt,
     });
-    return { routed, mail: analyzed?.mail ?? undefined, auth: analyzed?.auth, feedback };
+    return { routed, mail: analyzed?.mail ?? undefined, auth: analyzed?.auth, feedback, unsubscribed };
   };
 }
 
@@ -90,12 +109,21 @@ export function createWriter(deps: {
     const feedback = await deps.feedback.apply(trx, effects.feedback);
     await deps.store.insertReceipt(trx, {
       id,
-      kind: effects.routed.length > 0 ? 'routed' : feedback.kind,
+      kind:
+        effects.routed.length > 0
+          ? 'routed'
+          : effects.unsubscribed.length > 0 && feedback.kind === 'none'
+            ? 'unsubscribe'
+            : feedback.kind,
       mail_from: spooled.envelope.mailFrom,
       rcpt_to: JSON.stringify(spooled.envelope.recipients.map((r) => r.address)),
       remote_ip: spooled.envelope.remoteIp,
       size_bytes: spooled.raw.length,
-      outcome: JSON.stringify({ received: outcome, ...feedback.summary }),
+      outcome: JSON.stringify({
+        received: outcome,
+        ...feedback.summary,
+        ...(effects.unsubscribed.length > 0 ? { unsubscribed: effects.unsubscribed } : {}),
+      }),
       received_at: spooled.envelope.receivedAt,
       processed_at: Date.now(),
     });

@@ -30,7 +30,7 @@ import { createGroupCommit } from '../platform/db/group-commit.js';
 import type { Logger } from '../platform/log.js';
 import type { Analyzer } from './analysis/analyzer.js';
 import type { FeedbackHandler } from './reports/feedback.js';
-import { createPreparer, createWriter, type Prepared } from './processor-effects.js';
+import { createPreparer, createWriter, type Prepared, type UnsubscribePort } from './processor-effects.js';
 import { createProcessorStop } from './processor-stop.js';
 import type { Spool, SpooledMessage } from './listener/spool.js';
 import type { InboundStore } from './store.js';
@@ -47,6 +47,8 @@ export interface ProcessorDeps {
   /** Parses and authenticates received mail and reads reports (a worker pool). */
   readonly analyzer: Analyzer;
   readonly feedback: FeedbackHandler;
+  /** Mail to a broadcast message's unsubscribe address (absent: none is accepted). */
+  readonly unsubscribe?: UnsubscribePort | undefined;
   /** Told when attachments were stored, so the scanner starts at once. */
   readonly onAttachments: () => void;
   readonly concurrency?: number;

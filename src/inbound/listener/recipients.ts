@@ -5,7 +5,9 @@
  * 1. an address with an inbound route on a domain the route's project has verified
  *    (`local_part@domain`, or any local part when the domain has a catch-all route);
  * 2. a VERP bounce address of a message Posthorn sent (a DSN or a complaint on its way back);
- * 3. the configured feedback-loop (complaint) address.
+ * 3. the configured feedback-loop (complaint) address;
+ * 4. the unsubscribe address of a broadcast message (its List-Unsubscribe `mailto:`), when the
+ *    broadcasts capability vouches for it.
  *
  * Anything else is refused at RCPT with 550 5.1.1 by the listener. This module decides; it never
  * speaks SMTP and never writes anything.
@@ -16,7 +18,8 @@ import { domainToASCII } from 'node:url';
 export type InboundRecipient =
   | { readonly kind: 'route'; readonly address: string; readonly projectId: string; readonly routeId: string }
   | ({ readonly kind: 'bounce'; readonly address: string } & BounceTarget)
-  | { readonly kind: 'complaint'; readonly address: string };
+  | { readonly kind: 'complaint'; readonly address: string }
+  | { readonly kind: 'unsubscribe'; readonly address: string };
 
 /**
  * A message Posthorn sent, as its VERP Return-Path names it: the recipients of that transaction
@@ -39,6 +42,8 @@ export interface RecipientPorts {
   isVerifiedDomain(projectId: string, domainId: string): Promise<boolean>;
   /** The sent message a VERP bounce address belongs to, or undefined when it is none of ours. */
   bounceTarget(address: string): Promise<BounceTarget | undefined>;
+  /** True for a broadcast message's unsubscribe address whose token verifies (broadcasts). */
+  isUnsubscribeAddress?(address: string): boolean;
 }
 
 export type RecipientCheck = (address: string) => Promise<InboundRecipient | undefined>;
@@ -61,6 +66,7 @@ export function createRecipientCheck(ports: RecipientPorts, complaintAddress: st
     if (complaint && parts.local === complaint.local && parts.domain === complaint.domain) {
       return { kind: 'complaint', address: normalized };
     }
+    if (ports.isUnsubscribeAddress?.(normalized)) return { kind: 'unsubscribe', address: normalized };
     const route = await ports.findRoute(parts.domain, parts.local);
     if (route && (await ports.isVerifiedDomain(route.projectId, route.domainId))) {
       return { kind: 'route', address: normalized, projectId: route.projectId, routeId: route.id };
