@@ -29,7 +29,7 @@ import { OutcomeWriter, type SuppressionPort } from './outcomes/outcome-writer.j
 import { Prerender } from './compose/prerender.js';
 import { createRawStore } from './compose/raw-store.js';
 import { marketingGate, type PrioritizedRenderer } from './compose/render-priority.js';
-import { createRenderer, lazyRenderer, type Renderer } from './compose/renderer.js';
+import { createRenderer, lazyRenderer } from './compose/renderer.js';
 import { retryPolicyFrom } from './outcomes/retry-policy.js';
 import { createSigningKeys, type DomainKeysSource } from './compose/signing-keys.js';
 import type { TrackingPort } from './compose/tracking-step.js';
