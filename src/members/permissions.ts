@@ -11,6 +11,8 @@
  * | messages:read     |   ✓   |   ✓   |     ✓     |    ✓    |         |
  * | audit:read        |   ✓   |   ✓   |           |         |         |
  * | billing:read      |   ✓   |   ✓   |           |         |    ✓    |
+ * | reputation:read   |   ✓   |   ✓   |     ✓     |    ✓    |         |
+ * | reputation:manage |   ✓   |   ✓   |           |         |         |
  *
  * Beyond the matrix: only an owner may make someone an owner, change an owner's role or remove an
  * owner, and an organization always keeps at least one owner.
@@ -29,6 +31,8 @@ export const PERMISSIONS = {
   'messages:read': ['owner', 'admin', 'developer', 'analyst'],
   'audit:read': ['owner', 'admin'],
   'billing:read': ['owner', 'admin', 'billing'],
+  'reputation:read': ['owner', 'admin', 'developer', 'analyst'],
+  'reputation:manage': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -41,6 +45,8 @@ const WHAT: Record<Permission, string> = {
   'messages:read': 'read messages',
   'audit:read': 'read the audit log',
   'billing:read': 'see billing',
+  'reputation:read': 'see the reputation provider connections',
+  'reputation:manage': 'connect, sync or disconnect reputation providers',
 };
 
 export function can(role: Role, permission: Permission): boolean {

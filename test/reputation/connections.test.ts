@@ -172,3 +172,37 @@ test('disconnecting erases the credential and the data; the routes need a dashbo
   const withKey = await env.ph.request('GET', BASE);
   t.is(withKey.status, 401, 'an API key is not a dashboard session');
 });
+
+test('an analyst sees the connections but may not connect, sync or disconnect them', async (t) => {
+  const { env, call } = await setup(t);
+  const created = await call('POST', BASE, { provider: 'provider_b_snds', credential: SNDS_KEY });
+  t.is(created.status, 201, created.text);
+  const added = await call('POST', '/v1/dashboard/organization/members', {
+    email: 'analyst@example.test',
+    role: 'analyst',
+  });
+  t.is(added.status, 201, added.text);
+  // Signed in with a password an operator set, so no second mail is awaited.
+  const users = env.ph.server.services.accounts.users;
+  const user = await users.findByEmail('analyst@example.test');
+  if (!user) throw new Error('the analyst has no account');
+  await users.setPassword(user, 'a long enough password');
+  const login = await env.ph.request('POST', '/v1/auth/login-password', {
+    key: null,
+    body: { email: 'analyst@example.test', password: 'a long enough password' },
+  });
+  t.is(login.status, 200, login.text);
+  const as = (method: string, path: string, body?: unknown) =>
+    env.ph.request(method, path, { key: login.body.token, ...(body === undefined ? {} : { body }) });
+  const list = await as('GET', BASE);
+  t.is(list.status, 200);
+  t.is(list.body.data.length, 1);
+  const connect = await as('POST', BASE, { provider: 'provider_b_snds', credential: SNDS_KEY });
+  t.is(connect.status, 403);
+  t.regex(
+    connect.body.error,
+    /Your role \(analyst\) may not connect, sync or disconnect reputation providers/,
+  );
+  t.is((await as('POST', `${BASE}/${created.body.id}/sync`)).status, 403);
+  t.is((await as('DELETE', `${BASE}/${created.body.id}`)).status, 403);
+});

@@ -1,9 +1,9 @@
 /**
  * The dashboard's mailbox-provider connections (spec §4.8, session auth): list, connect (the
- * credential is checked first), sync now, and disconnect. Any member of the organization sees them;
- * an owner or an admin manages them.
+ * credential is checked first), sync now, and disconnect. The roles that may are the permission
+ * matrix's `reputation:read` and `reputation:manage` (members/permissions.ts).
  */
-import { forbidden } from '../../platform/http/errors.js';
+import { type Permission, requirePermission, rolesNote } from '../../members/permissions.js';
 import { requireSession, type SessionPrincipal } from '../../platform/http/principal.js';
 import { defineRoute, type RouteSpec } from '../../platform/http/route.js';
 import { connectionCreate, connectionList, connectionParams, connectionView, syncResult } from './schemas.js';
@@ -11,11 +11,8 @@ import type { ConnectionService } from './service.js';
 
 const TAG = 'Dashboard: reputation connections';
 const BASE = '/v1/dashboard/reputation/connections';
-const MANAGERS: ReadonlySet<string> = new Set(['owner', 'admin']);
-
-function manager(principal: SessionPrincipal): SessionPrincipal {
-  if (!MANAGERS.has(principal.role))
-    throw forbidden(`Only an owner or an admin manages provider connections; you are ${principal.role}.`);
+function allowed(principal: SessionPrincipal, permission: Permission): SessionPrincipal {
+  requirePermission(principal, permission);
   return principal;
 }
 
@@ -25,11 +22,12 @@ export function connectionRoutes(connections: ConnectionService): RouteSpec[] {
       method: 'get',
       path: BASE,
       summary: 'The project’s mailbox-provider connections (never their credentials)',
+      description: rolesNote('reputation:read'),
       tag: TAG,
       auth: 'session',
       responses: { 200: { description: 'The connections.', schema: connectionList } },
       handler: async (req) => {
-        const { projectId } = requireSession(req.principal);
+        const { projectId } = allowed(requireSession(req.principal), 'reputation:read');
         return { status: 200, body: { data: await connections.list(projectId) } };
       },
     }),
@@ -37,6 +35,7 @@ export function connectionRoutes(connections: ConnectionService): RouteSpec[] {
       method: 'post',
       path: BASE,
       summary: 'Connect Google Postmaster Tools or Microsoft SNDS; the credential is checked first',
+      description: rolesNote('reputation:manage'),
       tag: TAG,
       auth: 'session',
       body: connectionCreate,
@@ -48,11 +47,11 @@ export function connectionRoutes(connections: ConnectionService): RouteSpec[] {
         400: {
           description: 'The provider refused the credential (nothing stored), or the request is invalid.',
         },
-        403: { description: 'Only an owner or an admin connects providers.' },
+        403: { description: 'The role may not manage provider connections.' },
         503: { description: 'The provider did not answer; nothing was stored.' },
       },
       handler: async (req) => {
-        const principal = manager(requireSession(req.principal));
+        const principal = allowed(requireSession(req.principal), 'reputation:manage');
         const view = await connections.create(principal.projectId, principal.userId, req.body);
         req.log.info({ connection_id: view.id, provider: view.provider }, 'provider connected');
         return { status: 201, body: view };
@@ -62,6 +61,7 @@ export function connectionRoutes(connections: ConnectionService): RouteSpec[] {
       method: 'post',
       path: `${BASE}/{id}/sync`,
       summary: 'Fetch the provider’s latest data now',
+      description: rolesNote('reputation:manage'),
       tag: TAG,
       auth: 'session',
       params: connectionParams,
@@ -75,7 +75,7 @@ export function connectionRoutes(connections: ConnectionService): RouteSpec[] {
         503: { description: 'The provider is down; the data fetched before is kept.' },
       },
       handler: async (req) => {
-        const principal = manager(requireSession(req.principal));
+        const principal = allowed(requireSession(req.principal), 'reputation:manage');
         return { status: 200, body: await connections.sync(principal.projectId, req.params.id) };
       },
     }),
@@ -83,6 +83,7 @@ export function connectionRoutes(connections: ConnectionService): RouteSpec[] {
       method: 'delete',
       path: `${BASE}/{id}`,
       summary: 'Disconnect: the connection is revoked and its credential and data erased',
+      description: rolesNote('reputation:manage'),
       tag: TAG,
       auth: 'session',
       params: connectionParams,
@@ -91,7 +92,7 @@ export function connectionRoutes(connections: ConnectionService): RouteSpec[] {
         404: { description: 'No such connection in this project.' },
       },
       handler: async (req) => {
-        const principal = manager(requireSession(req.principal));
+        const principal = allowed(requireSession(req.principal), 'reputation:manage');
         await connections.remove(principal.projectId, req.params.id);
         return { status: 204 };
       },
