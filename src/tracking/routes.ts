@@ -82,6 +82,7 @@ export function trackingRoutes(tracking: TrackingService): RouteSpec[] {
       summary: 'The open pixel: a 43-byte transparent GIF (no auth; also answers HEAD)',
       tag: TAG,
       auth: 'none',
+      privateClient: true,
       params: tokenParams,
       responses: {
         200: { description: 'The pixel, never cached.', contentType: 'image/gif' },
@@ -100,6 +101,7 @@ export function trackingRoutes(tracking: TrackingService): RouteSpec[] {
       summary: 'A tracked link: redirects to the original URL (no auth; also answers HEAD)',
       tag: TAG,
       auth: 'none',
+      privateClient: true,
       params: tokenParams,
       responses: {
         302: { description: 'To the link as the message had it.' },

@@ -50,3 +50,16 @@ test('at debug the health check is logged, at debug level', async (t) => {
   t.is((await fetch(`${url}/health`)).status, 200);
   t.like(requestLines(), [{ level: 20, method: 'GET', route: '/health', status: 200 }]);
 });
+
+test("a tracking request's access-log line has the client's address truncated, as tracking stores it", async (t) => {
+  const { url, requestLines } = await serverLogging(t, defaultLevel);
+  t.is((await fetch(`${url}/v1/track/open/not-a-token`)).status, 404);
+  t.is((await fetch(`${url}/v1/domains`)).status, 401);
+  t.deepEqual(
+    requestLines().map((line) => [line.route, line.ip]),
+    [
+      ['/v1/track/open/:token', '127.0.0.0/24'],
+      ['/v1/domains', '127.0.0.1'],
+    ],
+  );
+});

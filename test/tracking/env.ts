@@ -75,7 +75,7 @@ export function trackingEvents(ph: Posthorn, messageId: string): TrackingEvent[]
 export async function eventually<T>(
   what: string,
   check: () => T | undefined | false,
-  timeoutMs = 8000,
+  timeoutMs = 20_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

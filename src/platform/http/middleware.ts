@@ -5,6 +5,7 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from '../log.js';
 import { newId } from '../ids.js';
+import { truncateIp } from '../ip-prefix.js';
 import { AppError } from './errors.js';
 
 const incomingId = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -14,6 +15,8 @@ export interface RequestState {
   log: Logger;
   /** Set by a probe route (`RouteSpec.probe`): its access-log line is debug. */
   probe?: boolean;
+  /** Set by a route of recipients' clients (`RouteSpec.privateClient`): its line has the address truncated. */
+  privateClient?: boolean;
 }
 
 export function requestFrame(log: Logger, accessLog: boolean) {
@@ -49,7 +52,7 @@ function logAccess(ctx: Context, state: RequestState, ip: string, started: numbe
         route: (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? '(unmatched)',
         status: ctx.status,
         duration_ms: Math.round((performance.now() - started) * 10) / 10,
-        ip,
+        ip: state.privateClient ? truncateIp(ip) : ip,
       },
       'request',
     );

@@ -73,6 +73,11 @@ export interface RouteSpec<
    */
   readonly probe?: boolean;
   /**
+   * The clients are recipients, not API users (tracking pixels and links): the access log writes
+   * their address truncated (src/platform/ip-prefix.ts), as the route's capability stores it.
+   */
+  readonly privateClient?: boolean;
+  /**
    * `false` when the route's state changes are recorded elsewhere and must not also append an
    * audit record (a send is its own record: the message). Default: a successful request that is
    * not a GET, made with a key or a session, appends one unless the service recorded its own.
