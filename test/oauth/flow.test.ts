@@ -1,6 +1,6 @@
 import test from 'ava';
 import * as oauth from 'oauth4webapi';
-import { connect, insecure, register, startOAuthEnv } from './env.js';
+import { connect, insecure, register, signIn, startOAuthEnv } from './env.js';
 
 test('an independent client discovers the server, registers, connects with PKCE, refreshes with rotation and revokes', async (t) => {
   const env = await startOAuthEnv(t);
@@ -199,4 +199,34 @@ test('connected apps are listed with their last use, and disconnecting one ends 
     (await env.ph.request('DELETE', `/v1/dashboard/oauth/grants/${grant.id}`, { key: env.session })).status,
     404,
   );
+});
+
+test('the tokens of an application a removed member connected stop working', async (t) => {
+  const env = await startOAuthEnv(t);
+  const added = await env.ph.request('POST', '/v1/dashboard/organization/members', {
+    body: { email: 'dev@example.test', role: 'developer' },
+    key: env.session,
+  });
+  t.is(added.status, 201);
+  const developer = await signIn(env.ph, 'dev@example.test');
+  const registered = await register(env);
+  const tokens = await connect({ ...env, session: developer }, registered);
+  t.is((await env.ph.request('GET', '/v1/emails', { key: tokens.access_token })).status, 200);
+  const removed = await env.ph.request('DELETE', `/v1/dashboard/organization/members/${added.body.id}`, {
+    key: env.session,
+  });
+  t.is(removed.status, 204);
+  // Membership is read again at most every 2 s.
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+  const refused = await env.ph.request('GET', '/v1/emails', { key: tokens.access_token });
+  t.is(refused.status, 401);
+  t.regex(refused.body.error, /no longer belongs/);
+  const refresh = await oauth.refreshTokenGrantRequest(
+    env.as,
+    registered.client,
+    registered.auth,
+    tokens.refresh_token as string,
+    insecure,
+  );
+  t.is(refresh.status, 400);
 });
