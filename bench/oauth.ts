@@ -9,9 +9,11 @@
  * consent, PKCE exchange, all through the API). By default the project trusts the client, so both
  * credentials' sends are queued alike; `--held` leaves approval on, so the token's sends are held
  * (recorded without delivery jobs). Each round loads POST /v1/emails with one credential, then the
- * other, the order swapped every round; the table shows medians and the per-round ratio.
+ * other, the order swapped every round; the table shows medians and the per-round ratio, and the
+ * server's CPU time per accepted request (from /proc), which a busy host disturbs far less than
+ * the rate.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -72,16 +74,24 @@ await setup.stop();
 const configFile = path.join(dir, 'bench.toml');
 writeFileSync(configFile, toml(values0));
 
+/** The server's user + system CPU time so far, in ms (Linux /proc; NaN elsewhere). */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 const child = spawnQuiet(
   path.join(root, 'bin/posthorn'),
   ['serve', '--config', configFile],
   process.env,
   root,
 );
-const samples = {
-  access_token: [] as (LoadResult & { round: number })[],
-  api_key: [] as (LoadResult & { round: number })[],
-};
+type Sample = LoadResult & { round: number; cpu: number };
+const samples = { access_token: [] as Sample[], api_key: [] as Sample[] };
 const wrk = await hasWrk();
 try {
   const url = `http://127.0.0.1:${port}`;
@@ -93,10 +103,12 @@ try {
   for (let round = 1; round <= rounds; round++) {
     const order = round % 2 ? (['access_token', 'api_key'] as const) : (['api_key', 'access_token'] as const);
     for (const subject of order) {
+      const before = cpuMs(child.pid);
       const result = await load({ ...base, bearer: bearer[subject], seconds });
-      samples[subject].push({ ...result, round });
+      const cpu = (cpuMs(child.pid) - before) / (result.rps * seconds);
+      samples[subject].push({ ...result, round, cpu });
       console.error(
-        `round ${round} ${subject}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}`,
+        `round ${round} ${subject}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}, server CPU ${cpu.toFixed(2)} ms/request`,
       );
     }
   }
@@ -105,7 +117,7 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const med = (list: readonly LoadResult[], field: keyof LoadResult) => median(list.map((r) => r[field]));
+const med = (list: readonly Sample[], field: keyof Sample) => median(list.map((r) => r[field]));
 const ratios = samples.access_token.map(
   (s) => s.rps / (samples.api_key.find((k) => k.round === s.round)?.rps ?? Number.NaN),
 );
@@ -113,13 +125,13 @@ console.log(
   `POST /v1/emails, ${connections} connections, ${seconds} s per run, ${rounds} alternating rounds, ${wrk ? 'wrk -t2' : 'autocannon'}, ` +
     `token sends ${values.held ? 'held for approval' : 'of a trusted client (queued)'}, node ${process.version}`,
 );
-console.log('| credential | accepted/s (median) | p50 | p99 | errors |');
-console.log('|---|---|---|---|---|');
+console.log('| credential | accepted/s (median) | p50 | p99 | errors | server CPU per request |');
+console.log('|---|---|---|---|---|---|');
 for (const [name, list] of Object.entries(samples)) {
   console.log(
-    `| ${name} | ${med(list, 'rps').toFixed(0)} | ${med(list, 'p50').toFixed(1)} ms | ${med(list, 'p99').toFixed(1)} ms | ${list.reduce((a, r) => a + r.errors, 0)} |`,
+    `| ${name} | ${med(list, 'rps').toFixed(0)} | ${med(list, 'p50').toFixed(1)} ms | ${med(list, 'p99').toFixed(1)} ms | ${list.reduce((a, r) => a + r.errors, 0)} | ${med(list, 'cpu').toFixed(2)} ms |`,
   );
 }
 console.log(
-  `access token / API key: ${(med(samples.access_token, 'rps') / med(samples.api_key, 'rps')).toFixed(2)}x of the medians; per round ${ratios.map((r) => r.toFixed(2)).join(', ')} (median ${median(ratios).toFixed(2)}x)`,
+  `access token / API key: ${(med(samples.access_token, 'rps') / med(samples.api_key, 'rps')).toFixed(2)}x of the medians; per round ${ratios.map((r) => r.toFixed(2)).join(', ')} (median ${median(ratios).toFixed(2)}x); CPU per request ${(med(samples.access_token, 'cpu') / med(samples.api_key, 'cpu')).toFixed(2)}x`,
 );
