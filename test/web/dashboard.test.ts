@@ -36,12 +36,13 @@ async function signInByCode(
   email: string,
   mailNumber: number,
   read: (n: number) => Promise<string>,
+  landing: string,
 ) {
   await page.getByLabel('Email').fill(email);
   await page.getByRole('button', { name: 'Email me a code' }).click();
   await page.getByRole('textbox', { name: 'Sign-in code' }).fill(await read(mailNumber));
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Messages' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: landing }).waitFor();
 }
 
 test('a person signs in by code, finds a message sent through the API and reads its timeline, verifies a domain, replays a webhook delivery, manages the lists, turns on TOTP, signs out and back in with password and TOTP', async (t) => {
@@ -59,7 +60,8 @@ test('a person signs in by code, finds a message sent through the API and reads 
   await checkPage(t, page, 'sign-in');
 
   // Sign in by the code mailed through the pipeline to the loopback MX.
-  await signInByCode(page, OWNER, 1, read);
+  // Signed in, the person is on the page they asked for.
+  await signInByCode(page, OWNER, 1, read, 'Domains');
   const cookies = await context.cookies();
   const session = cookies.find((c) => c.name === 'ph_session');
   t.truthy(session, 'the session cookie is set');
@@ -67,6 +69,7 @@ test('a person signs in by code, finds a message sent through the API and reads 
   t.is(session?.sameSite, 'Strict');
   t.regex(session?.value ?? '', /^phs_/);
   t.false((await page.evaluate<string>('document.cookie')).includes('phs_'), 'script cannot read the token');
+  await open(page, 'Messages');
   await checkPage(t, page, 'messages-empty');
 
   // Webhooks: an endpoint for every event; its secret is shown once.
@@ -250,6 +253,56 @@ test('a person signs in by code, finds a message sent through the API and reads 
   await open(page, 'Audit log');
   await page.getByRole('cell', { name: 'member.add', exact: true }).waitFor();
   await checkPage(t, page, 'audit-log');
+
+  // The later capabilities' pages: tracking, inbound, audiences and broadcasts, validation, reputation.
+  await open(page, 'Tracking');
+  await page.getByRole('checkbox', { name: /Opens/ }).check();
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByText('Settings saved.').waitFor();
+  t.true((await env.ph.request('GET', '/v1/tracking')).body.opens_enabled);
+  await checkPage(t, page, 'tracking');
+
+  await open(page, 'Inbound');
+  await page.getByLabel('Local part (empty for every address)').fill('support');
+  await page.getByRole('button', { name: 'Add route' }).click();
+  await page.getByRole('cell', { name: 'support@brand.test', exact: true }).waitFor();
+  await checkPage(t, page, 'inbound');
+
+  await open(page, 'Audiences');
+  await page.getByLabel('Name').fill('Newsletter');
+  await page.getByRole('button', { name: 'Create audience' }).click();
+  await page.getByRole('link', { name: 'Newsletter' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Newsletter' }).waitFor();
+  await page.getByLabel('Email').fill('reader@example.test');
+  await page.getByLabel('How they agreed').fill('signup form opt-in');
+  await page.getByRole('button', { name: 'Add contact' }).click();
+  await page.getByRole('cell', { name: 'reader@example.test', exact: true }).waitFor();
+  await checkPage(t, page, 'audience');
+
+  await open(page, 'Broadcasts');
+  await page.getByRole('button', { name: 'New broadcast' }).click();
+  await page.getByLabel('From').fill('Brand News <news@brand.test>');
+  await page.getByLabel('Subject').fill('November news');
+  await page.getByLabel('HTML').fill('<p>Hello {{first_name}}</p>');
+  await page.getByRole('button', { name: 'Save draft' }).click();
+  const draft = page.getByRole('row').filter({ hasText: 'November news' });
+  await draft.getByText('draft').waitFor();
+  await checkPage(t, page, 'broadcasts');
+  await draft.getByRole('button', { name: 'Cancel November news' }).click();
+  await draft.getByText('cancelled').waitFor();
+
+  await open(page, 'Validation', 'Address validation');
+  await page.getByLabel('Email address').fill('not an address');
+  await page.getByRole('button', { name: 'Validate' }).click();
+  await page
+    .getByRole('heading', { level: 2, name: /not an address/ })
+    .getByText('undeliverable')
+    .waitFor();
+  await checkPage(t, page, 'validation');
+
+  await open(page, 'Reputation');
+  await page.getByText('Overall:').waitFor();
+  await checkPage(t, page, 'reputation');
 
   // Account: a password, then two-factor with a code from pyotp; the recovery codes once.
   await open(page, 'Account');
