@@ -26,6 +26,9 @@ import { trackingRoutes } from './tracking/routes.js';
 import { validationRoutes } from './validation/routes.js';
 import { VERSION } from './version.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { webMessageRoutes } from './web/message-routes.js';
+import { webProjectRoutes } from './web/project-routes.js';
+import { webSessionRoutes } from './web/session-routes.js';
 
 export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   const routes: RouteSpec[] = [...healthRoutes(services.health, VERSION)];
@@ -52,6 +55,22 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...reputationRoutes(services.reputation));
   routes.push(...connectionRoutes(services.reputation.connections));
   routes.push(...statusRoutes(services.status));
+  routes.push(
+    ...webSessionRoutes(
+      services.accounts.login,
+      services.accounts.sessions,
+      services.audit,
+      services.web.cookies,
+    ),
+  );
+  routes.push(...webProjectRoutes(services.projects));
+  routes.push(
+    ...webMessageRoutes({
+      emails: services.emails,
+      events: services.events,
+      htmlOf: async (projectId, id) => (await services.history.detail(projectId, id))?.html,
+    }),
+  );
   let document: unknown;
   routes.push(
     defineRoute({

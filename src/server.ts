@@ -66,8 +66,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     maxBodyBytes: config.limits.max_body_bytes,
     trustProxy: config.server.trust_proxy,
     routes: allRoutes(kernel, services),
-    authenticators: createAuthenticators(services),
+    authenticators: createAuthenticators(services, services.web.authOptions),
     around: auditedRequests(services.audit),
+    fallback: services.web.assets?.serve,
   });
   const { host, port } = parseHostPort(config.server.listen);
   const server = app.listen({ host, port });

@@ -28,6 +28,7 @@ import { buildTemplates } from './templates/build.js';
 import { buildTracking, buildTrackingSettings } from './tracking/build.js';
 import { buildValidation } from './validation/build.js';
 import { buildWebhooks } from './webhooks/build.js';
+import { buildWeb } from './web/build.js';
 
 export function buildServices(kernel: Kernel) {
   const { db } = kernel;
@@ -101,6 +102,7 @@ export function buildServices(kernel: Kernel) {
     broadcasts,
     reputation,
     status,
+    web: buildWeb(kernel),
   };
 }
 

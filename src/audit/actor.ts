@@ -51,6 +51,7 @@ export function actorOf(
   userAgent: string | null,
 ): Actor | undefined {
   const agent = userAgent === null ? null : userAgent.slice(0, 512);
+  if (principal.kind === 'key' && principal.dashboard) return actorOf(principal.dashboard, ip, userAgent);
   if (principal.kind === 'key')
     return { id: principal.keyId, kind: 'key', authMethod: 'api_key', ip, userAgent: agent };
   if (principal.kind === 'session')

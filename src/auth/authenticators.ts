@@ -6,18 +6,22 @@
  * Seams for what builds on this:
  * - OAuth access tokens (`pho_...`) will act as scoped keys on K routes: `key` hands a token of
  *   kind `oauth_access` to the OAuth service, which returns a KeyPrincipal limited to the grant.
- * - The web dashboard keeps the session token in an HttpOnly cookie: pass its name as
- *   `sessionCookie` and the `session` authenticator reads it when no Authorization header is sent
- *   (CSRF protection of cookie-authenticated requests is the dashboard's, in front of these).
+ * - The web dashboard keeps the session token in an HttpOnly cookie (src/web/): `cookie` reads it
+ *   (after its CSRF checks) when no Authorization header is sent. On session routes it is the
+ *   session; on API-key routes it acts as the member (`asKey`: the selected project, the role's
+ *   scopes). A Bearer session token on an API-key route stays a 401.
  */
 import type { Authenticator } from '../platform/http/app.js';
 import type { AuthKind } from '../platform/http/route.js';
 import type { Services } from '../services.js';
-import { bearerToken, sessionTokenOf, tokenKind, unauthorized } from './bearer.js';
+import type { KeyPrincipal, SessionPrincipal } from '../platform/http/principal.js';
+import { bearerToken, type CookieTokenReader, sessionTokenOf, tokenKind, unauthorized } from './bearer.js';
 
 export interface AuthenticatorOptions {
-  /** A cookie the session authenticator also reads the token from (the dashboard's). */
-  readonly sessionCookie?: string;
+  /** The dashboard's session cookie, read when a request has no Authorization header. */
+  readonly cookie?: CookieTokenReader;
+  /** What a cookie session is on an API-key route (the dashboard's member principal). */
+  readonly asKey?: (session: SessionPrincipal) => KeyPrincipal;
 }
 
 export const PROJECT_HEADER = 'X-Posthorn-Project-ID';
@@ -30,6 +34,14 @@ export function createAuthenticators(
     key: (ctx) => {
       const header = ctx.get('Authorization') || undefined;
       const token = bearerToken(header);
+      if (token === undefined && options.cookie && options.asKey) {
+        const fromCookie = options.cookie.token(ctx);
+        const asKey = options.asKey;
+        if (fromCookie !== undefined)
+          return services.accounts.sessions
+            .authenticate(fromCookie, ctx.get(PROJECT_HEADER) || undefined)
+            .then((session) => asKey(session));
+      }
       if (token !== undefined && tokenKind(token) === 'session')
         throw unauthorized(
           'This route takes an API key (`ph_live_...` or `ph_test_...`); a dashboard session token works only on dashboard routes.',
@@ -37,7 +49,7 @@ export function createAuthenticators(
       return services.keys.authenticate(header);
     },
     session: (ctx) => {
-      const token = sessionTokenOf(ctx, options.sessionCookie);
+      const token = sessionTokenOf(ctx, options.cookie);
       if (token !== undefined && tokenKind(token) !== 'session')
         throw unauthorized(
           'This route takes a dashboard session token (`phs_...` from /v1/auth/verify-code or /v1/auth/login-password), not an API key.',

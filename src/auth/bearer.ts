@@ -27,11 +27,16 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 /**
- * The session token of a request: the bearer token, or, when `cookie` names one (the web
- * dashboard's HttpOnly cookie, whose CSRF protection is the dashboard's), that cookie's value.
+ * The session token of a request: the bearer token, or, without an Authorization header, the one
+ * `cookie` reads (the web dashboard's HttpOnly cookie, after its CSRF checks: src/web/).
  */
-export function sessionTokenOf(ctx: Context, cookie: string | undefined): string | undefined {
+export function sessionTokenOf(ctx: Context, cookie: CookieTokenReader | undefined): string | undefined {
   const bearer = bearerToken(ctx.get('Authorization') || undefined);
   if (bearer !== undefined) return bearer;
-  return cookie ? ctx.cookies.get(cookie) || undefined : undefined;
+  return cookie?.token(ctx);
+}
+
+/** Reads a session token from a cookie; throws (403) when a state-changing request fails CSRF checks. */
+export interface CookieTokenReader {
+  token(ctx: Context): string | undefined;
 }

@@ -130,6 +130,17 @@ export function createEventService(db: Db, sqlite: SQLite.Database) {
       return Number(result.numDeletedRows);
     },
 
+    /** A message's events, oldest first, each with the recipient it concerns (null: the whole message). */
+    async timeline(messageId: string): Promise<Array<EventPayload & { recipient: string | null }>> {
+      const rows = await db
+        .selectFrom('events')
+        .selectAll()
+        .where('message_id', '=', messageId)
+        .orderBy('id')
+        .execute();
+      return rows.map((row) => ({ ...toPayload(row), recipient: row.recipient }));
+    },
+
     async forMessage(messageId: string): Promise<EventPayload[]> {
       const rows = await db
         .selectFrom('events')

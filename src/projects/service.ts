@@ -152,6 +152,11 @@ export function createProjectService(store: ProjectStore, audit: AuditService) {
       return row ? view(row) : undefined;
     },
 
+    /** The projects of one organization, oldest first (the dashboard's project switcher). */
+    async listOf(organizationId: string): Promise<ProjectView[]> {
+      return (await store.projectsOf(organizationId)).map(view);
+    },
+
     async list(): Promise<Array<ProjectView & { organizationName: string }>> {
       const rows = await store.listProjects();
       return rows.map((row) => ({ ...view(row), organizationName: row.organization_name }));

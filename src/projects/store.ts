@@ -101,6 +101,14 @@ export function createProjectStore(db: Db) {
         .limit(1)
         .executeTakeFirst();
     },
+    async projectsOf(organizationId: string): Promise<ProjectRow[]> {
+      return db
+        .selectFrom('projects')
+        .selectAll()
+        .where('organization_id', '=', organizationId)
+        .orderBy('id')
+        .execute();
+    },
     async listProjects(): Promise<Array<ProjectRow & { organization_name: string }>> {
       return db
         .selectFrom('projects')

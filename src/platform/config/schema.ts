@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { accountsSection, systemMailSection } from './sections/accounts.js';
 import { broadcastsSection } from './sections/broadcasts.js';
+import { dashboardSection } from './sections/dashboard.js';
 import { deliverySection, laneSchema, newLaneDefaults } from './sections/delivery.js';
 import { clamavSection, smtpInSection } from './sections/inbound.js';
 import {
@@ -47,6 +48,7 @@ export const configSchema = z.strictObject({
   validation: validationSection.default(validationSection.parse({})),
   reputation: reputationSection.default(reputationSection.parse({})),
   status: statusSection.default(statusSection.parse({})),
+  dashboard: dashboardSection.default(dashboardSection.parse({})),
   log: logSection.default(logSection.parse({})),
 });
 

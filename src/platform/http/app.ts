@@ -31,6 +31,8 @@ export interface AppOptions {
   readonly routes: readonly RouteSpec[];
   readonly authenticators: Partial<Record<AuthKind, Authenticator>>;
   readonly around?: AroundHandler;
+  /** Answers a request no route matched (the web dashboard's pages); returns false to 404. */
+  readonly fallback?: (ctx: Context) => boolean;
 }
 
 const anonymous: Principal = { kind: 'none' };
@@ -53,7 +55,12 @@ function handle(spec: RouteSpec, options: AppOptions) {
     if (spec.auth !== 'none' && !authenticate) throw new Error(`no authenticator for ${spec.auth}`);
     const principal = authenticate ? await authenticate(ctx) : anonymous;
     if (spec.scope && !hasScope(principal, spec.scope)) {
-      throw new AppError('forbidden', `This API key lacks the \`${spec.scope}\` scope.`);
+      throw new AppError(
+        'forbidden',
+        principal.kind === 'key' && principal.dashboard
+          ? `Your role (${principal.dashboard.role}) may not use this; it needs the \`${spec.scope}\` scope.`
+          : `This API key lacks the \`${spec.scope}\` scope.`,
+      );
     }
     const params = spec.params ? parseOrThrow(spec.params, ctx.params, 'path') : ctx.params;
     const query = spec.query ? parseOrThrow(spec.query, { ...ctx.query }, 'query') : ctx.query;
@@ -107,6 +114,7 @@ export function createApp(options: AppOptions): Koa {
         `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}.`,
       );
     }
+    if (ctx.status === 404 && options.fallback?.(ctx)) return;
     if (ctx.status === 404) throw new AppError('not_found', `No route for ${ctx.method} ${ctx.path}.`);
   });
   app.use(router.routes());

@@ -9,6 +9,11 @@ export interface KeyPrincipal {
   readonly projectStatus: ProjectStatus;
   readonly mode: KeyMode;
   readonly scopes: ReadonlySet<string>;
+  /**
+   * Set when a person acts on an API-key route from the web dashboard (src/web/): the member and
+   * session behind the request. `keyId` is then the session's ID and `scopes` those of the role.
+   */
+  readonly dashboard?: SessionPrincipal;
 }
 
 /**

@@ -1,0 +1,290 @@
+/**
+ * The dashboard in a real browser (Debian's chromium through playwright-core) against the real
+ * server, with a real SMTP server on loopback as the MX of example.test (the sign-in codes are
+ * read from the mail it received) and a real DNS server on loopback (domain verification). TOTP
+ * codes come from python3-pyotp. One browser and one server walk every page a person uses; every
+ * page passes axe-core and fits 1280 px and 390 px.
+ */
+import test from 'ava';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { codeIn, pyotpCode, receivedMail, startAccountsEnv } from '../accounts/env.js';
+import { launchChromium } from '../helpers/browser.js';
+import { startReceiver } from '../webhooks/receiver.js';
+import { checkPage, DESKTOP, open } from './pages.js';
+
+const OWNER = 'owner@example.test';
+const PASSWORD = 'a long enough dashboard password';
+
+let browser: Browser;
+test.before(async () => {
+  browser = await launchChromium();
+});
+test.after.always(async () => {
+  await browser?.close();
+});
+
+async function newPage(context: BrowserContext): Promise<Page> {
+  const page = await context.newPage();
+  page.on('pageerror', (error) => {
+    throw error;
+  });
+  return page;
+}
+
+async function signInByCode(
+  page: Page,
+  email: string,
+  mailNumber: number,
+  read: (n: number) => Promise<string>,
+) {
+  await page.getByLabel('Email').fill(email);
+  await page.getByRole('button', { name: 'Email me a code' }).click();
+  await page.getByRole('textbox', { name: 'Sign-in code' }).fill(await read(mailNumber));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Messages' }).waitFor();
+}
+
+test('a person signs in by code, finds a message sent through the API and reads its timeline, verifies a domain, replays a webhook delivery, manages the lists, turns on TOTP, signs out and back in with password and TOTP', async (t) => {
+  t.timeout(180_000);
+  const env = await startAccountsEnv(t, { webhooks: { allow_http: true, allow_private_targets: true } });
+  const receiver = await startReceiver(t);
+  const read = async (n: number) => codeIn(await receivedMail(env, n));
+  const context = await browser.newContext({ viewport: DESKTOP });
+  t.teardown(() => context.close());
+  const page = await newPage(context);
+
+  // Signed out, every page is the sign-in page, and it passes the checks too.
+  await page.goto(`${env.ph.url}/domains`);
+  await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+  await checkPage(t, page, 'sign-in');
+
+  // Sign in by the code mailed through the pipeline to the loopback MX.
+  await signInByCode(page, OWNER, 1, read);
+  const cookies = await context.cookies();
+  const session = cookies.find((c) => c.name === 'ph_session');
+  t.truthy(session, 'the session cookie is set');
+  t.true(session?.httpOnly, 'HttpOnly');
+  t.is(session?.sameSite, 'Strict');
+  t.regex(session?.value ?? '', /^phs_/);
+  t.false((await page.evaluate<string>('document.cookie')).includes('phs_'), 'script cannot read the token');
+  await checkPage(t, page, 'messages-empty');
+
+  // Webhooks: an endpoint for every event; its secret is shown once.
+  await open(page, 'Webhooks');
+  await page.getByRole('button', { name: 'Add endpoint' }).click();
+  await page.getByLabel('URL').fill(receiver.url);
+  await page.getByRole('button', { name: 'Add endpoint' }).last().click();
+  const secret = page.locator('code.secret');
+  await secret.waitFor();
+  t.regex((await secret.textContent()) ?? '', /^whsec_/);
+  await page.getByRole('button', { name: 'I have copied it' }).click();
+  await checkPage(t, page, 'webhooks');
+
+  // Domains: add one, publish its records on the loopback DNS server, verify from the page.
+  await open(page, 'Domains');
+  await checkPage(t, page, 'domains-empty');
+  await page.getByRole('button', { name: 'Add domain' }).click();
+  await page.getByLabel('Domain name').fill('brand.test');
+  await page.getByRole('button', { name: 'Add domain' }).last().click();
+  const card = page.getByRole('region', { name: 'brand.test', exact: true });
+  await card.waitFor();
+  t.is((await card.locator('.card-header .badge').textContent()) ?? '', 'pending');
+  const listed = await env.ph.request('GET', '/v1/domains');
+  const domain = listed.body.data.find((d: { name: string }) => d.name === 'brand.test');
+  for (const record of domain.records as {
+    type: string;
+    host: string;
+    value: string;
+    value_strings?: string[];
+  }[])
+    if (record.type === 'TXT') env.dns.set(record.host, 'TXT', [record.value_strings ?? record.value]);
+  await card.getByRole('button', { name: 'Verify DNS of brand.test' }).click();
+  await card.locator('.card-header .badge', { hasText: 'verified' }).waitFor();
+  await checkPage(t, page, 'domains');
+
+  // A message sent through the API reaches the MX and shows in the webhook's delivery log.
+  const sent = await env.ph.request('POST', '/v1/emails', {
+    body: {
+      from: env.ph.config.sandbox.from,
+      to: [OWNER],
+      subject: 'Dashboard test message',
+      html: `<p style="color:#333">Hello from <b>Posthorn</b></p><img src="http://127.0.0.1:${receiver.port}/pixel.gif" alt="">`,
+      text: 'Hello from Posthorn',
+    },
+  });
+  t.is(sent.status, 202, sent.text);
+  await env.peer.waitFor(2, 10_000);
+
+  // Messages: found by search, its detail with the recipient's timeline, the HTML in a sandbox.
+  await open(page, 'Messages');
+  await page.getByRole('searchbox', { name: 'Search' }).fill('dashboard test');
+  await page.getByRole('button', { name: 'Search' }).click();
+  const link = page.getByRole('link', { name: 'Dashboard test message' });
+  await link.waitFor();
+  t.is(await page.locator('tbody tr').count(), 1, 'the search finds the one message');
+  await checkPage(t, page, 'messages');
+  await link.click();
+  await page.getByRole('heading', { level: 1, name: 'Dashboard test message' }).waitFor();
+  const recipient = page.getByRole('article', { name: `Recipient ${OWNER}` });
+  for (
+    let i = 0;
+    i < 50 && !(await recipient.locator('.tl-what', { hasText: 'Delivered' }).isVisible());
+    i++
+  ) {
+    await page.waitForTimeout(200);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Dashboard test message' }).waitFor();
+  }
+  await recipient.locator('.tl-what', { hasText: 'Queued' }).waitFor();
+  await recipient.locator('.tl-what', { hasText: 'Delivered' }).waitFor();
+  const preview = page.frameLocator('iframe.preview');
+  await preview.getByText('Hello from').waitFor();
+  t.is((await preview.locator('b').textContent()) ?? '', 'Posthorn');
+  await checkPage(t, page, 'message');
+  // The image points at a loopback server that records every request: the preview's CSP kept it away.
+  t.false(
+    receiver.received.some((r) => /Chrome/.test(String(r.headers['user-agent']))),
+    'the preview loads no remote image',
+  );
+
+  await open(page, 'Webhooks');
+  await page.getByRole('link', { name: receiver.url }).click();
+  await page.getByRole('heading', { level: 2, name: 'Deliveries' }).waitFor();
+  const delivered = page.getByRole('row').filter({ hasText: 'domain.created' }).first();
+  for (let i = 0; i < 50 && !(await delivered.getByText('succeeded').isVisible()); i++) {
+    await page.waitForTimeout(200);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+  }
+  await delivered.getByText('succeeded').waitFor();
+  const before = receiver.received.length;
+  await delivered.getByRole('button', { name: /^Details of attempt/ }).click();
+  await page.locator('.attempt pre.code').first().waitFor();
+  t.true(
+    ((await page.locator('.attempt pre.code').first().textContent()) ?? '').includes(
+      '"type": "domain.created"',
+    ),
+  );
+  await checkPage(t, page, 'webhook-deliveries');
+  await delivered.getByRole('button', { name: /^Replay domain.created/ }).click();
+  await page.getByRole('row').filter({ hasText: 'replay' }).first().waitFor();
+  await receiver.waitFor(before + 1);
+  const replayed = receiver.received.slice(before).find((r) => r.body.includes('"domain.created"'));
+  t.truthy(replayed, 'the replayed payload reached the endpoint');
+
+  // Suppressions: add, look up, remove.
+  await open(page, 'Suppressions');
+  await page
+    .getByRole('form', { name: 'Suppress an address' })
+    .getByLabel('Email address')
+    .fill('blocked@example.org');
+  await page.getByRole('button', { name: 'Suppress' }).click();
+  await page.getByRole('cell', { name: 'blocked@example.org', exact: true }).waitFor();
+  await page
+    .getByRole('form', { name: 'Look up an address' })
+    .getByLabel('Email address')
+    .fill('blocked@example.org');
+  await page.getByRole('button', { name: 'Look up' }).click();
+  await page.getByRole('status').getByText('is suppressed').waitFor();
+  await checkPage(t, page, 'suppressions');
+  page.once('dialog', (dialog) => dialog.accept());
+  await page.getByRole('button', { name: 'Remove blocked@example.org' }).click();
+  await page.getByText('No suppressed addresses.').waitFor();
+
+  // Templates: a draft, its check, publish, a second version, rollback.
+  await open(page, 'Templates');
+  await page.getByRole('button', { name: 'New template' }).click();
+  await page.getByLabel('Name').fill('Welcome');
+  await page.getByLabel('Subject').fill('Welcome, {{name}}');
+  await page
+    .getByLabel('HTML body')
+    .fill('<p>Hello {{name}}, <a href="https://example.com/start">start here</a></p>');
+  await page.getByLabel('Variables').fill('name');
+  await page.getByRole('button', { name: 'Save draft' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Welcome' }).waitFor();
+  await page.getByRole('button', { name: 'Check draft' }).click();
+  await page.getByRole('heading', { name: /Check of v1/ }).waitFor();
+  await page.getByRole('button', { name: 'Publish v1' }).click();
+  await page.getByText('Sends use v1.').waitFor();
+  await page
+    .getByRole('form', { name: 'Edit the draft' })
+    .getByLabel('Subject')
+    .fill('Welcome aboard, {{name}}');
+  await page.getByRole('button', { name: 'Save as a new version' }).click();
+  await page.getByRole('button', { name: 'Publish v2' }).click();
+  await page.getByText('Sends use v2.').waitFor();
+  page.once('dialog', (dialog) => dialog.accept());
+  await page.getByRole('button', { name: 'Roll back to v1' }).click();
+  await page.getByText('Sends use v1.').waitFor();
+  await checkPage(t, page, 'template');
+  await open(page, 'Templates');
+  await checkPage(t, page, 'templates');
+
+  await open(page, 'Analytics');
+  await page.locator('.stat').first().waitFor();
+  await checkPage(t, page, 'analytics');
+
+  // API keys: created and shown once, then revoked.
+  await open(page, 'API keys');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await page.getByLabel('Name').fill('CI');
+  await page.getByRole('button', { name: 'Create key' }).last().click();
+  const key = (await page.locator('code.secret').textContent()) ?? '';
+  t.regex(key, /^ph_live_/);
+  t.is((await env.ph.request('GET', '/v1/domains', { key })).status, 200, 'the key shown works');
+  await page.getByRole('button', { name: 'I have copied it' }).click();
+  await checkPage(t, page, 'api-keys');
+  page.once('dialog', (dialog) => dialog.accept());
+  await page.getByRole('button', { name: 'Revoke CI' }).click();
+  await page.getByRole('row').filter({ hasText: 'CI' }).getByText('revoked').waitFor();
+  t.is((await env.ph.request('GET', '/v1/domains', { key })).status, 401, 'the revoked key stops working');
+
+  // Members: an analyst invited (the invitation is mail number 3).
+  await open(page, 'Members');
+  await page.getByLabel('Email').fill('analyst@example.test');
+  await page.getByLabel('Role', { exact: true }).selectOption('analyst');
+  await page.getByRole('button', { name: 'Invite' }).click();
+  await page.getByRole('cell', { name: 'analyst@example.test', exact: true }).waitFor();
+  await checkPage(t, page, 'members');
+  await env.peer.waitFor(3, 10_000);
+
+  await open(page, 'Audit log');
+  await page.getByRole('cell', { name: 'member.add', exact: true }).waitFor();
+  await checkPage(t, page, 'audit-log');
+
+  // Account: a password, then two-factor with a code from pyotp; the recovery codes once.
+  await open(page, 'Account');
+  await page.getByLabel('New password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Save password' }).click();
+  await page.getByText('Password saved.').waitFor();
+  await page.getByRole('button', { name: 'Set up authenticator' }).click();
+  const totpSecret = (await page.getByTestId('totp-secret').textContent()) ?? '';
+  t.regex(totpSecret, /^[A-Z2-7]+$/);
+  t.true(await page.getByRole('img', { name: 'QR code of the authenticator secret' }).isVisible());
+  await checkPage(t, page, 'account-totp');
+  await page.getByLabel('Code from the app').fill(pyotpCode(totpSecret));
+  await page.getByRole('button', { name: 'Turn on' }).click();
+  await page.getByText('Two-factor authentication is on.').waitFor();
+  t.is(await page.locator('.codes li').count(), 10);
+
+  // Sign out: the cookies go and the old token stops working.
+  const token = session?.value as string;
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+  t.falsy((await context.cookies()).find((c) => c.name === 'ph_session' && c.value !== ''));
+  t.is((await env.ph.request('GET', '/v1/auth/session', { key: token })).status, 401);
+
+  // Back in with the password: the API's 401 leads to the authenticator step.
+  await page.getByRole('button', { name: 'Password' }).click();
+  await page.getByLabel('Email').fill(OWNER);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').waitFor();
+  t.is((await page.getByRole('alert').textContent()) ?? '', 'Invalid email, password or authenticator code.');
+  await page.getByLabel('Authenticator code').fill(pyotpCode(totpSecret, 1));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Messages' }).waitFor();
+  const again = await env.ph.request('GET', '/v1/auth/session', {
+    key: (await context.cookies()).find((c) => c.name === 'ph_session')?.value as string,
+  });
+  t.is(again.body.auth_method, 'password');
+});

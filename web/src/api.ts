@@ -1,0 +1,84 @@
+/**
+ * Calls Posthorn's API from the dashboard. The session travels in the HttpOnly cookie set at
+ * sign-in; state-changing requests repeat the CSRF cookie's value in a header; the selected
+ * project goes in `X-Posthorn-Project-ID`. Errors carry the API's own words.
+ */
+export interface ErrorDetail {
+  readonly path: string;
+  readonly message: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details: readonly ErrorDetail[] = [],
+  ) {
+    super(message);
+  }
+}
+
+let projectId: string | undefined;
+let onSignedOut: (() => void) | undefined;
+
+export function selectProject(id: string | undefined): void {
+  projectId = id;
+}
+
+export function whenSignedOut(handler: () => void): void {
+  onSignedOut = handler;
+}
+
+function csrfToken(): string {
+  for (const part of document.cookie.split(';')) {
+    const [name, ...rest] = part.trim().split('=');
+    if (name === 'ph_csrf' || name === '__Host-ph_csrf') return rest.join('=');
+  }
+  return 'sign-in';
+}
+
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (method !== 'GET') headers['X-Posthorn-CSRF'] = csrfToken();
+  if (projectId) headers['X-Posthorn-Project-ID'] = projectId;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'Posthorn could not be reached. Check your connection and try again.');
+  }
+  const text = await res.text();
+  const parsed =
+    text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : undefined;
+  if (!res.ok) {
+    const error = new ApiError(
+      res.status,
+      typeof parsed?.error === 'string' ? parsed.error : `The request failed (HTTP ${res.status}).`,
+      Array.isArray(parsed?.details) ? parsed.details : [],
+    );
+    if (res.status === 401 && !path.startsWith('/v1/dashboard/web/sign-in')) onSignedOut?.();
+    throw error;
+  }
+  return parsed as T;
+}
+
+export const get = <T>(path: string) => api<T>('GET', path);
+export const post = <T>(path: string, body?: unknown) => api<T>('POST', path, body);
+export const put = <T>(path: string, body?: unknown) => api<T>('PUT', path, body);
+export const patch = <T>(path: string, body?: unknown) => api<T>('PATCH', path, body);
+export const del = <T>(path: string, body?: unknown) => api<T>('DELETE', path, body);
+
+/** `?a=1&b=2` from the defined values. */
+export function query(params: Record<string, string | number | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params))
+    if (value !== undefined && value !== '') search.set(key, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}

@@ -1,0 +1,252 @@
+/** The frame: sign-in when signed out; otherwise the navigation, the project switcher and the page. */
+import type { ComponentType } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { get, post, whenSignedOut } from './api';
+import { Account } from './pages/account';
+import { Analytics } from './pages/analytics';
+import { ApiKeys } from './pages/api-keys';
+import { AuditLog } from './pages/audit-log';
+import { Domains } from './pages/domains';
+import { Members } from './pages/members';
+import { MessageDetail } from './pages/message-detail';
+import { Messages } from './pages/messages';
+import { SignIn } from './pages/sign-in';
+import { Suppressions } from './pages/suppressions';
+import { TemplateDetail } from './pages/template-detail';
+import { Templates } from './pages/templates';
+import { WebhookDetail } from './pages/webhook-detail';
+import { Webhooks } from './pages/webhooks';
+import { Link, match, navigate, useLocation } from './router';
+import {
+  type Project,
+  type Session,
+  projectChanged,
+  rememberProject,
+  storedProject,
+  useProjectVersion,
+} from './session';
+import { ErrorNote, Loading, toApiError } from './ui';
+import type { ApiError } from './api';
+
+type Page = ComponentType<{ params: Record<string, string> }>;
+
+const ROUTES: ReadonlyArray<[string, Page]> = [
+  ['/messages', Messages],
+  ['/messages/:id', MessageDetail],
+  ['/domains', Domains],
+  ['/suppressions', Suppressions],
+  ['/templates', Templates],
+  ['/templates/:id', TemplateDetail],
+  ['/webhooks', Webhooks],
+  ['/webhooks/:id', WebhookDetail],
+  ['/analytics', Analytics],
+  ['/api-keys', ApiKeys],
+  ['/members', Members],
+  ['/audit-log', AuditLog],
+  ['/account', Account],
+];
+
+const NAV: ReadonlyArray<{ title: string; items: ReadonlyArray<[string, string]> }> = [
+  {
+    title: 'Sending',
+    items: [
+      ['/messages', 'Messages'],
+      ['/analytics', 'Analytics'],
+      ['/templates', 'Templates'],
+    ],
+  },
+  {
+    title: 'Configuration',
+    items: [
+      ['/domains', 'Domains'],
+      ['/suppressions', 'Suppressions'],
+      ['/webhooks', 'Webhooks'],
+      ['/api-keys', 'API keys'],
+    ],
+  },
+  {
+    title: 'Organization',
+    items: [
+      ['/members', 'Members'],
+      ['/audit-log', 'Audit log'],
+      ['/account', 'Account'],
+    ],
+  },
+];
+
+function route(path: string): [Page, Record<string, string>] | undefined {
+  for (const [pattern, page] of ROUTES) {
+    const params = match(pattern, path);
+    if (params) return [page, params];
+  }
+  return undefined;
+}
+
+export function App() {
+  const [session, setSession] = useState<Session | null>();
+  const [error, setError] = useState<ApiError>();
+  const { path } = useLocation();
+
+  const load = async () => {
+    setError(undefined);
+    try {
+      rememberProject(storedProject());
+      setSession(await get<Session>('/v1/auth/session'));
+    } catch (e) {
+      const err = toApiError(e);
+      if (err.status === 401) setSession(null);
+      else if (err.status === 404 && storedProject()) {
+        // The remembered project is gone or not this organization's: fall back to the default.
+        rememberProject(undefined);
+        setSession(await get<Session>('/v1/auth/session').catch(() => null));
+      } else setError(err);
+    }
+  };
+  useEffect(() => {
+    whenSignedOut(() => setSession(null));
+    void load();
+  }, []);
+
+  if (error)
+    return (
+      <main class="center">
+        <ErrorNote error={error} />
+      </main>
+    );
+  if (session === undefined)
+    return (
+      <main class="center">
+        <Loading what="Loading Posthorn" />
+      </main>
+    );
+  if (session === null || path === '/sign-in')
+    return (
+      <SignIn
+        onSignedIn={(s) => {
+          rememberProject(undefined);
+          setSession(s);
+          const next = new URLSearchParams(location.search).get('next');
+          navigate(next?.startsWith('/') ? next : '/messages', true);
+        }}
+      />
+    );
+  return <Shell session={session} onSession={setSession} path={path} />;
+}
+
+function Shell({
+  session,
+  onSession,
+  path,
+}: {
+  session: Session;
+  onSession: (s: Session | null) => void;
+  path: string;
+}) {
+  const found = path === '/' ? undefined : route(path);
+  useEffect(() => {
+    if (path === '/' || path === '/sign-in') navigate('/messages', true);
+  }, [path]);
+  const main = useRef<HTMLElement>(null);
+  const first = useRef(true);
+  useEffect(() => {
+    // Move focus to the new page's heading, as a screen reader expects after navigation.
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    document.getElementById('page-title')?.focus();
+  }, [path]);
+  const [Page, params] = found ?? [NotFound, {}];
+  const version = useProjectVersion();
+  return (
+    <div class="shell">
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <Link to="/messages" class="brand">
+          Posthorn
+        </Link>
+        <ProjectSwitcher session={session} onSession={onSession} />
+        <div class="who">
+          <span class="muted">{session.email}</span>
+          <button
+            type="button"
+            onClick={async () => {
+              await post('/v1/dashboard/web/sign-out').catch(() => undefined);
+              onSession(null);
+              navigate('/sign-in', true);
+            }}
+          >
+            Sign out
+          </button>
+        </div>
+      </header>
+      <nav class="sidebar" aria-label="Main">
+        {NAV.map((group) => (
+          <div key={group.title} class="nav-group">
+            <p class="nav-title">{group.title}</p>
+            <ul>
+              {group.items.map(([to, label]) => (
+                <li key={to}>
+                  <Link to={to} aria-current={path === to || path.startsWith(`${to}/`) ? 'page' : undefined}>
+                    {label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ))}
+      </nav>
+      <main id="main" ref={main} tabIndex={-1}>
+        <Page key={`${path} ${version}`} params={params} />
+      </main>
+    </div>
+  );
+}
+
+function NotFound() {
+  return (
+    <>
+      <h1 id="page-title" tabIndex={-1}>
+        Page not found
+      </h1>
+      <p>
+        There is no such page. <Link to="/messages">Go to messages</Link>.
+      </p>
+    </>
+  );
+}
+
+function ProjectSwitcher({ session, onSession }: { session: Session; onSession: (s: Session) => void }) {
+  const [projects, setProjects] = useState<Project[]>();
+  useEffect(() => {
+    get<{ data: Project[] }>('/v1/dashboard/projects').then(
+      (r) => setProjects(r.data),
+      () => setProjects([]),
+    );
+  }, [session.organization_id]);
+  if (!projects || projects.length === 0)
+    return <span class="project muted">Project {session.project_id}</span>;
+  return (
+    <div class="project">
+      <label for="project-switcher">Project</label>
+      <select
+        id="project-switcher"
+        value={session.project_id}
+        onChange={async (event) => {
+          const id = (event.target as HTMLSelectElement).value;
+          rememberProject(id);
+          onSession(await get<Session>('/v1/auth/session'));
+          projectChanged();
+        }}
+      >
+        {projects.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.name} ({p.status})
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
