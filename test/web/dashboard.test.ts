@@ -10,6 +10,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { codeIn, pyotpCode, receivedMail, startAccountsEnv } from '../accounts/env.js';
 import { launchChromium } from '../helpers/browser.js';
 import { startReceiver } from '../webhooks/receiver.js';
+import { authorizationUrl, discover, insecure, issuerConfig, REDIRECT, register } from '../oauth/env.js';
+import * as oauth from 'oauth4webapi';
 import { checkPage, DESKTOP, open } from './pages.js';
 
 const OWNER = 'owner@example.test';
@@ -45,9 +47,12 @@ async function signInByCode(
   await page.getByRole('heading', { level: 1, name: landing }).waitFor();
 }
 
-test('a person signs in by code, finds a message sent through the API and reads its timeline, verifies a domain, replays a webhook delivery, manages the lists, turns on TOTP, signs out and back in with password and TOTP', async (t) => {
+test('a person signs in by code, finds a message sent through the API and reads its timeline, verifies a domain, replays a webhook delivery, manages every page, consents to an agent and approves its send, turns on TOTP, signs out and back in with password and TOTP', async (t) => {
   t.timeout(180_000);
-  const env = await startAccountsEnv(t, { webhooks: { allow_http: true, allow_private_targets: true } });
+  const env = await startAccountsEnv(
+    t,
+    await issuerConfig({ webhooks: { allow_http: true, allow_private_targets: true } }),
+  );
   const receiver = await startReceiver(t);
   const read = async (n: number) => codeIn(await receivedMail(env, n));
   const context = await browser.newContext({ viewport: DESKTOP });
@@ -249,6 +254,60 @@ test('a person signs in by code, finds a message sent through the API and reads 
   await page.getByRole('cell', { name: 'analyst@example.test', exact: true }).waitFor();
   await checkPage(t, page, 'members');
   await env.peer.waitFor(3, 10_000);
+
+  // An agent connects through OAuth on the consent screen, sends, and a person approves the send.
+  const { as } = await discover(env.ph);
+  const agent = await register({ as }, { client_name: 'Support agent' });
+  const authorization = await authorizationUrl({ as }, agent.client, 'emails:send');
+  t.true(authorization.url.href.startsWith(`${env.ph.url}/authorize?`), 'the consent page is the dashboard');
+  let callback: URL | undefined;
+  await page.route(`${REDIRECT}**`, (route) => {
+    callback = new URL(route.request().url());
+    return route.fulfill({ status: 200, contentType: 'text/plain', body: 'back at the application' });
+  });
+  await page.goto(authorization.url.href);
+  await page.getByRole('heading', { level: 1, name: 'Authorize an application' }).waitFor();
+  await page.getByText('Support agent').waitFor();
+  t.true(await page.getByRole('listitem').filter({ hasText: 'emails:send' }).isVisible());
+  await checkPage(t, page, 'oauth-consent');
+  await page.getByRole('button', { name: 'Allow' }).click();
+  await page.getByText('back at the application').waitFor();
+  const params = oauth.validateAuthResponse(as, agent.client, callback as URL, authorization.state);
+  const tokens = await oauth.processAuthorizationCodeResponse(
+    as,
+    agent.client,
+    await oauth.authorizationCodeGrantRequest(
+      as,
+      agent.client,
+      agent.auth,
+      params,
+      REDIRECT,
+      authorization.verifier,
+      insecure,
+    ),
+  );
+  const held = await env.ph.request('POST', '/v1/emails', {
+    key: tokens.access_token,
+    body: {
+      from: env.ph.config.sandbox.from,
+      to: [OWNER],
+      subject: 'Agent refund notice',
+      text: 'On its way.',
+    },
+  });
+  t.is(held.status, 202, held.text);
+  t.is(held.body.status, 'awaiting_approval');
+  await page.goto(`${env.ph.url}/approvals`);
+  const approvalCard = page.getByRole('article', { name: 'Send by Support agent: Agent refund notice' });
+  await approvalCard.waitFor();
+  await checkPage(t, page, 'approvals');
+  await approvalCard.getByRole('button', { name: 'Approve and send Agent refund notice' }).click();
+  await page.getByText('Nothing awaits approval.').waitFor();
+  const approvedMail = await receivedMail(env, 4);
+  t.is(approvedMail.subject, 'Agent refund notice');
+  await open(page, 'Connected apps');
+  await page.getByRole('cell', { name: /^Support agent phc_/ }).waitFor();
+  await checkPage(t, page, 'connected-apps');
 
   await open(page, 'Audit log');
   await page.getByRole('cell', { name: 'member.add', exact: true }).waitFor();

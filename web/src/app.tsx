@@ -208,6 +208,7 @@ function Shell({
         </Link>
         <ProjectSwitcher session={session} onSession={onSession} />
         <div class="who">
+          <a href="/status">Status page</a>
           <span class="muted">{session.email}</span>
           <button
             type="button"
