@@ -10,6 +10,7 @@
  * with jobs still leased.
  */
 import { startAnalyticsProjection } from './analytics/engine.js';
+import { startApprovalExpiry } from './approvals/engine.js';
 import { startHistoryIndexer } from './dashboard/history/engine.js';
 import { startScheduler } from './emails/scheduler.js';
 import { startRetention } from './events/retention.js';
@@ -66,6 +67,8 @@ export async function startBackground(
         kernel.log.child({ capability: 'emails' }),
       ),
     );
+    engines.push(services.oauth.start());
+    engines.push(startApprovalExpiry(services.approvals, kernel.log.child({ capability: 'approvals' })));
     engines.push(startWebhooks(kernel, services.webhooks, services));
     engines.push(
       startAnalyticsProjection(

@@ -1,5 +1,6 @@
 /** Every HTTP route of the process, gathered from the capabilities, plus the OpenAPI document. */
 import { analyticsRoutes } from './analytics/routes.js';
+import { approvalRoutes } from './approvals/routes.js';
 import { accountRoutes } from './auth/account/routes.js';
 import { loginRoutes } from './auth/login/routes.js';
 import { dashboardKeyRoutes } from './auth/keys-routes.js';
@@ -13,6 +14,8 @@ import { emailRoutes } from './emails/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { inboundRoutes } from './inbound/routes.js';
 import type { Kernel } from './kernel.js';
+import { oauthDashboardRoutes } from './oauth/dashboard-routes.js';
+import { oauthRoutes } from './oauth/routes.js';
 import { openApiDocument } from './platform/http/openapi.js';
 import { defineRoute, type RouteSpec } from './platform/http/route.js';
 import type { Services } from './services.js';
@@ -44,6 +47,9 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...memberRoutes(services.accounts.members));
   routes.push(...dashboardKeyRoutes(services.keys));
   routes.push(...auditRoutes(services.audit));
+  routes.push(...oauthRoutes(services.oauth));
+  routes.push(...oauthDashboardRoutes(services.oauth));
+  routes.push(...approvalRoutes(services.approvals));
   routes.push(...historyRoutes(services.history));
   routes.push(...trackingRoutes(services.tracking));
   routes.push(...validationRoutes(services.validation));

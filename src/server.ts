@@ -66,7 +66,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     maxBodyBytes: config.limits.max_body_bytes,
     trustProxy: config.server.trust_proxy,
     routes: allRoutes(kernel, services),
-    authenticators: createAuthenticators(services, services.web.authOptions),
+    authenticators: createAuthenticators(services, {
+      ...services.web.authOptions,
+      oauthAccess: (token) => services.oauth.authenticate(token),
+    }),
     around: auditedRequests(services.audit),
     fallback: services.web.assets?.serve,
   });

@@ -4,6 +4,9 @@
  */
 import { buildAnalytics } from './analytics/build.js';
 import { buildAudiences } from './audiences/build.js';
+import { createSendHolds } from './approvals/hold.js';
+import { createApprovalService } from './approvals/service.js';
+import { createApprovalStore } from './approvals/store.js';
 import { buildBroadcasts } from './broadcasts/build.js';
 import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
@@ -17,6 +20,8 @@ import { createEventService } from './events/service.js';
 import { createHealthRegistry } from './health/registry.js';
 import { buildInbound } from './inbound/build.js';
 import type { Kernel } from './kernel.js';
+import { buildOAuth } from './oauth/build.js';
+import { parseDuration } from './platform/config/duration.js';
 import { createProjectService } from './projects/service.js';
 import { createProjectStore } from './projects/store.js';
 import { buildReputation } from './reputation/build.js';
@@ -43,10 +48,26 @@ export function buildServices(kernel: Kernel) {
   const domains = buildDomains(kernel, { events, projects });
   const trackingSettings = buildTrackingSettings(kernel, { domains });
   const templates = buildTemplates(kernel, { domains, tracking: trackingSettings });
-  const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates });
+  const approvalStore = createApprovalStore(db);
+  const holds = createSendHolds(approvalStore, parseDuration(kernel.config.approvals.expire_after));
+  const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates, holds });
   const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
   const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });
   const accounts = buildAccounts(kernel, { projects, systemMail, audit });
+  const oauth = buildOAuth(kernel, {
+    projects,
+    audit,
+    member: async (userId, organizationId) => {
+      const row = await accounts.memberStore.findByUser(userId, organizationId);
+      return row && { email: row.email };
+    },
+  });
+  const approvals = createApprovalService({
+    store: approvalStore,
+    held: emails.held,
+    audit,
+    log: kernel.log.child({ capability: 'approvals' }),
+  });
   const history = buildHistory(kernel);
   const webhooks = buildWebhooks(kernel, { audit, emails });
   const analytics = buildAnalytics(kernel, { emails });
@@ -96,6 +117,8 @@ export function buildServices(kernel: Kernel) {
     tracking,
     systemMail,
     accounts,
+    oauth,
+    approvals,
     history,
     validation,
     audiences,

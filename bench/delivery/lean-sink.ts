@@ -108,5 +108,6 @@ function endOfData(carry: Buffer, chunk: Buffer, from: number): number {
 }
 
 const server = createServer(session);
-server.listen(port, '127.0.0.1');
+// An optional second argument: the loopback address to listen on (the broadcast benchmark's second MX).
+server.listen(port, process.argv[3] ?? '127.0.0.1');
 process.on('SIGTERM', () => process.exit(0));

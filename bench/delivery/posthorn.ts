@@ -104,7 +104,7 @@ sends_per_hour_per_recipient = 0
 enabled = ${enabled}
 hostname = "mta.posthorn.bench"
 port = ${sinkPort}
-sending_ips = ["127.0.0.1"]
+sending_ips = ["192.0.2.25"]
 [[delivery.lanes]]
 name = "default"
 max_connections = 16

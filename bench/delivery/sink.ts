@@ -24,10 +24,10 @@ export interface Sink {
   stop(): Promise<void>;
 }
 
-export async function startSink(port: number, kind: SinkKind = 'lean'): Promise<Sink> {
+export async function startSink(port: number, kind: SinkKind = 'lean', host = '127.0.0.1'): Promise<Sink> {
   const [command, args] =
     kind === 'lean'
-      ? [process.execPath, [fileURLToPath(new URL('./lean-sink.js', import.meta.url)), String(port)]]
+      ? [process.execPath, [fileURLToPath(new URL('./lean-sink.js', import.meta.url)), String(port), host]]
       : ['smtp-sink', ['-c', '-u', 'nobody', `127.0.0.1:${port}`, '1024']];
   const child: ChildProcess = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let count = 0;

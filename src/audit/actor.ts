@@ -7,13 +7,19 @@ import type { ActorKind } from '../platform/db/tables.js';
 import type { Principal } from '../platform/http/principal.js';
 
 export interface Actor {
-  /** `usr_...` for a person, `key_...` for an API key, `cli` or `system`. */
+  /** `usr_...` for a person, `key_...` for an API key, `phc_...` for an OAuth client, `cli` or `system`. */
   readonly id: string;
   readonly kind: ActorKind;
   /** `email_code`, `password`, `api_key`, `oauth`, `cli`, or null for Posthorn itself. */
   readonly authMethod: string | null;
   readonly ip: string | null;
   readonly userAgent: string | null;
+  /**
+   * An OAuth client's actor (`phc_...`, kind `oauth`) acts for a person: that user's ID, and the
+   * grant its token belongs to (which services name as `key:<grant>`). Written into the record's
+   * details as `on_behalf_of` and `grant_id`.
+   */
+  readonly onBehalfOf?: { readonly userId: string; readonly grantId: string };
 }
 
 /** The actor of an audit entry written as text by older callers (`cli`, `key:key_...`, `test`). */
@@ -51,6 +57,15 @@ export function actorOf(
   userAgent: string | null,
 ): Actor | undefined {
   const agent = userAgent === null ? null : userAgent.slice(0, 512);
+  if (principal.kind === 'key' && principal.oauth)
+    return {
+      id: principal.oauth.clientId,
+      kind: 'oauth',
+      authMethod: 'oauth',
+      ip,
+      userAgent: agent,
+      onBehalfOf: { userId: principal.oauth.userId, grantId: principal.oauth.grantId },
+    };
   if (principal.kind === 'key' && principal.dashboard) return actorOf(principal.dashboard, ip, userAgent);
   if (principal.kind === 'key')
     return { id: principal.keyId, kind: 'key', authMethod: 'api_key', ip, userAgent: agent };

@@ -56,7 +56,8 @@ function resolveActor(given: AuditEntry['actor']): Actor {
   if (typeof given !== 'string') return given;
   // A service that names its caller as text inside a request: the request's actor knows more
   // (address, user agent, how it authenticated) and is the same one.
-  if (scope && (given === `key:${scope.actor.id}` || given === scope.actor.id)) return scope.actor;
+  const credential = scope?.actor.onBehalfOf?.grantId ?? scope?.actor.id;
+  if (scope && (given === `key:${credential}` || given === scope.actor.id)) return scope.actor;
   return actorFromText(given);
 }
 
@@ -79,7 +80,15 @@ export function createAuditService(db: Db) {
           user_agent: actor.userAgent,
           action: entry.action,
           target: entry.target ?? null,
-          details: JSON.stringify(entry.details ?? {}),
+          details: JSON.stringify(
+            actor.onBehalfOf
+              ? {
+                  ...entry.details,
+                  on_behalf_of: actor.onBehalfOf.userId,
+                  grant_id: actor.onBehalfOf.grantId,
+                }
+              : (entry.details ?? {}),
+          ),
           created_at: now,
         },
         executor,

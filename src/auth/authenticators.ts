@@ -4,8 +4,9 @@
  * tokens and refuse keys, each with a 401 that says which credential the route wants.
  *
  * Seams for what builds on this:
- * - OAuth access tokens (`pho_...`) will act as scoped keys on K routes: `key` hands a token of
- *   kind `oauth_access` to the OAuth service, which returns a KeyPrincipal limited to the grant.
+ * - OAuth access tokens (`pho_...`) act as scoped keys on K routes: `key` hands a token of kind
+ *   `oauth_access` to `options.oauthAccess` (the OAuth service's), which returns a KeyPrincipal
+ *   limited to the grant; without it such a token is an invalid key.
  * - The web dashboard keeps the session token in an HttpOnly cookie (src/web/): `cookie` reads it
  *   (after its CSRF checks) when no Authorization header is sent. On session routes it is the
  *   session; on API-key routes it acts as the member (`asKey`: the selected project, the role's
@@ -22,6 +23,11 @@ export interface AuthenticatorOptions {
   readonly cookie?: CookieTokenReader;
   /** What a cookie session is on an API-key route (the dashboard's member principal). */
   readonly asKey?: (session: SessionPrincipal) => KeyPrincipal;
+  /**
+   * Turns an OAuth access token (`pho_...`) into the key principal it acts as on K routes (its
+   * project, mode and granted scopes), or throws a 401.
+   */
+  readonly oauthAccess?: (token: string) => Promise<KeyPrincipal>;
 }
 
 export const PROJECT_HEADER = 'X-Posthorn-Project-ID';
@@ -42,10 +48,13 @@ export function createAuthenticators(
             .authenticate(fromCookie, ctx.get(PROJECT_HEADER) || undefined)
             .then((session) => asKey(session));
       }
-      if (token !== undefined && tokenKind(token) === 'session')
+      const kind = token === undefined ? undefined : tokenKind(token);
+      if (kind === 'session')
         throw unauthorized(
           'This route takes an API key (`ph_live_...` or `ph_test_...`); a dashboard session token works only on dashboard routes.',
         );
+      if (kind === 'oauth_access' && token !== undefined && options.oauthAccess)
+        return options.oauthAccess(token);
       return services.keys.authenticate(header);
     },
     session: (ctx) => {

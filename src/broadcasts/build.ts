@@ -40,17 +40,19 @@ export function buildBroadcasts(
   });
   services.audiences.setInUseCheck((projectId, audienceId) => store.audienceInUse(projectId, audienceId));
   const unsubscribe = createUnsubscribe({ key, store, audiences: services.audiences });
-  if (!config.server.public_url.startsWith('https://')) {
-    kernel.log.warn(
-      { public_url: config.server.public_url },
-      'server.public_url is not https: broadcast messages carry List-Unsubscribe without List-Unsubscribe-Post (RFC 8058 needs an https link)',
-    );
-  }
   return {
     ...service,
     unsubscribe,
     /** Starts the expansion of scheduled broadcasts (background.ts). */
     start(): Engine {
+      // Said when the expansion starts (serve), not whenever services are built: one-shot commands
+      // (init, admin) keep their standard error for what they did.
+      if (!config.server.public_url.startsWith('https://')) {
+        kernel.log.warn(
+          { public_url: config.server.public_url },
+          'server.public_url is not https: broadcast messages carry List-Unsubscribe without List-Unsubscribe-Post (RFC 8058 needs an https link)',
+        );
+      }
       const running = new Expansion({
         db,
         store,

@@ -28,7 +28,8 @@ import { MxConnection } from './smtp/mx-connection.js';
 import { OutcomeWriter, type SuppressionPort } from './outcomes/outcome-writer.js';
 import { Prerender } from './compose/prerender.js';
 import { createRawStore } from './compose/raw-store.js';
-import { createRenderer, lazyRenderer, type Renderer } from './compose/renderer.js';
+import { marketingGate, type PrioritizedRenderer } from './compose/render-priority.js';
+import { createRenderer, lazyRenderer } from './compose/renderer.js';
 import { retryPolicyFrom } from './outcomes/retry-policy.js';
 import { createSigningKeys, type DomainKeysSource } from './compose/signing-keys.js';
 import type { TrackingPort } from './compose/tracking-step.js';
@@ -100,7 +101,7 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
   };
 
   /** The engine: lanes, the outcome writer and the job loop, rendering with `renderer`. */
-  function startEngine(renderer: Renderer, admission: Prerender): DeliveryEngine {
+  function startEngine(renderer: PrioritizedRenderer, admission: Prerender): DeliveryEngine {
     const config = kernel.config.delivery;
     const dns = createDnsResolver(kernel.config);
     const laneTable = createLaneTable(config.lanes);
@@ -181,10 +182,9 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
     start({ deliver }: { readonly deliver: boolean }): Engine {
       // With the engine, the threads start now (the first delivery should not wait for them);
       // without it, with the first message accepted, so an API-only server starts none.
-      const renderer = (deliver ? createRenderer : lazyRenderer)(
-        kernel.config.dkim.workers,
-        kernel.store.file,
-      );
+      // Marketing renders take at most two places per render thread at a time (render-priority.ts).
+      const pool = (deliver ? createRenderer : lazyRenderer)(kernel.config.dkim.workers, kernel.store.file);
+      const renderer = marketingGate(pool, 2 * pool.threads);
       const admission = new Prerender({ store, raw, renderer, keys, tracking: deps.tracking, log });
       const unsubscribe = deps.admissions.onAdmitted((ids) => admission.enqueue(ids));
       prerender = admission;

@@ -21,7 +21,8 @@ import {
   type StepResult,
 } from './replies/outcome.js';
 import type { Prerender } from './compose/prerender.js';
-import type { RenderedMessage, Renderer } from './compose/renderer.js';
+import type { PrioritizedRenderer } from './compose/render-priority.js';
+import type { RenderedMessage } from './compose/renderer.js';
 import { resolveMx, type Route } from './routing/route.js';
 import type { SourcePort } from './routing/source-addresses.js';
 import { SANDBOX_HOST, sinkOutcomes } from './smtp/sandbox-sink.js';
@@ -35,7 +36,8 @@ export interface StepDeps {
   readonly store: Pick<DeliveryStore, 'load'>;
   readonly dns: DnsResolver;
   readonly mtaSts: MtaSts | null;
-  readonly renderer: Renderer;
+  /** Renders by traffic class: transactional first (render-priority.ts). */
+  readonly renderer: PrioritizedRenderer;
   /** The admission stage's renderings in progress; null where nothing renders at admission. */
   readonly prerender: Pick<Prerender, 'settle'> | null;
   readonly keys: SigningKeysPort;
@@ -163,16 +165,19 @@ const renderMessage: Step = async (ctx, deps) => {
     // A rendering the admission stage is making now is waited for rather than made twice.
     await deps.prerender?.settle(message.id);
     const fields = composeFields(message, { to: ctx.headerTo, cc: ctx.headerCc });
-    ctx.rendered = await deps.renderer.render({
-      messageId: message.id,
-      fields,
-      tracking: await trackingInput(deps.tracking, message, fields.headers),
-      dkim: signing.kind === 'sign' ? signing.dkim : null,
-      signTime: Date.now(),
-      signing: signing.kind === 'sign' ? signingIdentity(signing.dkim) : UNSIGNED,
-      // Only live mail is rendered at admission: a test send has nothing stored to look up.
-      reuse: ctx.job.mode === 'live',
-    });
+    ctx.rendered = await deps.renderer.render(
+      {
+        messageId: message.id,
+        fields,
+        tracking: await trackingInput(deps.tracking, message, fields.headers),
+        dkim: signing.kind === 'sign' ? signing.dkim : null,
+        signTime: Date.now(),
+        signing: signing.kind === 'sign' ? signingIdentity(signing.dkim) : UNSIGNED,
+        // Only live mail is rendered at admission: a test send has nothing stored to look up.
+        reuse: ctx.job.mode === 'live',
+      },
+      ctx.job.traffic,
+    );
   } catch (error) {
     deps.log.error({ err: error, message_id: message.id }, 'message could not be built');
     return failed(

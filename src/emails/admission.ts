@@ -3,7 +3,9 @@
  * (a named template rendered here), passes the checks (checks.ts), reserves its quota and
  * rate-limit slots, and is written in ONE transaction with its recipients, its delivery jobs, its
  * idempotency record and its `email.sent` / `email.scheduled` event; listeners are told after the
- * commit. It never talks SMTP and never resolves DNS: the delivery engine consumes the jobs.
+ * commit. An agent send its project holds for approval (`SendHolds`) is written with its approval
+ * record instead of jobs and event (held.ts queues it once approved). It never talks SMTP and
+ * never resolves DNS: the delivery engine consumes the jobs.
  */
 import type SQLite from 'better-sqlite3';
 import type { EventService } from '../events/service.js';
@@ -17,6 +19,7 @@ import { checkSuppression, createSenderCheck, type SendPorts } from './checks.js
 import { canonicalHeaders } from './headers.js';
 import type { Reservation, SendLimits } from './limits.js';
 import type { Draft, DraftRecipient, MessageRef } from './model.js';
+import type { SendHolds } from './ports.js';
 import type { SendRequest } from './schemas.js';
 import type { EmailStore } from './store.js';
 
@@ -28,6 +31,8 @@ export interface AdmissionDeps {
   readonly events: EventService;
   readonly limits: SendLimits;
   readonly ports: SendPorts;
+  /** Agent sends held for approval; without it nothing is held. */
+  readonly holds?: SendHolds;
 }
 
 /** A send that passed every check and holds its quota slots, waiting for its commit. */
@@ -65,6 +70,10 @@ export function createAdmission(deps: AdmissionDeps) {
   const checkSender = createSenderCheck(deps.config.sandbox, ports);
   // Acceptance commits durably, up to 256 sends (or batches) a transaction; listeners hear of
   // commits at most every 25 ms.
+  const announce = (ids: readonly string[]) => {
+    if (ids.length === 0) return;
+    for (const listener of admittedListeners) listener(ids);
+  };
   const commitUnit = createGroupCommit(deps, (trx, unit: (trx: Db) => Promise<unknown>) => unit(trx), {
     maxBatch: 256,
     afterCommit: throttled(() => events.notify()),
@@ -139,7 +148,10 @@ export function createAdmission(deps: AdmissionDeps) {
       key: string | null,
       budget?: BatchBudget,
     ): Promise<Admitted> {
-      const draft = await toDraft(principal, request, key, budget);
+      let draft = await toDraft(principal, request, key, budget);
+      const { oauth } = principal;
+      if (oauth && deps.holds && (await deps.holds.holds({ ...principal, oauth })))
+        draft = { ...draft, heldFor: oauth };
       await checkSender(principal, draft);
       await checkSuppression(ports, draft);
       await limits.prepare(principal.projectId, principal.mode);
@@ -196,12 +208,20 @@ export function createAdmission(deps: AdmissionDeps) {
       let results: Committed[];
       try {
         // Shares a transaction (and its fsync) with concurrent sends, in a savepoint of its own.
-        results = (await commitUnit(async () => {
+        results = (await commitUnit(async (trx: Db) => {
           const now = Date.now();
           const out: Committed[] = [];
           for (const { draft } of admitted) {
             const result = store.insertAccepted(draft, now);
-            if (result.created) appendAccepted(draft, result.ref);
+            if (result.created && draft.heldFor && deps.holds) {
+              const held = {
+                messageId: result.ref.id,
+                projectId: draft.projectId,
+                by: draft.heldFor,
+                at: now,
+              };
+              await deps.holds.record(trx, held);
+            } else if (result.created) appendAccepted(draft, result.ref);
             out.push(result);
           }
           return out;
@@ -213,13 +233,15 @@ export function createAdmission(deps: AdmissionDeps) {
       results.forEach((result, i) => {
         if (!result.created) admitted[i]?.reservation.release();
       });
-      const live = results.filter((result, i) => result.created && admitted[i]?.draft.mode === 'live');
-      if (live.length > 0 && admittedListeners.size > 0) {
-        const ids = live.map((result) => result.ref.id);
-        for (const listener of admittedListeners) listener(ids);
-      }
+      const live = results.filter(
+        (result, i) => result.created && admitted[i]?.draft.mode === 'live' && !admitted[i]?.draft.heldFor,
+      );
+      announce(live.map((result) => result.ref.id));
       return results;
     },
+
+    /** Tells the listeners of live messages queued after their acceptance (an approved held send). */
+    announce,
 
     /**
      * `listener` hears the IDs of live messages once their acceptance has committed (delivery

@@ -7,7 +7,7 @@ import type { Kernel } from '../kernel.js';
 import type { ProjectService } from '../projects/service.js';
 import type { SuppressionService } from '../suppressions/service.js';
 import { createSendLimits } from './limits.js';
-import { sendPorts, type TemplateRenderer, type VerifiedDomainLookup } from './ports.js';
+import { type SendHolds, sendPorts, type TemplateRenderer, type VerifiedDomainLookup } from './ports.js';
 import { createReleaseCheck } from './release-check.js';
 import { createEmailService } from './service.js';
 import { createEmailStore } from './store.js';
@@ -21,6 +21,8 @@ export function buildEmails(
     suppressions: SuppressionService;
     domains: VerifiedDomainLookup;
     templates: TemplateRenderer;
+    /** Agent sends held for approval (src/approvals/hold.ts). */
+    holds?: SendHolds;
   },
 ) {
   const store = createEmailStore(kernel.db, kernel.store.sqlite);
@@ -38,6 +40,7 @@ export function buildEmails(
     events: services.events,
     limits,
     ports,
+    ...(services.holds ? { holds: services.holds } : {}),
   });
   // The scheduler runs the acceptance checks again when a scheduled send is due.
   const checkRelease = createReleaseCheck(kernel.config.sandbox, ports);

@@ -6,7 +6,8 @@
  * Scope (403) is enforced by the route before any of these, and none of them runs for a request
  * whose Idempotency-Key replays an earlier send. Steps read other capabilities only
  * through the ports below (their services), never their tables. A scheduled send passes the
- * suspension, sender and suppression checks again when its time comes (release-check.ts).
+ * suspension, sender and suppression checks again when its time comes (release-check.ts), and a
+ * held agent send passes them again when a member approves it (held.ts).
  */
 import type { Config } from '../platform/config/schema.js';
 import type { KeyMode, ProjectStatus } from '../platform/db/tables.js';
@@ -122,7 +123,10 @@ export function createSenderCheck(sandbox: Config['sandbox'], ports: SendPorts) 
   };
 }
 
-export async function checkSuppression(ports: SendPorts, draft: Draft): Promise<void> {
+/** A Draft, or a held send read back at its approval (held.ts). */
+export type SuppressionCheckInput = Pick<Draft, 'projectId' | 'mode'> & SenderCheckInput;
+
+export async function checkSuppression(ports: SendPorts, draft: SuppressionCheckInput): Promise<void> {
   const hits = await ports.findSuppressed(
     draft.projectId,
     draft.recipients.map((recipient) => recipient.email),

@@ -9,6 +9,7 @@ import type {
   RecipientStatus,
   Traffic,
 } from '../platform/db/tables.js';
+import type { OAuthActor } from '../platform/http/principal.js';
 import type { Mailbox } from '../platform/mail-address.js';
 
 export interface DraftRecipient {
@@ -47,6 +48,12 @@ export interface Draft {
   readonly trackOpens: boolean | null;
   readonly trackClicks: boolean | null;
   readonly idempotencyKey: string | null;
+  /**
+   * Set for an agent send held for a person's approval (spec §3.2): the client that sent it. The
+   * message is recorded `awaiting_approval` with no delivery jobs and no `email.sent`; approval
+   * queues it (held.ts).
+   */
+  readonly heldFor?: OAuthActor;
 }
 
 /**

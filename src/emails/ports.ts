@@ -2,6 +2,8 @@
  * Binds the send path's ports (checks.ts) to the other capabilities' services, so the send path
  * depends on their published functions only. The composition root calls this once.
  */
+import type { Db } from '../platform/db/database.js';
+import type { KeyPrincipal, OAuthActor } from '../platform/http/principal.js';
 import type { ProjectService } from '../projects/service.js';
 import type { SuppressionService } from '../suppressions/service.js';
 import type { RenderedTemplate, SendPorts } from './checks.js';
@@ -18,6 +20,24 @@ export interface TemplateRenderer {
     idOrSlug: string,
     variables: Readonly<Record<string, string>>,
   ): Promise<RenderedTemplate>;
+}
+
+/** A held agent send, as the approvals capability records it. */
+export interface HeldSend {
+  readonly messageId: string;
+  readonly projectId: string;
+  readonly by: OAuthActor;
+  readonly at: number;
+}
+
+/**
+ * The approvals capability's port (src/approvals/hold.ts): which sends wait for a person, and the
+ * record of each, written in the transaction that writes the message.
+ */
+export interface SendHolds {
+  /** Whether a send by this caller waits for approval: an OAuth client its project does not trust. */
+  holds(principal: KeyPrincipal & { readonly oauth: OAuthActor }): Promise<boolean>;
+  record(trx: Db, held: HeldSend): Promise<void>;
 }
 
 export function sendPorts(services: {

@@ -11,6 +11,7 @@ import type { KeyPrincipal } from '../platform/http/principal.js';
 import { type AdmissionDeps, createAdmission } from './admission.js';
 import { createBatchSend } from './batch-send.js';
 import { checkNotSuspended, checkSendAt } from './checks.js';
+import { createHeldSends } from './held.js';
 import type { MessageDetail, MessageRef, MessageScope } from './model.js';
 import { cancelledEvent } from './release-events.js';
 import type { SendRequest } from './schemas.js';
@@ -68,6 +69,16 @@ export function createEmailService(deps: EmailServiceDeps) {
     },
 
     sendBatch: createBatchSend(admission, deps.config.limits.max_body_bytes),
+
+    /** Agent sends held for approval: queue, reject, show (held.ts; the approvals capability decides). */
+    held: createHeldSends({
+      db,
+      store,
+      events,
+      ports: deps.ports,
+      sandbox: deps.config.sandbox,
+      announce: admission.announce,
+    }),
 
     /** A broadcast's messages (channel `marketing`), with the broadcast's own rows in the same transaction. */
     commitMarketing: admission.commitMarketing,

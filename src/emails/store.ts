@@ -1,7 +1,7 @@
 /**
- * With store-schedule.ts (scheduled messages), the only place that queries `messages`,
- * `message_recipients`, `delivery_jobs` (writing new jobs) and `idempotency_keys` for the send
- * path. The accepted-send write is the hot path: its statements are prepared once on the raw
+ * With store-schedule.ts (scheduled messages) and store-held.ts (held agent sends), the only
+ * place that queries `messages`, `message_recipients`, `delivery_jobs` (writing new jobs) and
+ * `idempotency_keys` for the send path. The accepted-send write is the hot path: its statements are prepared once on the raw
  * handle and run inside a Kysely transaction (which holds Kysely's connection lock, so no other
  * transaction interleaves with them).
  */
@@ -16,8 +16,10 @@ import {
   type MessageScope,
   recipientDomains,
 } from './model.js';
+import { heldQueries } from './store-held.js';
 import { scheduleQueries } from './store-schedule.js';
 
+export type { HeldContent, HeldMessage } from './store-held.js';
 export type { ScheduledRecipient } from './store-schedule.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -67,7 +69,12 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
       }
       const id = draft.id ?? newId('msg', now);
       const traffic = draft.traffic ?? 'transactional';
-      const status: MessageStatus = draft.sendAt === null ? 'queued' : 'scheduled';
+      const held = draft.heldFor !== undefined;
+      const status: MessageStatus = held
+        ? 'awaiting_approval'
+        : draft.sendAt === null
+          ? 'queued'
+          : 'scheduled';
       s.insertMessage.run({
         id,
         project_id: draft.projectId,
@@ -104,7 +111,8 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
         );
       }
       const state = draft.sendAt === null ? 'queued' : 'scheduled';
-      for (const domain of recipientDomains(draft)) {
+      // A held send gets its jobs when it is approved (held.ts).
+      for (const domain of held ? [] : recipientDomains(draft)) {
         s.insertJob.run(
           newId('job', now),
           id,
@@ -191,6 +199,8 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
     },
 
     ...scheduleQueries(),
+
+    ...heldQueries(),
 
     /**
      * Live messages a project created since `dayStart` (seeds the daily quota, which test sends

@@ -10,6 +10,8 @@ export const EVENT_TYPES = [
   'email.clicked',
   'email.failed',
   'email.suppressed',
+  /** An agent send (an OAuth client's) that a member rejected, or that expired undecided. */
+  'email.rejected',
   'email.received',
   'domain.created',
   'domain.updated',

@@ -66,6 +66,8 @@ export type IdPrefix =
   | 'key'
   | 'ses'
   | 'apr'
+  | 'phc'
+  | 'grt'
   | 'mem'
   | 'aud_log'
   | 'rep'

@@ -34,7 +34,7 @@ export interface ReceivedMail {
 
 /** The `n`th message (1-based) the MX received, decoded. */
 export async function receivedMail(env: DeliveryEnv, n: number): Promise<ReceivedMail> {
-  const messages = await env.peer.waitFor(n, 10_000);
+  const messages = await env.peer.waitFor(n, 30_000);
   const message = messages[n - 1];
   if (!message) throw new Error(`no message ${n}`);
   const parsed = await simpleParser(message.data);

@@ -44,7 +44,7 @@ test('the history pages, sorts, filters and searches the selected project, and s
     subject: `${['Invoice', 'Receipt', 'Welcome'][i % 3]} number ${i}`,
   }));
   const ids = await seed(env, items);
-  for (const id of ids) await settled(env.ph, id, 15_000);
+  for (const id of ids) await settled(env.ph, id, 30_000);
   const token = await session(env);
 
   const first = await list(env, token, '?page_size=10');

@@ -1,6 +1,6 @@
 /**
  * `requireClamd` lets a test file run alone fail with a clear message when the clamd it finds
- * cannot scan: one started from a worktree since deleted still answers PING, but every INSTREAM
+ * cannot scan: one started from a checkout since deleted still answers PING, but every INSTREAM
  * scan fails. The broken one here is a loopback server speaking clamd's protocol that answers as
  * such a clamd does; the whole one is the real clamd of `scripts/peers`.
  */

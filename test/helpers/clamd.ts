@@ -1,7 +1,7 @@
 /**
  * Finds the real clamd that scanner tests talk to: 127.0.0.1:$CLAMD_PORT (default 3310), as started
  * by `scripts/peers`. It must answer PING and find EICAR in an INSTREAM scan, as `scripts/peers`
- * requires before it reuses a clamd: one started from a worktree since deleted answers PING but
+ * requires before it reuses a clamd: one started from a checkout since deleted answers PING but
  * fails every scan. Otherwise the test fails saying which and what to do; tests that need ClamAV
  * never pass by skipping. Speaks clamd's protocol itself, so it does not test the scanner with the
  * scanner.
@@ -30,7 +30,7 @@ export async function requireClamd(): Promise<ClamdAddress> {
   const scan = await ask(host, port, instream(EICAR));
   if (scan === undefined || !scan.endsWith(' FOUND'))
     throw new Error(
-      `clamd on ${host}:${port} answers PING but cannot scan (EICAR: '${scan ?? 'no answer'}'), e.g. it was started from a worktree since deleted; scripts/peers status names it: stop it and run scripts/peers, or set CLAMD_PORT to another port`,
+      `clamd on ${host}:${port} answers PING but cannot scan (EICAR: '${scan ?? 'no answer'}'), e.g. it was started from a checkout since deleted; scripts/peers status names it: stop it and run scripts/peers, or set CLAMD_PORT to another port`,
     );
   return { host, port };
 }

@@ -1,7 +1,7 @@
 /**
  * A loopback server speaking as much of clamd's protocol as `requireClamd`, `scripts/peers` and
  * the scanner use: PONG to PING, and a chosen reply to an INSTREAM scan, so that a test can stand
- * up a clamd that answers PING but cannot scan (one started from a worktree since deleted), one
+ * up a clamd that answers PING but cannot scan (one started from a checkout since deleted), one
  * that can, or one that takes a scan and never answers it (a clamd that hangs).
  */
 import { createServer, type Server, type Socket } from 'node:net';

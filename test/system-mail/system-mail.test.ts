@@ -28,7 +28,7 @@ test("system mail reaches a real MX from the system sender, DKIM-signed with the
     if (record.type === 'TXT') env.dns.set(record.host, 'TXT', [record.value_strings ?? record.value]);
   }
 
-  const [received] = await env.peer.waitFor(1, 8000);
+  const [received] = await env.peer.waitFor(1, 30_000);
   if (!received) throw new Error('nothing received');
   t.deepEqual(received.rcptTo, ['ann@example.net']);
   t.true(received.mailFrom.endsWith('@bounces.ops.posthorn-mail.test'), received.mailFrom);
@@ -40,7 +40,7 @@ test("system mail reaches a real MX from the system sender, DKIM-signed with the
   const verdict = await dkimpyVerify(received.data, { host: env.dns.host, port: env.dns.port });
   t.true(verdict.ok, verdict.output);
 
-  t.is(await settled(env.ph, ref.id), 'delivered');
+  t.is(await settled(env.ph, ref.id, 30_000), 'delivered');
   const [message] = rows<{ project_id: string; api_key_id: string | null; mode: string; tags: string }>(
     env.ph,
     'select project_id, api_key_id, mode, tags from messages where id = ?',
@@ -68,6 +68,6 @@ test('without system_mail.from the sandbox sender sends system mail, also signed
   const { systemMail } = env.ph.server.services;
   t.is(systemMail.from, env.ph.config.sandbox.from);
   await systemMail.send({ to: 'bo@example.net', subject: 'Hello', text: 'Hi.' });
-  const [received] = await env.peer.waitFor(1, 8000);
+  const [received] = await env.peer.waitFor(1, 30_000);
   t.regex(received?.data.toString('latin1') ?? '', /^DKIM-Signature: [\s\S]*d=posthorn\.test/);
 });

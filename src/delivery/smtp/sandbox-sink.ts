@@ -1,10 +1,11 @@
 /**
  * The built-in sink for `ph_test_` sends (DESIGN.md §4): nothing leaves the machine, and the
- * answers are those a real MX would give, so the same events and suppression effects follow.
+ * answers are those a real MX would give, so the same events follow. The reserved addresses
+ * themselves are never suppressed, so they work every time (DESIGN.md §4a).
  * Every recipient is accepted, except the reserved ones at `sandbox.test_domain`:
  *
- * - `bounce@`: refused with 550 5.1.1 (mailbox unknown): a hard bounce, suppressed.
- * - `complaint@`: accepted, then complained about (as an ARF report would say): suppressed.
+ * - `bounce@`: refused with 550 5.1.1 (mailbox unknown): a hard bounce.
+ * - `complaint@`: accepted, then complained about (as an ARF report would say).
  * - `delay@`: deferred with 451 4.7.1 on the first attempt, accepted on the retry.
  */
 import { type Outcome, outcomeOfReply, type PerRecipient } from '../replies/outcome.js';

@@ -11,6 +11,7 @@ import { broadcastsSection } from './sections/broadcasts.js';
 import { dashboardSection } from './sections/dashboard.js';
 import { deliverySection, laneSchema, newLaneDefaults } from './sections/delivery.js';
 import { clamavSection, smtpInSection } from './sections/inbound.js';
+import { approvalsSection, oauthSection } from './sections/oauth.js';
 import {
   dnsSection,
   limitsSection,
@@ -41,6 +42,8 @@ export const configSchema = z.strictObject({
   sandbox: sandboxSection.default(sandboxSection.parse({})),
   system_mail: systemMailSection.default(systemMailSection.parse({})),
   accounts: accountsSection.default(accountsSection.parse({})),
+  oauth: oauthSection.default(oauthSection.parse({})),
+  approvals: approvalsSection.default(approvalsSection.parse({})),
   limits: limitsSection.default(limitsSection.parse({})),
   webhooks: webhooksSection.default(webhooksSection.parse({})),
   broadcasts: broadcastsSection.default(broadcastsSection.parse({})),

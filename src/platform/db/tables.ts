@@ -45,6 +45,14 @@ import type {
   MessagesTable,
 } from './tables/messages.js';
 import type {
+  OAuthClientsTable,
+  OAuthCodesTable,
+  OAuthGrantsTable,
+  OAuthTokensTable,
+  SendApprovalPoliciesTable,
+  SendApprovalsTable,
+} from './tables/oauth.js';
+import type {
   DedicatedIpAssignmentsTable,
   DedicatedIpRequestsTable,
   DedicatedIpUsageTable,
@@ -73,6 +81,7 @@ export type * from './tables/domains.js';
 export type * from './tables/events.js';
 export type * from './tables/inbound.js';
 export type * from './tables/messages.js';
+export type * from './tables/oauth.js';
 export type * from './tables/reputation.js';
 export type * from './tables/status.js';
 export type * from './tables/suppressions.js';
@@ -137,4 +146,10 @@ export interface Database {
   status_incident_updates: StatusIncidentUpdatesTable;
   status_subscriptions: StatusSubscriptionsTable;
   status_notifications: StatusNotificationsTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_tokens: OAuthTokensTable;
+  send_approvals: SendApprovalsTable;
+  send_approval_policies: SendApprovalPoliciesTable;
 }

@@ -47,6 +47,31 @@ export function hasScope(principal: Principal, scope: string): boolean {
 }
 
 function handle(spec: RouteSpec, options: AppOptions) {
+  const run = answer(spec, options);
+  if (!spec.renderError) return run;
+  const render = spec.renderError;
+  return async (ctx: Context): Promise<void> => {
+    try {
+      await run(ctx);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      respond(ctx, render(error));
+    }
+  };
+}
+
+function respond(ctx: Context, result: RouteResult): void {
+  ctx.status = result.status;
+  for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+  if (result.raw) {
+    ctx.type = result.raw.contentType;
+    ctx.body = result.raw.data;
+  } else if (result.body !== undefined) {
+    ctx.body = result.body;
+  }
+}
+
+function answer(spec: RouteSpec, options: AppOptions) {
   return async (ctx: Context): Promise<void> => {
     const state = ctx.state as RequestState;
     if (spec.probe) state.probe = true;
@@ -84,15 +109,7 @@ function handle(spec: RouteSpec, options: AppOptions) {
         log: state.log,
         ctx,
       });
-    const result = options.around ? await options.around({ spec, principal, ctx }, run) : await run();
-    ctx.status = result.status;
-    for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
-    if (result.raw) {
-      ctx.type = result.raw.contentType;
-      ctx.body = result.raw.data;
-    } else if (result.body !== undefined) {
-      ctx.body = result.body;
-    }
+    respond(ctx, options.around ? await options.around({ spec, principal, ctx }, run) : await run());
   };
 }
 

@@ -14,6 +14,22 @@ export interface KeyPrincipal {
    * session behind the request. `keyId` is then the session's ID and `scopes` those of the role.
    */
   readonly dashboard?: SessionPrincipal;
+  /**
+   * Set when an OAuth access token (`pho_...`, src/oauth/) authenticated the request: a client
+   * acting for a person, limited to the scopes and the project of the person's consent. `keyId`
+   * is then the grant's ID (`grt_...`), which rate limits and message records name.
+   */
+  readonly oauth?: OAuthActor;
+}
+
+/** The client and the person behind a request made with an OAuth access token. */
+export interface OAuthActor {
+  readonly clientId: string;
+  readonly clientName: string;
+  readonly grantId: string;
+  /** The member who consented, and on whose behalf the client acts. */
+  readonly userId: string;
+  readonly userEmail: string;
 }
 
 /**

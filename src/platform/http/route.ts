@@ -6,6 +6,7 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { Logger } from '../log.js';
+import type { AppError } from './errors.js';
 import type { Principal } from './principal.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -83,6 +84,11 @@ export interface RouteSpec<
    * not a GET, made with a key or a session, appends one unless the service recorded its own.
    */
   readonly audit?: false;
+  /**
+   * Renders the refusals made before the handler runs (a body that does not parse, 413, 415) in
+   * the route's own error format: OAuth endpoints answer RFC 6749 bodies, not `{"error": "..."}`.
+   */
+  readonly renderError?: (error: AppError) => RouteResult;
   readonly handler: (
     req: RouteRequest<z.output<B>, z.output<Q>, z.output<P>>,
   ) => Promise<RouteResult> | RouteResult;

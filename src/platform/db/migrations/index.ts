@@ -28,6 +28,8 @@ import * as suppressionMode from './0020-suppression-mode.js';
 import * as systemOrganization from './0021a-system-organization.js';
 import * as accounts from './0021b-accounts.js';
 import * as messageHistory from './0021c-message-history.js';
+import * as oauth from './0022-oauth.js';
+import * as sendApprovals from './0022a-send-approvals.js';
 import * as tracking from './0023-tracking.js';
 import * as analyticsMachineEvents from './0023a-analytics-machine-events.js';
 import * as audiencesBroadcasts from './0024-audiences-broadcasts.js';
@@ -60,6 +62,8 @@ export const migrations: Record<string, PosthornMigration> = {
   '0021a-system-organization': systemOrganization,
   '0021b-accounts': accounts,
   '0021c-message-history': messageHistory,
+  '0022-oauth': oauth,
+  '0022a-send-approvals': sendApprovals,
   '0023-tracking': tracking,
   '0023a-analytics-machine-events': analyticsMachineEvents,
   '0024-audiences-broadcasts': audiencesBroadcasts,
