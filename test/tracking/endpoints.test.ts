@@ -7,6 +7,7 @@ import {
   eventually,
   hits,
   openUrl,
+  pipelined,
   sandboxSend,
   trackingEvents,
 } from './env.js';
@@ -93,11 +94,14 @@ test('a click redirects at once to the original URL and is recorded; clicks of e
   });
   // A second message: both of its links followed in the same moment.
   const other = await sandboxSend(ph);
-  await Promise.all(
-    ['https://acme.test/a', 'https://acme.test/b'].map((url, index) =>
-      fetch(clickUrl(ph, other, url, index, 2), { redirect: 'manual', headers: { 'user-agent': CHROME } }),
+  const statuses = await pipelined(
+    ph.url,
+    ['https://acme.test/a', 'https://acme.test/b'].map(
+      (url, index) => new URL(clickUrl(ph, other, url, index, 2)).pathname,
     ),
+    CHROME,
   );
+  t.deepEqual(statuses, ['HTTP/1.1 302 Found', 'HTTP/1.1 302 Found']);
   const scanned = await eventually(
     'two clicks',
     () => trackingEvents(ph, other).length === 2 && trackingEvents(ph, other),
