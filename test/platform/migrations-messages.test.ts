@@ -73,6 +73,8 @@ test('0015 gives the recipients of sends cancelled before it the status cancelle
     '0021a-system-organization',
     '0021b-accounts',
     '0021c-message-history',
+    '0022-oauth',
+    '0022a-send-approvals',
     '0023-tracking',
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',

@@ -26,6 +26,8 @@ test('0018 makes organization names unique ignoring case, renaming the later of 
     '0021a-system-organization',
     '0021b-accounts',
     '0021c-message-history',
+    '0022-oauth',
+    '0022a-send-approvals',
     '0023-tracking',
     '0023a-analytics-machine-events',
     '0024-audiences-broadcasts',
