@@ -13,6 +13,8 @@ export function validationRoutes(validation: ValidationService): RouteSpec[] {
       tag: 'Validation',
       auth: 'key',
       scope: 'validation:use',
+      // A validation changes nothing: no audit record (one per call would flood the log and cost a write).
+      audit: false,
       body: validationRequest,
       responses: {
         200: {
@@ -26,9 +28,9 @@ export function validationRoutes(validation: ValidationService): RouteSpec[] {
         },
       },
       handler: async (req) => {
-        const { projectId } = requireKey(req.principal);
+        const { projectId, mode } = requireKey(req.principal);
         const headers = validation.limit(projectId);
-        const body = await validation.validate(projectId, req.body.email);
+        const body = await validation.validate(projectId, req.body.email, mode);
         return { status: 200, headers: { ...headers, 'Cache-Control': 'no-store' }, body };
       },
     }),

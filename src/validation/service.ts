@@ -4,6 +4,7 @@
  * verdict (verdict.ts). It never connects to the recipient's mail server: no SMTP probing
  * (docs/decisions/validation.md).
  */
+import type { KeyMode } from '../platform/db/tables.js';
 import type { DnsResolver } from '../platform/dns/resolver.js';
 import type { SuppressionService } from '../suppressions/service.js';
 import type { ValidationCache } from './cache.js';
@@ -28,11 +29,12 @@ const iso = (ms: number) => new Date(ms).toISOString();
 async function suppressionCheck(
   deps: ValidationDeps,
   projectId: string,
+  mode: KeyMode,
   checks: AddressChecks,
 ): Promise<SuppressionCheck> {
   if (checks.normalized === null)
     return { result: 'skipped', reason: 'not checked: the address is not valid' };
-  const record = await deps.suppressions.get(projectId, checks.normalized);
+  const record = await deps.suppressions.get(projectId, checks.normalized, mode);
   if (!record) return { result: 'pass', reason: 'not on this project’s suppression list' };
   return {
     result: 'fail',
@@ -63,13 +65,25 @@ export function createValidationService(deps: ValidationDeps) {
     },
 
     /**
+     * The suppression list asked is the key's mode's (a test key's suppressions are its own).
+     *
      * @example
-     * const result = await validation.validate(projectId, 'ann@gmial.com');
+     * const result = await validation.validate(projectId, 'ann@gmial.com', 'live');
      * // { verdict: 'risky', suggestion: 'ann@gmail.com', cached: false, ... }
      */
-    async validate(projectId: string, email: string, now = Date.now()): Promise<ValidationResult> {
+    async validate(
+      projectId: string,
+      email: string,
+      mode: KeyMode = 'live',
+      now = Date.now(),
+    ): Promise<ValidationResult> {
       const { checks, cached } = await addressChecks(email, now);
-      const suppression: SimpleCheck & SuppressionCheck = await suppressionCheck(deps, projectId, checks);
+      const suppression: SimpleCheck & SuppressionCheck = await suppressionCheck(
+        deps,
+        projectId,
+        mode,
+        checks,
+      );
       const { verdict, reason } = decide(checks, suppression);
       return {
         email,

@@ -30,7 +30,7 @@ test('bounces, blocks and rate limits at a provider show as rates, states and a 
   env.peer.rcptReply('slow@gmail.test', 451, RATE, { times: 1 });
   const fine = Array.from({ length: 8 }, (_, i) => `user${i}@gmail.test`);
   const id = await send(env, { to: [...fine, 'gone@gmail.test', 'blocked@gmail.test', 'slow@gmail.test'] });
-  await eventually('the retry of slow@', () => messageStatus(env.ph, id) === 'partially_delivered', 15_000);
+  await eventually('the retry of slow@', () => messageStatus(env.ph, id) === 'partially_delivered', 30_000);
 
   const body = await reputation(env);
   t.is(body.state, 'at_risk');
@@ -74,7 +74,7 @@ test('complaints count against the lane that carried the message, and a few of t
   mx(env.dns, 'gmail.test', [{ host: GMAIL_MX, ip: '127.0.0.1' }]);
   const to = Array.from({ length: 20 }, (_, i) => `reader${i}@gmail.test`);
   const id = await send(env, { to });
-  await eventually('delivery', () => messageStatus(env.ph, id) === 'delivered');
+  await eventually('delivery', () => messageStatus(env.ph, id) === 'delivered', 30_000);
   // The complaint event as the inbound listener appends it for an ARF report: no lane in it.
   const { services, kernel } = env.ph.server;
   await services.analytics.catchUp();
@@ -109,10 +109,10 @@ test('a window below min_volume does not decide the state, and test sends are ne
   mx(env.dns, 'gmail.test', [{ host: GMAIL_MX, ip: '127.0.0.1' }]);
   env.peer.rcptReply('gone@gmail.test', 550, '5.1.1 User unknown');
   const id = await send(env, { to: ['ann@gmail.test', 'gone@gmail.test'] });
-  await eventually('delivery', () => messageStatus(env.ph, id) === 'partially_delivered');
+  await eventually('delivery', () => messageStatus(env.ph, id) === 'partially_delivered', 30_000);
   const testKey = await env.ph.createKey(env.ph.owner.projectId, ['full_access'], 'test');
   const sandbox = await send(env, { to: ['bounce@posthorn.test'] }, testKey);
-  await eventually('the test bounce', () => messageStatus(env.ph, sandbox) === 'bounced');
+  await eventually('the test bounce', () => messageStatus(env.ph, sandbox) === 'bounced', 30_000);
 
   const body = await reputation(env);
   const [domain] = body.domains;

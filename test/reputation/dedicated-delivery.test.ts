@@ -67,7 +67,7 @@ test('a project’s mail leaves from its dedicated IP up to the plan’s daily l
   });
   t.is(theirs.status, 202, theirs.text);
   for (const id of [...ids, theirs.body.id])
-    await eventually(`delivery of ${id}`, () => messageStatus(env.ph, id) === 'delivered', 15_000);
+    await eventually(`delivery of ${id}`, () => messageStatus(env.ph, id) === 'delivered', 30_000);
 
   const messages = await env.peer.waitFor(7);
   const from = (rcpt: string) => messages.find((m) => m.rcptTo.includes(rcpt))?.remoteAddress;

@@ -7,6 +7,7 @@ import {
   eventually,
   hits,
   openUrl,
+  pipelined,
   sandboxSend,
   trackingEvents,
 } from './env.js';
@@ -93,11 +94,14 @@ test('a click redirects at once to the original URL and is recorded; clicks of e
   });
   // A second message: both of its links followed in the same moment.
   const other = await sandboxSend(ph);
-  await Promise.all(
-    ['https://acme.test/a', 'https://acme.test/b'].map((url, index) =>
-      fetch(clickUrl(ph, other, url, index, 2), { redirect: 'manual', headers: { 'user-agent': CHROME } }),
+  const statuses = await pipelined(
+    ph.url,
+    ['https://acme.test/a', 'https://acme.test/b'].map(
+      (url, index) => new URL(clickUrl(ph, other, url, index, 2)).pathname,
     ),
+    CHROME,
   );
+  t.deepEqual(statuses, ['HTTP/1.1 302 Found', 'HTTP/1.1 302 Found']);
   const scanned = await eventually(
     'two clicks',
     () => trackingEvents(ph, other).length === 2 && trackingEvents(ph, other),
@@ -109,6 +113,31 @@ test('a click redirects at once to the original URL and is recorded; clicks of e
       [true, 'all_links_at_once'],
     ],
   );
+});
+
+test('a hit is answered while its write fails, and is written once the store takes writes again', async (t) => {
+  const ph = await startPosthorn(t);
+  const id = await sandboxSend(ph);
+  const sqlite = ph.server.kernel.store.sqlite;
+  // Every write of a hit fails until the trigger goes, as on a full or failing disk.
+  sqlite.exec(
+    "create trigger refuse_hits before insert on tracking_hits begin select raise(abort, 'refused'); end",
+  );
+  const open = await fetch(openUrl(ph, id), { headers: { 'user-agent': CHROME } });
+  t.is(open.status, 200);
+  t.is(Buffer.from(await open.arrayBuffer()).length, 43);
+  const click = await fetch(clickUrl(ph, id, 'https://acme.test/a?x=1', 0, 2), {
+    redirect: 'manual',
+    headers: { 'user-agent': CHROME },
+  });
+  t.is(click.status, 302);
+  t.is(click.headers.get('location'), 'https://acme.test/a?x=1');
+  // Past the click's one-second hold, the recorder has tried and failed to write both.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  t.deepEqual(hits(ph, id), []);
+  sqlite.exec('drop trigger refuse_hits');
+  const written = await eventually('both hits', () => hits(ph, id).length === 2 && hits(ph, id));
+  t.deepEqual(written.map((hit) => hit.kind).sort(), ['click', 'open']);
 });
 
 test('a truncated, altered or foreign token is a 404 that redirects nowhere and records nothing', async (t) => {

@@ -3,6 +3,7 @@
  * delivery off unless a test starts it), tokens for it made with the server's own key, and reads
  * of what was recorded.
  */
+import { connect } from 'node:net';
 import { clickToken, openToken, trackingTokenKey } from '../../src/tracking/token.js';
 import type { Posthorn } from '../helpers/server.js';
 
@@ -84,4 +85,34 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/**
+ * GETs `paths` on one connection in one write (HTTP/1.1 pipelining): the server reads them
+ * back to back, as a scanner following every link of a message at once is seen, however busy the
+ * host running the test is. Resolves with each response's status line once all have come.
+ */
+export function pipelined(baseUrl: string, paths: readonly string[], userAgent: string): Promise<string[]> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      const statuses = received.match(/^HTTP\/1\.1 \d{3}[^\r\n]*/gm) ?? [];
+      if (statuses.length >= paths.length) {
+        socket.destroy();
+        resolve(statuses);
+      }
+    });
+    socket.once('error', reject);
+    socket.write(
+      paths
+        .map(
+          (path) => `GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUser-Agent: ${userAgent}\r\n\r\n`,
+        )
+        .join(''),
+    );
+  });
 }

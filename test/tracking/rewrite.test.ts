@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import test from 'ava';
 import { scanHtml, type TrackingDecision, trackHtml } from '../../src/tracking/rewrite.js';
+import { trackedHtml, unsubscribeUrls } from '../../src/tracking/render-input.js';
 import { readToken } from '../../src/tracking/token.js';
 
 const key = randomBytes(32);
@@ -86,4 +87,20 @@ test('nothing tracked leaves the HTML as it is', (t) => {
 test('a tracked link is never tracked twice', (t) => {
   const once = trackHtml('<a href="https://acme.test/">x</a>', MESSAGE, { ...both, opens: false }, []);
   t.is(trackHtml(once, MESSAGE, { ...both, opens: false }, []), once);
+});
+
+test("the message's List-Unsubscribe URLs are read from its header, and its links to them stay untouched", (t) => {
+  const headers = { 'List-Unsubscribe': '<mailto:leave@acme.test?subject=stop>, <https://acme.test/l/9>' };
+  t.deepEqual(unsubscribeUrls(headers), ['mailto:leave@acme.test?subject=stop', 'https://acme.test/l/9']);
+  t.deepEqual(unsubscribeUrls({ 'list-unsubscribe': '<https://acme.test/l/9>' }), ['https://acme.test/l/9']);
+  t.deepEqual(unsubscribeUrls({}), []);
+  const html = '<a href="https://acme.test/l/9">leave</a><a href="https://acme.test/shop">shop</a>';
+  const out = trackedHtml(Buffer.from(html), {
+    messageId: MESSAGE,
+    decision: { ...both, opens: false },
+    unsubscribeUrls: unsubscribeUrls(headers),
+  });
+  t.true(
+    out.startsWith('<a href="https://acme.test/l/9">leave</a><a href="https://t.acme.test/v1/track/click/'),
+  );
 });

@@ -122,6 +122,9 @@ test('a suppressed address is undeliverable at once, even when its checks come f
   t.is(res.body.checks.suppression.result, 'fail');
   t.is(res.body.checks.suppression.suppression_reason, 'hard_bounce');
   t.regex(res.body.reason, /suppression list \(hard bounce\)/);
+  // A test key asks its own (test) list, as sends with it do.
+  const testKey = await env.ph.createKey(env.ph.owner.projectId, ['validation:use'], 'test');
+  t.is((await env.validate('kim@example.test', testKey)).body.verdict, 'deliverable');
   // Another project does not share the list.
   const other = await env.ph.bootstrap();
   const theirs = await env.validate('kim@example.test', other.apiKey);

@@ -10,6 +10,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { codeIn, pyotpCode, receivedMail, startAccountsEnv } from '../accounts/env.js';
 import { launchChromium } from '../helpers/browser.js';
 import { startReceiver } from '../webhooks/receiver.js';
+import { authorizationUrl, discover, insecure, issuerConfig, REDIRECT, register } from '../oauth/env.js';
+import * as oauth from 'oauth4webapi';
 import { checkPage, DESKTOP, open } from './pages.js';
 
 const OWNER = 'owner@example.test';
@@ -36,17 +38,21 @@ async function signInByCode(
   email: string,
   mailNumber: number,
   read: (n: number) => Promise<string>,
+  landing: string,
 ) {
   await page.getByLabel('Email').fill(email);
   await page.getByRole('button', { name: 'Email me a code' }).click();
   await page.getByRole('textbox', { name: 'Sign-in code' }).fill(await read(mailNumber));
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Messages' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: landing }).waitFor();
 }
 
-test('a person signs in by code, finds a message sent through the API and reads its timeline, verifies a domain, replays a webhook delivery, manages the lists, turns on TOTP, signs out and back in with password and TOTP', async (t) => {
+test('a person signs in by code, finds a message sent through the API and reads its timeline, verifies a domain, replays a webhook delivery, manages every page, consents to an agent and approves its send, turns on TOTP, signs out and back in with password and TOTP', async (t) => {
   t.timeout(180_000);
-  const env = await startAccountsEnv(t, { webhooks: { allow_http: true, allow_private_targets: true } });
+  const env = await startAccountsEnv(
+    t,
+    await issuerConfig({ webhooks: { allow_http: true, allow_private_targets: true } }),
+  );
   const receiver = await startReceiver(t);
   const read = async (n: number) => codeIn(await receivedMail(env, n));
   const context = await browser.newContext({ viewport: DESKTOP });
@@ -59,7 +65,8 @@ test('a person signs in by code, finds a message sent through the API and reads 
   await checkPage(t, page, 'sign-in');
 
   // Sign in by the code mailed through the pipeline to the loopback MX.
-  await signInByCode(page, OWNER, 1, read);
+  // Signed in, the person is on the page they asked for.
+  await signInByCode(page, OWNER, 1, read, 'Domains');
   const cookies = await context.cookies();
   const session = cookies.find((c) => c.name === 'ph_session');
   t.truthy(session, 'the session cookie is set');
@@ -67,6 +74,7 @@ test('a person signs in by code, finds a message sent through the API and reads 
   t.is(session?.sameSite, 'Strict');
   t.regex(session?.value ?? '', /^phs_/);
   t.false((await page.evaluate<string>('document.cookie')).includes('phs_'), 'script cannot read the token');
+  await open(page, 'Messages');
   await checkPage(t, page, 'messages-empty');
 
   // Webhooks: an endpoint for every event; its secret is shown once.
@@ -247,9 +255,113 @@ test('a person signs in by code, finds a message sent through the API and reads 
   await checkPage(t, page, 'members');
   await env.peer.waitFor(3, 10_000);
 
+  // An agent connects through OAuth on the consent screen, sends, and a person approves the send.
+  const { as } = await discover(env.ph);
+  const agent = await register({ as }, { client_name: 'Support agent' });
+  const authorization = await authorizationUrl({ as }, agent.client, 'emails:send');
+  t.true(authorization.url.href.startsWith(`${env.ph.url}/authorize?`), 'the consent page is the dashboard');
+  let callback: URL | undefined;
+  await page.route(`${REDIRECT}**`, (route) => {
+    callback = new URL(route.request().url());
+    return route.fulfill({ status: 200, contentType: 'text/plain', body: 'back at the application' });
+  });
+  await page.goto(authorization.url.href);
+  await page.getByRole('heading', { level: 1, name: 'Authorize an application' }).waitFor();
+  await page.getByText('Support agent').waitFor();
+  t.true(await page.getByRole('listitem').filter({ hasText: 'emails:send' }).isVisible());
+  await checkPage(t, page, 'oauth-consent');
+  await page.getByRole('button', { name: 'Allow' }).click();
+  await page.getByText('back at the application').waitFor();
+  const params = oauth.validateAuthResponse(as, agent.client, callback as URL, authorization.state);
+  const tokens = await oauth.processAuthorizationCodeResponse(
+    as,
+    agent.client,
+    await oauth.authorizationCodeGrantRequest(
+      as,
+      agent.client,
+      agent.auth,
+      params,
+      REDIRECT,
+      authorization.verifier,
+      insecure,
+    ),
+  );
+  const held = await env.ph.request('POST', '/v1/emails', {
+    key: tokens.access_token,
+    body: {
+      from: env.ph.config.sandbox.from,
+      to: [OWNER],
+      subject: 'Agent refund notice',
+      text: 'On its way.',
+    },
+  });
+  t.is(held.status, 202, held.text);
+  t.is(held.body.status, 'awaiting_approval');
+  await page.goto(`${env.ph.url}/approvals`);
+  const approvalCard = page.getByRole('article', { name: 'Send by Support agent: Agent refund notice' });
+  await approvalCard.waitFor();
+  await checkPage(t, page, 'approvals');
+  await approvalCard.getByRole('button', { name: 'Approve and send Agent refund notice' }).click();
+  await page.getByText('Nothing awaits approval.').waitFor();
+  const approvedMail = await receivedMail(env, 4);
+  t.is(approvedMail.subject, 'Agent refund notice');
+  await open(page, 'Connected apps');
+  await page.getByRole('cell', { name: /^Support agent phc_/ }).waitFor();
+  await checkPage(t, page, 'connected-apps');
+
   await open(page, 'Audit log');
   await page.getByRole('cell', { name: 'member.add', exact: true }).waitFor();
   await checkPage(t, page, 'audit-log');
+
+  // The later capabilities' pages: tracking, inbound, audiences and broadcasts, validation, reputation.
+  await open(page, 'Tracking');
+  await page.getByRole('checkbox', { name: /Opens/ }).check();
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByText('Settings saved.').waitFor();
+  t.true((await env.ph.request('GET', '/v1/tracking')).body.opens_enabled);
+  await checkPage(t, page, 'tracking');
+
+  await open(page, 'Inbound');
+  await page.getByLabel('Local part (empty for every address)').fill('support');
+  await page.getByRole('button', { name: 'Add route' }).click();
+  await page.getByRole('cell', { name: 'support@brand.test', exact: true }).waitFor();
+  await checkPage(t, page, 'inbound');
+
+  await open(page, 'Audiences');
+  await page.getByLabel('Name').fill('Newsletter');
+  await page.getByRole('button', { name: 'Create audience' }).click();
+  await page.getByRole('link', { name: 'Newsletter' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Newsletter' }).waitFor();
+  await page.getByLabel('Email').fill('reader@example.test');
+  await page.getByLabel('How they agreed').fill('signup form opt-in');
+  await page.getByRole('button', { name: 'Add contact' }).click();
+  await page.getByRole('cell', { name: 'reader@example.test', exact: true }).waitFor();
+  await checkPage(t, page, 'audience');
+
+  await open(page, 'Broadcasts');
+  await page.getByRole('button', { name: 'New broadcast' }).click();
+  await page.getByLabel('From').fill('Brand News <news@brand.test>');
+  await page.getByLabel('Subject').fill('November news');
+  await page.getByLabel('HTML').fill('<p>Hello {{first_name}}</p>');
+  await page.getByRole('button', { name: 'Save draft' }).click();
+  const draft = page.getByRole('row').filter({ hasText: 'November news' });
+  await draft.getByText('draft').waitFor();
+  await checkPage(t, page, 'broadcasts');
+  await draft.getByRole('button', { name: 'Cancel November news' }).click();
+  await draft.getByText('cancelled').waitFor();
+
+  await open(page, 'Validation', 'Address validation');
+  await page.getByLabel('Email address').fill('not an address');
+  await page.getByRole('button', { name: 'Validate' }).click();
+  await page
+    .getByRole('heading', { level: 2, name: /not an address/ })
+    .getByText('undeliverable')
+    .waitFor();
+  await checkPage(t, page, 'validation');
+
+  await open(page, 'Reputation');
+  await page.getByText('Overall:').waitFor();
+  await checkPage(t, page, 'reputation');
 
   // Account: a password, then two-factor with a code from pyotp; the recovery codes once.
   await open(page, 'Account');

@@ -2,9 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
+import { ANALYTICS_CURSOR } from '../../src/analytics/projector.js';
 import { createLogger } from '../../src/platform/log.js';
 import { idFloor, newId } from '../../src/platform/ids.js';
+import { REPUTATION_CURSOR } from '../../src/reputation/center/projector.js';
 import { type RunningServer, startServer } from '../../src/server.js';
+import { DISPATCHER_CURSOR } from '../../src/webhooks/fan-out.js';
 import { testConfig } from '../helpers/server.js';
 import { eventually, startReceiver } from './receiver.js';
 
@@ -143,13 +146,21 @@ test('an event appended after a restart with an earlier time than the last one r
     );
   server.services.events.notify();
   await receiver.waitFor(1);
+  // Every reader of the event log has read up to that event before the stop.
+  const readers = [DISPATCHER_CURSOR, ANALYTICS_CURSOR, REPUTATION_CURSOR].sort();
   const cursors = () =>
     server.kernel.store.sqlite.prepare('select consumer, last_event_id from event_cursors').all() as {
+      consumer: string;
       last_event_id: string;
     }[];
-  await eventually(async () =>
-    cursors().length === 2 && cursors().every((c) => c.last_event_id === lastRead) ? true : undefined,
-  );
+  await eventually(async () => {
+    const read = cursors();
+    const consumers = read.map((c) => c.consumer).sort();
+    return JSON.stringify(consumers) === JSON.stringify(readers) &&
+      read.every((c) => c.last_event_id === lastRead)
+      ? true
+      : undefined;
+  });
   await node.stop();
 
   server = await node.start();

@@ -37,19 +37,34 @@ function csrfToken(): string {
   return 'sign-in';
 }
 
-export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+function send(method: string, path: string, body?: unknown): Promise<Response> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (method !== 'GET') headers['X-Posthorn-CSRF'] = csrfToken();
   if (projectId) headers['X-Posthorn-Project-ID'] = projectId;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
+  return fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+/** GETs started before the app renders (main.tsx), each used once by the first `get` of its path. */
+const early = new Map<string, { project: string | undefined; response: Promise<Response> }>();
+
+export function fetchEarly(path: string): void {
+  const response = send('GET', path);
+  response.catch(() => undefined);
+  early.set(path, { project: projectId, response });
+}
+
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   let res: Response;
   try {
-    res = await fetch(path, {
-      method,
-      headers,
-      credentials: 'same-origin',
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const started = method === 'GET' ? early.get(path) : undefined;
+    early.delete(path);
+    res = await (started && started.project === projectId ? started.response : send(method, path, body));
   } catch {
     throw new ApiError(0, 'Posthorn could not be reached. Check your connection and try again.');
   }

@@ -3,8 +3,18 @@ import type { ComponentType } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, post, whenSignedOut } from './api';
 import { Account } from './pages/account';
+import { AudienceDetail, Audiences } from './pages/audiences';
+import { Broadcasts } from './pages/broadcasts';
+import { Inbound } from './pages/inbound';
+import { InboundDetail } from './pages/inbound-detail';
+import { Reputation } from './pages/reputation';
+import { Tracking } from './pages/tracking';
+import { Validation } from './pages/validation';
 import { Analytics } from './pages/analytics';
 import { ApiKeys } from './pages/api-keys';
+import { Approvals } from './pages/approvals';
+import { ConnectedApps } from './pages/connected-apps';
+import { Consent } from './pages/consent';
 import { AuditLog } from './pages/audit-log';
 import { Domains } from './pages/domains';
 import { Members } from './pages/members';
@@ -40,7 +50,17 @@ const ROUTES: ReadonlyArray<[string, Page]> = [
   ['/webhooks', Webhooks],
   ['/webhooks/:id', WebhookDetail],
   ['/analytics', Analytics],
+  ['/inbound', Inbound],
+  ['/inbound/:id', InboundDetail],
+  ['/audiences', Audiences],
+  ['/audiences/:id', AudienceDetail],
+  ['/broadcasts', Broadcasts],
+  ['/tracking', Tracking],
+  ['/validation', Validation],
+  ['/reputation', Reputation],
   ['/api-keys', ApiKeys],
+  ['/approvals', Approvals],
+  ['/connected-apps', ConnectedApps],
   ['/members', Members],
   ['/audit-log', AuditLog],
   ['/account', Account],
@@ -51,8 +71,17 @@ const NAV: ReadonlyArray<{ title: string; items: ReadonlyArray<[string, string]>
     title: 'Sending',
     items: [
       ['/messages', 'Messages'],
+      ['/approvals', 'Agent sends'],
       ['/analytics', 'Analytics'],
       ['/templates', 'Templates'],
+      ['/inbound', 'Inbound'],
+    ],
+  },
+  {
+    title: 'Marketing',
+    items: [
+      ['/audiences', 'Audiences'],
+      ['/broadcasts', 'Broadcasts'],
     ],
   },
   {
@@ -61,13 +90,22 @@ const NAV: ReadonlyArray<{ title: string; items: ReadonlyArray<[string, string]>
       ['/domains', 'Domains'],
       ['/suppressions', 'Suppressions'],
       ['/webhooks', 'Webhooks'],
+      ['/tracking', 'Tracking'],
       ['/api-keys', 'API keys'],
+    ],
+  },
+  {
+    title: 'Deliverability',
+    items: [
+      ['/reputation', 'Reputation'],
+      ['/validation', 'Validation'],
     ],
   },
   {
     title: 'Organization',
     items: [
       ['/members', 'Members'],
+      ['/connected-apps', 'Connected apps'],
       ['/audit-log', 'Audit log'],
       ['/account', 'Account'],
     ],
@@ -125,11 +163,12 @@ export function App() {
         onSignedIn={(s) => {
           rememberProject(undefined);
           setSession(s);
-          const next = new URLSearchParams(location.search).get('next');
-          navigate(next?.startsWith('/') ? next : '/messages', true);
+          // Stay on the page that asked for the sign-in (a link, the consent screen); else the messages.
+          if (path === '/' || path === '/sign-in') navigate('/messages', true);
         }}
       />
     );
+  if (path === '/authorize') return <Consent />;
   return <Shell session={session} onSession={setSession} path={path} />;
 }
 
@@ -169,6 +208,7 @@ function Shell({
         </Link>
         <ProjectSwitcher session={session} onSession={onSession} />
         <div class="who">
+          <a href="/status">Status page</a>
           <span class="muted">{session.email}</span>
           <button
             type="button"
