@@ -7,7 +7,7 @@ import { buildAudiences } from './audiences/build.js';
 import { createSendHolds } from './approvals/hold.js';
 import { createApprovalService } from './approvals/service.js';
 import { createApprovalStore } from './approvals/store.js';
-import { sqlitePolicyLookup } from './approvals/store-policy.js';
+import { kyselyPolicyLookup, sqlitePolicyLookup } from './approvals/store-policy.js';
 import { buildBroadcasts } from './broadcasts/build.js';
 import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
@@ -52,7 +52,9 @@ export function buildServices(kernel: Kernel) {
   const approvalStore = createApprovalStore(db);
   const holds = createSendHolds(
     approvalStore,
-    sqlitePolicyLookup(kernel.store.sqlite),
+    kernel.store.engine === 'sqlite'
+      ? sqlitePolicyLookup(kernel.store.sqlite)
+      : kyselyPolicyLookup(approvalStore),
     parseDuration(kernel.config.approvals.expire_after),
   );
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates, holds });

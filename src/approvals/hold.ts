@@ -16,7 +16,7 @@ export function createSendHolds(
 ): SendHolds {
   return {
     async holds(principal) {
-      const policy = policies.find(principal.projectId);
+      const policy = await policies.find(principal.projectId);
       return policy.requireApproval && !policy.trustedClients.includes(principal.oauth.clientId);
     },
     async record(trx, held) {

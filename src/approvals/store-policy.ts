@@ -6,10 +6,15 @@
  * flight may be seen a moment early; nothing else is read.
  */
 import type SQLite from 'better-sqlite3';
-import type { Policy } from './store.js';
+import type { ApprovalStore, Policy } from './store.js';
 
 export interface PolicyLookup {
-  find(projectId: string): Policy;
+  find(projectId: string): Policy | Promise<Policy>;
+}
+
+/** The PostgreSQL adapter: the store's query. */
+export function kyselyPolicyLookup(store: Pick<ApprovalStore, 'policy'>): PolicyLookup {
+  return { find: (projectId) => store.policy(projectId) };
 }
 
 export function sqlitePolicyLookup(sqlite: SQLite.Database): PolicyLookup {

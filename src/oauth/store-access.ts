@@ -9,10 +9,16 @@
  * exchange wrote was never handed to anyone, and a revocation seen early only refuses sooner.
  */
 import type SQLite from 'better-sqlite3';
+import type { OAuthStore } from './store.js';
 import type { GrantRow, TokenRow, TokenWithGrant } from './store-grants.js';
 
 export interface AccessTokenLookup {
-  find(tokenHash: string): TokenWithGrant | undefined;
+  find(tokenHash: string): TokenWithGrant | undefined | Promise<TokenWithGrant | undefined>;
+}
+
+/** The PostgreSQL adapter: the store's query (a pool connection, no lock to wait for). */
+export function kyselyAccessLookup(store: Pick<OAuthStore, 'findToken'>): AccessTokenLookup {
+  return { find: (tokenHash) => store.findToken(tokenHash) };
 }
 
 interface Statements {

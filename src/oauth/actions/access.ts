@@ -52,7 +52,7 @@ export function accessAction(deps: AccessDeps) {
 
   return {
     async authenticate(token: string): Promise<KeyPrincipal> {
-      const row = looksLike('pho', token) ? deps.tokens.find(hashSecret(token)) : undefined;
+      const row = looksLike('pho', token) ? await deps.tokens.find(hashSecret(token)) : undefined;
       if (row?.kind !== 'access') throw invalidToken('Invalid access token.');
       const now = Date.now();
       if (row.revoked_at !== null || row.grant_revoked_at !== null)
