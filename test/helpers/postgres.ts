@@ -55,3 +55,17 @@ export async function freshDatabase(
   t?.teardown(drop);
   return { url: url.toString(), name, drop };
 }
+
+/**
+ * Makes the database at `url` unreachable, as a database server gone away would be: new
+ * connections refused, open ones ended. Returns how to let connections in again.
+ */
+export async function cutOff(url: string): Promise<() => Promise<void>> {
+  const name = new URL(url).pathname.slice(1);
+  await admin(async (client) => {
+    await client.query(`alter database ${name} allow_connections false`);
+    await client.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [name]);
+  });
+  return () =>
+    admin((client) => client.query(`alter database ${name} allow_connections true`)).then(() => {});
+}

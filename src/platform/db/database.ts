@@ -25,7 +25,7 @@ export type Engine = 'sqlite' | 'postgresql';
 export interface Store {
   readonly engine: Engine;
   readonly db: Db;
-  /** The raw SQLite handle; throws on PostgreSQL (a storage port's SQLite adapter only). */
+  /** The raw SQLite handle (a storage port's SQLite adapter only); on PostgreSQL every use throws. */
   readonly sqlite: SQLite.Database;
   /** The PostgreSQL pool (LISTEN/NOTIFY, advisory locks); undefined on SQLite. */
   readonly pool: pg.Pool | undefined;
@@ -83,11 +83,7 @@ export function openPostgresStore(settings: {
   return {
     engine: 'postgresql',
     db,
-    get sqlite(): SQLite.Database {
-      throw new Error(
-        `this code path uses SQLite directly and has no PostgreSQL adapter yet (${new Error().stack?.split('\n')[2]?.trim() ?? 'unknown caller'})`,
-      );
-    },
+    sqlite: unported(),
     pool,
     file: redactedUrl(settings.url),
     async ping(table) {
@@ -100,6 +96,24 @@ export function openPostgresStore(settings: {
       return closed;
     },
   };
+}
+
+/**
+ * What `store.sqlite` is on PostgreSQL: a handle whose every use throws, naming the code that uses
+ * it, so that a capability can be built (it keeps the handle for its SQLite adapter) and fails only
+ * where it would run SQLite's statements.
+ */
+function unported(): SQLite.Database {
+  const fail = (): never => {
+    const caller = new Error().stack?.split('\n')[3]?.trim() ?? 'unknown caller';
+    throw new Error(`this code path uses SQLite directly and has no PostgreSQL adapter yet (${caller})`);
+  };
+  return new Proxy({} as SQLite.Database, {
+    // Not a thenable, and inspectable by Node (symbols), so that holding it is harmless.
+    get: (_target, property) => (property === 'then' || typeof property === 'symbol' ? undefined : fail()),
+    set: fail,
+    has: fail,
+  });
 }
 
 export function openStore(
