@@ -6,6 +6,7 @@
  * ID a tenant can see (its list routes walked) is gathered, so the fuzzers aim at real IDs.
  */
 import type { ExecutionContext } from 'ava';
+import { newId } from '../../../src/platform/ids.js';
 import { type DnsTestServer, startDnsServer } from '../../helpers/dns-server.js';
 import { type Posthorn, type Response, startPosthorn } from '../../helpers/server.js';
 
@@ -97,10 +98,61 @@ async function must(res: Promise<Response>, what: string): Promise<Response> {
 
 /** A new organization with its project, credentials and one of each resource. */
 export async function makeTenant(world: World, name: string): Promise<Tenant> {
-  const { ph, dns } = world;
+  const { ph } = world;
   const email = `owner-${name}@example.test`;
   const boot = await ph.bootstrap(email);
-  const testKey = await ph.createKey(boot.projectId, ['full_access'], 'test');
+  const session = await signIn(world, email);
+  const tenant: Tenant = {
+    name,
+    email,
+    organizationId: boot.organizationId,
+    projectId: boot.projectId,
+    key: boot.apiKey,
+    testKey: await ph.createKey(boot.projectId, ['full_access'], 'test'),
+    session,
+    ids: new Set(),
+    domain: `${name}-mail.test`,
+  };
+  await seedProject(world, tenant, true);
+  return tenant;
+}
+
+/**
+ * A second project in an existing tenant's organization (there is no route that makes one yet;
+ * an operator's row is what `posthorn admin` writes), seeded through the API with its own key.
+ */
+export async function makeSiblingProject(world: World, of: Tenant, name: string): Promise<Tenant> {
+  const { ph } = world;
+  const now = Date.now();
+  const projectId = newId('prj', now);
+  await ph.server.kernel.db
+    .insertInto('projects')
+    .values({
+      id: projectId,
+      organization_id: of.organizationId,
+      name,
+      status: 'sandbox',
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  const tenant: Tenant = {
+    name,
+    email: of.email,
+    organizationId: of.organizationId,
+    projectId,
+    key: await ph.createKey(projectId, ['full_access'], 'live'),
+    testKey: await ph.createKey(projectId, ['full_access'], 'test'),
+    session: of.session,
+    ids: new Set(),
+    domain: `${name}-mail.test`,
+  };
+  await seedProject(world, tenant, false);
+  return tenant;
+}
+
+export async function signIn(world: World, email: string): Promise<string> {
+  const { ph } = world;
   const user = await ph.server.services.accounts.users.findByEmail(email);
   if (!user) throw new Error(`no user ${email}`);
   await ph.server.services.accounts.users.setPassword(user, PASSWORD);
@@ -108,16 +160,20 @@ export async function makeTenant(world: World, name: string): Promise<Tenant> {
     ph.request('POST', '/v1/auth/login-password', { key: null, body: { email, password: PASSWORD } }),
     'login',
   );
-  const session = login.body.token as string;
-  const key = boot.apiKey;
-  const ids = new Set<string>();
+  return login.body.token as string;
+}
+
+/** One of each resource the project's key (and, with `withSession`, its owner) can make. */
+async function seedProject(world: World, tenant: Tenant, withSession: boolean): Promise<void> {
+  const { ph, dns } = world;
+  const { key, session, ids, name, domain } = tenant;
   const as = (body: unknown, path: string, method = 'POST', credential = key) =>
     must(ph.request(method, path, { key: credential, body }), `${method} ${path}`).then((r) => {
       harvest(r.body, ids);
       return r;
     });
-
-  const domain = `${name}-mail.test`;
+  // Webhooks first, so that the events below leave delivery attempts (whd_) behind.
+  await as({ url: 'http://127.0.0.1:9/hook', events: ['*'] }, '/v1/webhooks');
   const created = await as({ name: domain }, '/v1/domains');
   for (const record of created.body.records as {
     type: string;
@@ -135,7 +191,6 @@ export async function makeTenant(world: World, name: string): Promise<Tenant> {
     '/v1/templates',
   );
   await as(undefined, `/v1/templates/${template.body.id}/publish`);
-  await as({ url: 'http://127.0.0.1:9/hook', events: ['*'] }, '/v1/webhooks');
   const audience = await as({ name: 'Newsletter' }, '/v1/audiences');
   await as(
     {
@@ -147,6 +202,7 @@ export async function makeTenant(world: World, name: string): Promise<Tenant> {
   );
   await as({ audience_id: audience.body.id, from, subject: 'News', html: '<p>News</p>' }, '/v1/broadcasts');
   await as({ email: `blocked-${name}@example.net`, reason: 'manual_block' }, '/v1/suppressions');
+  ids.add(`blocked-${name}@example.net`); // the suppression routes take the address as their ID
   await as({ domain_id: created.body.id, local_part: 'support' }, '/v1/inbound/routes');
   await as(
     {
@@ -159,25 +215,16 @@ export async function makeTenant(world: World, name: string): Promise<Tenant> {
     '/v1/emails',
   );
   await as({ from, to: [`now-${name}@example.net`], subject: 'Now', text: 'now' }, '/v1/emails');
-  await as({ name: 'second', scopes: ['emails:send'] }, '/v1/dashboard/api-keys', 'POST', session);
-  await as(
-    { email: `analyst-${name}@example.test`, role: 'analyst' },
-    '/v1/dashboard/organization/members',
-    'POST',
-    session,
-  );
-  await gatherIds(world, { key, session }, ids);
-  return {
-    name,
-    email,
-    organizationId: boot.organizationId,
-    projectId: boot.projectId,
-    key,
-    testKey,
-    session,
-    ids,
-    domain,
-  };
+  if (withSession) {
+    await as({ name: 'second', scopes: ['emails:send'] }, '/v1/dashboard/api-keys', 'POST', session);
+    await as(
+      { email: `analyst-${name}@example.test`, role: 'analyst' },
+      '/v1/dashboard/organization/members',
+      'POST',
+      session,
+    );
+  }
+  await gatherIds(world, withSession ? { key, session } : { key }, ids);
 }
 
 /** Walks every parameterless GET route with the tenant's key and session, keeping the IDs shown. */
@@ -202,15 +249,6 @@ export async function renewCredentials(world: World, tenant: Tenant): Promise<vo
     tenant.key = await ph.createKey(tenant.projectId, ['full_access'], 'live');
   if ((await ph.request('GET', '/v1/domains', { key: tenant.testKey })).status === 401)
     tenant.testKey = await ph.createKey(tenant.projectId, ['full_access'], 'test');
-  if ((await ph.request('GET', '/v1/auth/session', { key: tenant.session })).status === 401) {
-    const user = await ph.server.services.accounts.users.findByEmail(tenant.email);
-    if (!user) throw new Error(`no user ${tenant.email}`);
-    await ph.server.services.accounts.users.setPassword(user, PASSWORD);
-    const login = await ph.request('POST', '/v1/auth/login-password', {
-      key: null,
-      body: { email: tenant.email, password: PASSWORD },
-    });
-    if (login.status !== 200) throw new Error(`renewing the session: ${login.status} ${login.text}`);
-    tenant.session = login.body.token as string;
-  }
+  if ((await ph.request('GET', '/v1/auth/session', { key: tenant.session })).status === 401)
+    tenant.session = await signIn(world, tenant.email);
 }
