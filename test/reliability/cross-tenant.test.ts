@@ -20,13 +20,13 @@ function credentialOf(op: Op, tenant: Tenant): string | undefined {
   return scheme === 'session' ? tenant.session : scheme === 'apiKey' ? tenant.key : undefined;
 }
 
-/** Up to two IDs of each kind (prefix), so a route meets every kind without every pair. */
+/** One ID of each kind (prefix), so a route meets every kind without every pair. */
 function representatives(ids: Iterable<string>): string[] {
   const byKind = new Map<string, string[]>();
   for (const id of ids) {
     const kind = id.includes('@') ? '@' : id.slice(0, id.lastIndexOf('_'));
     const list = byKind.get(kind) ?? [];
-    if (list.length < 2) list.push(id);
+    if (list.length < 1) list.push(id);
     byKind.set(kind, list);
   }
   return [...byKind.values()].flat();

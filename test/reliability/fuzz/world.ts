@@ -228,18 +228,26 @@ async function seedProject(world: World, tenant: Tenant, withSession: boolean): 
 }
 
 /** Walks every parameterless GET route with the tenant's key and session, keeping the IDs shown. */
-async function gatherIds(world: World, credentials: { key: string; session: string }, ids: Set<string>) {
-  for (const [path, operations] of Object.entries(world.document.paths)) {
+async function gatherIds(world: World, credentials: { key: string; session?: string }, ids: Set<string>) {
+  const gets = Object.entries(world.document.paths).flatMap(([path, operations]) => {
     const op = operations.get;
-    if (!op || path.includes('{')) continue;
+    if (!op) return [];
     const scheme = Object.keys(op.security[0] ?? {})[0];
     const credential =
-      scheme === 'session' ? credentials.session : scheme === 'apiKey' ? credentials.key : null;
-    if (credential === null) continue;
+      scheme === 'session' ? credentials.session : scheme === 'apiKey' ? credentials.key : undefined;
+    return credential === undefined ? [] : [{ path, credential }];
+  });
+  for (const { path, credential } of gets.filter((g) => !g.path.includes('{'))) {
     const res = await world.ph.request('GET', path, { key: credential });
     if (res.status === 200) harvest(res.body, ids);
   }
-  // The tenant's own project and organization are not resources to aim at.
+  // One level down: the lists under a resource (deliveries of a webhook, contacts of an audience).
+  for (const { path, credential } of gets.filter((g) => /^[^{]*\{[^}]+\}[^{]*$/.test(g.path))) {
+    for (const id of [...ids].filter((i) => /^(wh|aud|tpl|bc)_/.test(i))) {
+      const res = await world.ph.request('GET', path.replace(/\{[^}]+\}/, id), { key: credential });
+      if (res.status === 200) harvest(res.body, ids);
+    }
+  }
 }
 
 /** Makes the tenant's key, test key and session work again if a fuzzed request revoked them. */
