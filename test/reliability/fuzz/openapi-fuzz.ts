@@ -235,7 +235,9 @@ export function rawRequest(
         res.on('error', reject);
       },
     );
-    req.on('error', reject);
+    // A server that refuses a body early (413) answers and closes while the body is still being
+    // written: the write fails, and the answer, already on its way, is what counts.
+    req.on('error', (error) => setTimeout(() => reject(error), 1000));
     req.end(body);
   });
 }
