@@ -128,13 +128,13 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
 
 function registerCoreProbes(kernel: Kernel, services: Services): void {
   services.health.register('api', () => ({ status: 'operational' }));
-  services.health.register('database', () => {
-    kernel.store.sqlite.prepare('select 1').get();
-    return { status: 'operational' };
+  services.health.register('database', async () => {
+    await kernel.store.ping();
+    return { status: 'operational', detail: kernel.store.engine };
   });
   // The delivery engine replaces this with its own probe once it runs.
-  services.health.register('queue', () => {
-    kernel.store.sqlite.prepare('select 1 from delivery_jobs limit 1').get();
+  services.health.register('queue', async () => {
+    await kernel.store.ping('delivery_jobs');
     return { status: 'operational' };
   });
 }

@@ -41,7 +41,7 @@ export function buildServices(kernel: Kernel) {
   const audit = createAuditService(db);
   const projects = createProjectService(createProjectStore(db), audit);
   const keys = createKeyService(createKeyStore(db), projects, audit);
-  const events = createEventService(db, kernel.store.sqlite);
+  const events = createEventService(db, kernel.store);
   const suppressions = createSuppressionService(createSuppressionStore(db), {
     testDomain: kernel.config.sandbox.test_domain,
   });

@@ -17,7 +17,7 @@ import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
 import { AppError } from '../platform/http/errors.js';
 import { formatPath } from '../platform/http/validate.js';
-import { writeContact } from './contact-writes.js';
+import { insertNewContacts, newContact, writeContact } from './contact-writes.js';
 import { type ContactRequest, contactRequest } from './schemas.js';
 import type { AudienceStore, ContactRow } from './store.js';
 
@@ -143,7 +143,21 @@ export async function importContacts(
         trx,
       );
       for (const row of found) existing.set(row.email, row);
-      for (const { line, request } of rows) {
+      // New addresses go in together; a row for an address already known goes through the rules.
+      const created: ReturnType<typeof newContact>[] = [];
+      const later: typeof rows = [];
+      for (const entry of rows) {
+        if (existing.has(entry.request.email)) {
+          later.push(entry);
+          continue;
+        }
+        const fresh = newContact(ctx, entry.request);
+        created.push(fresh);
+        existing.set(entry.request.email, fresh.row);
+      }
+      await insertNewContacts(trx, ctx, created);
+      report.created += created.length;
+      for (const { line, request } of later) {
         const outcome = await writeContact(trx, ctx, request, existing.get(request.email));
         if (outcome.kind === 'refused') refuse(line, request.email, outcome.reason);
         else {

@@ -61,7 +61,7 @@ export const initCommand: Command = {
 
 /** The master key, checked against the database when one exists (init does not create one). */
 async function initMasterKey(config: Config, io: Io): Promise<{ created: boolean; file: string }> {
-  if (!existsSync(databaseFile(config.storage.data_dir))) {
+  if (config.storage.engine === 'sqlite' && !existsSync(databaseFile(config.storage.data_dir))) {
     const file = masterKeyPath(config.storage.data_dir, config.security.master_key_file);
     return { ...openMasterKey(file, []), file };
   }

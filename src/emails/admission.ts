@@ -116,9 +116,9 @@ export function createAdmission(deps: AdmissionDeps) {
     };
   }
 
-  function appendAccepted(draft: Draft, ref: MessageRef) {
+  function appendAccepted(trx: Db, draft: Draft, ref: MessageRef) {
     // The group commit's transaction holds the connection (platform/db/group-commit.ts).
-    return events.appendInTransaction({
+    return events.appendWithin(trx, {
       projectId: draft.projectId,
       type: draft.sendAt === null ? 'email.sent' : 'email.scheduled',
       messageId: ref.id,
@@ -192,8 +192,13 @@ export function createAdmission(deps: AdmissionDeps) {
         await commitUnit(async (trx: Db) => {
           const now = Date.now();
           for (const draft of drafts) {
-            const result = store.insertAccepted(draft, now);
-            if (result.created) appendAccepted(draft, result.ref);
+            const written = store.insertAccepted(trx, draft, now);
+            // SQLite's adapter answers synchronously: no promise to wait for on its hot path.
+            const result = written instanceof Promise ? await written : written;
+            if (result.created) {
+              const appended = appendAccepted(trx, draft, result.ref);
+              if (appended instanceof Promise) await appended;
+            }
           }
           await within(trx);
         });
@@ -212,7 +217,9 @@ export function createAdmission(deps: AdmissionDeps) {
           const now = Date.now();
           const out: Committed[] = [];
           for (const { draft } of admitted) {
-            const result = store.insertAccepted(draft, now);
+            const written = store.insertAccepted(trx, draft, now);
+            // SQLite's adapter answers synchronously: no promise to wait for on its hot path.
+            const result = written instanceof Promise ? await written : written;
             if (result.created && draft.heldFor && deps.holds) {
               const held = {
                 messageId: result.ref.id,
@@ -221,7 +228,10 @@ export function createAdmission(deps: AdmissionDeps) {
                 at: now,
               };
               await deps.holds.record(trx, held);
-            } else if (result.created) appendAccepted(draft, result.ref);
+            } else if (result.created) {
+              const appended = appendAccepted(trx, draft, result.ref);
+              if (appended instanceof Promise) await appended;
+            }
             out.push(result);
           }
           return out;

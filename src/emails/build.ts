@@ -25,7 +25,7 @@ export function buildEmails(
     holds?: SendHolds;
   },
 ) {
-  const store = createEmailStore(kernel.db, kernel.store.sqlite);
+  const store = createEmailStore(kernel.db, kernel.store.sqlite, kernel.store.engine);
   const ports = sendPorts(services);
   const limits = createSendLimits(
     kernel.config.limits,

@@ -102,7 +102,10 @@ export function createEmailService(deps: EmailServiceDeps) {
 
     /** Live or test: the key mode a message was sent with (analytics reports the modes apart). */
     messageMode(messageId: string): KeyMode | undefined {
-      return store.modeOf(messageId);
+      const mode = store.modeOf(messageId);
+      // The projectors that ask synchronously run on SQLite only, so far.
+      if (mode instanceof Promise) throw new Error('messageMode has no PostgreSQL adapter yet');
+      return mode;
     },
 
     async list(

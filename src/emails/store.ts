@@ -6,7 +6,7 @@
  * transaction interleaves with them).
  */
 import type SQLite from 'better-sqlite3';
-import type { Db } from '../platform/db/database.js';
+import type { Db, Engine } from '../platform/db/database.js';
 import type { KeyMode, MessageStatus } from '../platform/db/tables.js';
 import { idFloor, newId } from '../platform/ids.js';
 import {
@@ -16,6 +16,7 @@ import {
   type MessageScope,
   recipientDomains,
 } from './model.js';
+import { findIdempotentOnPostgres, insertAcceptedOnPostgres, modeOfOnPostgres } from './store-accepted-pg.js';
 import { heldQueries } from './store-held.js';
 import { scheduleQueries } from './store-schedule.js';
 
@@ -36,7 +37,12 @@ export interface ListedMessage {
 
 const bool = (value: boolean | null) => (value === null ? null : value ? 1 : 0);
 
-export function createEmailStore(db: Db, sqlite: SQLite.Database) {
+/**
+ * The send path's store. `engine` picks the adapter of the accepted-send writes (the storage port
+ * of DESIGN.md §8): SQLite's prepared statements, or store-accepted-pg.ts.
+ */
+export function createEmailStore(db: Db, sqlite: SQLite.Database, engine: Engine = 'sqlite') {
+  const postgres = engine === 'postgresql';
   let prepared: ReturnType<typeof prepare> | undefined;
   // Prepared on first use: the tables exist only once migrations ran.
   const stmt = () => {
@@ -49,7 +55,13 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
      * The message an unexpired idempotency key points at, if any. Keys are per project and mode:
      * a test key's record never answers a live send (whose mail the sandbox would swallow).
      */
-    findIdempotent(projectId: string, mode: KeyMode, key: string, now: number): MessageRef | undefined {
+    findIdempotent(
+      projectId: string,
+      mode: KeyMode,
+      key: string,
+      now: number,
+    ): MessageRef | undefined | Promise<MessageRef | undefined> {
+      if (postgres) return findIdempotentOnPostgres(db, projectId, mode, key, now - IDEMPOTENCY_TTL_MS);
       const row = stmt().findIdempotent.get(projectId, mode, key, now - IDEMPOTENCY_TTL_MS) as
         | RefRow
         | undefined;
@@ -61,10 +73,17 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
      * lock keeps other statements out. Returns the existing message instead when the draft's
      * idempotency key is already taken: then nothing is written.
      */
-    insertAccepted(draft: Draft, now: number): { ref: MessageRef; created: boolean } {
+    insertAccepted(
+      trx: Db,
+      draft: Draft,
+      now: number,
+    ): { ref: MessageRef; created: boolean } | Promise<{ ref: MessageRef; created: boolean }> {
+      if (postgres) return insertAcceptedOnPostgres(trx, draft, now, IDEMPOTENCY_TTL_MS);
       const s = stmt();
       if (draft.idempotencyKey !== null) {
-        const existing = this.findIdempotent(draft.projectId, draft.mode, draft.idempotencyKey, now);
+        const existing = this.findIdempotent(draft.projectId, draft.mode, draft.idempotencyKey, now) as
+          | MessageRef
+          | undefined;
         if (existing) return { ref: existing, created: false };
       }
       const id = draft.id ?? newId('msg', now);
@@ -132,7 +151,8 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database) {
     },
 
     /** The mode of the key a message was sent with; synchronous, for a caller inside a transaction. */
-    modeOf(messageId: string): KeyMode | undefined {
+    modeOf(messageId: string): KeyMode | undefined | Promise<KeyMode | undefined> {
+      if (postgres) return modeOfOnPostgres(db, messageId);
       return (stmt().modeOf.get(messageId) as { mode: KeyMode } | undefined)?.mode;
     },
 

@@ -11,9 +11,10 @@
  */
 import { EventEmitter } from 'node:events';
 import type SQLite from 'better-sqlite3';
-import type { Db } from '../platform/db/database.js';
+import type { Db, Store } from '../platform/db/database.js';
 import type { EventsTable } from '../platform/db/tables.js';
 import { idFloor, orderedIds } from '../platform/ids.js';
+import { newestIdOnPostgres, rowsAfterOnPostgres } from './log-pg.js';
 import type { EventPayload, LoggedEventType } from './types.js';
 
 export interface NewEvent {
@@ -43,25 +44,45 @@ function newEvent(id: string, event: NewEvent): { row: EventsTable; payload: Eve
   };
 }
 
-export function createEventService(db: Db, sqlite: SQLite.Database) {
+export function createEventService(db: Db, store: Pick<Store, 'engine' | 'sqlite'>) {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(50);
+  const postgres = store.engine === 'postgresql';
   let insert: SQLite.Statement | undefined;
   let ids: ReturnType<typeof orderedIds> | undefined;
   /** The next event ID; the first call seeds the generator from the newest ID in the store. */
   const nextId = (): string => {
     if (!ids) {
       ids = orderedIds('evt');
-      ids.seed(newestStoredId(sqlite));
+      ids.seed(newestStoredId(store.sqlite));
     }
     return ids.next();
   };
+  /** On PostgreSQL the seed is read asynchronously, once, before the first ID. */
+  let seeded: Promise<void> | undefined;
+  const seedAsync = (): Promise<void> => {
+    seeded ??= newestIdOnPostgres(db).then((newest) => {
+      ids = orderedIds('evt');
+      ids.seed(newest);
+    });
+    return seeded;
+  };
+  const append = async (executor: Db, event: NewEvent): Promise<EventPayload> => {
+    if (postgres) await seedAsync();
+    const { row, payload } = newEvent(nextId(), event);
+    await executor.insertInto('events').values(row).execute();
+    return payload;
+  };
   return {
     /** Appends one event with `executor` (a transaction); returns the payload as webhooks see it. */
-    async append(executor: Db, event: NewEvent): Promise<EventPayload> {
-      const { row, payload } = newEvent(nextId(), event);
-      await executor.insertInto('events').values(row).execute();
-      return payload;
+    append,
+
+    /**
+     * Appends one event in the transaction `trx` of a group commit: on SQLite the prepared
+     * statement of `appendInTransaction` (synchronous, no promise), on PostgreSQL `append`.
+     */
+    appendWithin(trx: Db, event: NewEvent): EventPayload | Promise<EventPayload> {
+      return postgres ? append(trx, event) : this.appendInTransaction(event);
     },
 
     /**
@@ -71,6 +92,7 @@ export function createEventService(db: Db, sqlite: SQLite.Database) {
      * the row lands in that transaction and nobody else's.
      */
     appendInTransaction(event: NewEvent): EventPayload {
+      const sqlite = store.sqlite;
       if (!sqlite.inTransaction) throw new Error('appendInTransaction needs an open transaction');
       const { row, payload } = newEvent(nextId(), event);
       insert ??= sqlite.prepare(
@@ -93,6 +115,7 @@ export function createEventService(db: Db, sqlite: SQLite.Database) {
 
     /** Events of a project after an event ID, oldest first (outbox readers page with this). */
     async listAfter(afterId: string, limit: number): Promise<EventPayload[]> {
+      if (postgres) return (await rowsAfterOnPostgres(db, afterId, limit)).map(toPayload);
       const rows = await db
         .selectFrom('events')
         .selectAll()
@@ -105,6 +128,7 @@ export function createEventService(db: Db, sqlite: SQLite.Database) {
 
     /** Whole rows after an event ID, oldest first: what outbox consumers (webhooks, analytics) read. */
     async rowsAfter(afterId: string, limit: number, executor: Db = db): Promise<EventRecord[]> {
+      if (postgres) return rowsAfterOnPostgres(executor, afterId, limit);
       return executor
         .selectFrom('events')
         .selectAll()

@@ -9,7 +9,7 @@ const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
 
 test('a cancelled scheduled send stops counting: its recipients leave accepted and queued', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const scheduled = await ph.request('POST', '/v1/emails', {
     body: email({ to: ['a@example.com', 'b@example.com'], cc: ['c@example.com'], send_at: inAnHour() }),
   });
@@ -39,7 +39,7 @@ test('a cancelled scheduled send stops counting: its recipients leave accepted a
 
 test('the cancel event stays internal: an endpoint subscribed to every event never receives it', async (t) => {
   const ph = await startPosthorn(t, { webhooks: { allow_http: true, allow_private_targets: true } });
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const receiver = await startReceiver(t);
   const endpoint = await createEndpoint(ph, receiver.url, ['*']);
   // Nor can an endpoint subscribe to it by name.
@@ -50,7 +50,7 @@ test('the cancel event stays internal: an endpoint subscribed to every event nev
 
   const scheduled = await ph.request('POST', '/v1/emails', { body: email({ send_at: inAnHour() }) });
   t.is((await ph.request('DELETE', `/v1/emails/${scheduled.body.id}/schedule`)).status, 204);
-  const [cancel] = rows<{ id: string }>(
+  const [cancel] = await rows<{ id: string }>(
     ph,
     "select id from events where message_id = ? and type = 'email.cancelled'",
     scheduled.body.id,
@@ -61,14 +61,16 @@ test('the cancel event stays internal: an endpoint subscribed to every event nev
   const received = await receiver.waitFor(2);
   await eventually(
     async () =>
-      rows<{ last_event_id: string }>(
-        ph,
-        "select last_event_id from event_cursors where consumer = 'webhooks'",
+      (
+        await rows<{ last_event_id: string }>(
+          ph,
+          "select last_event_id from event_cursors where consumer = 'webhooks'",
+        )
       )
         .map((c) => c.last_event_id)
         .some((id) => id > (cancel?.id ?? '')) || undefined,
   );
   t.deepEqual(received.map((r) => JSON.parse(r.body).type).sort(), ['email.scheduled', 'email.sent']);
-  t.is(count(ph, 'webhook_messages', 'endpoint_id = ?', endpoint.id), 2);
-  t.is(count(ph, 'webhook_messages', "event_type = 'email.cancelled'"), 0);
+  t.is(await count(ph, 'webhook_messages', 'endpoint_id = ?', endpoint.id), 2);
+  t.is(await count(ph, 'webhook_messages', "event_type = 'email.cancelled'"), 0);
 });

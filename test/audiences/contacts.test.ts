@@ -156,7 +156,8 @@ test('an import of CSV reports each refused row and why, and never resubscribes 
 });
 
 test('an import of 100,000 JSON lines is streamed and every row lands', async (t) => {
-  t.timeout(120_000);
+  // About 10 s on a quiet host; far more when the host is shared by many test runs.
+  t.timeout(600_000);
   const ph = await startPosthorn(t);
   const audience = (await ph.request('POST', '/v1/audiences', { body: { name: 'Big' } })).body.id;
   const rows = 100_000;

@@ -72,7 +72,7 @@ export function headersOf(data: Buffer): Map<string, string> {
 export async function until<T>(
   what: string,
   check: () => Promise<T | undefined>,
-  timeoutMs = 15_000,
+  timeoutMs = 60_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -4,7 +4,7 @@ import { audienceWith, sendBroadcast, startBroadcastEnv, until } from './env.js'
 const FROM = 'Acme News <news@acme.test>';
 
 test('bad broadcast input is a clear 400, 403 or 404 and writes nothing', async (t) => {
-  t.timeout(60_000);
+  t.timeout(240_000);
   const env = await startBroadcastEnv(t);
   const { ph } = env;
   const audience = await audienceWith(env, [{ email: 'ann@example.net' }]);
@@ -46,7 +46,7 @@ test('bad broadcast input is a clear 400, 403 or 404 and writes nothing', async 
 });
 
 test('a draft is scheduled up to 30 days ahead, changed only while a draft, and cancelled once; a sent broadcast cannot be cancelled', async (t) => {
-  t.timeout(60_000);
+  t.timeout(240_000);
   const env = await startBroadcastEnv(t);
   const { ph } = env;
   const audience = await audienceWith(env, [{ email: 'ann@example.net' }]);
@@ -118,7 +118,7 @@ test('a draft is scheduled up to 30 days ahead, changed only while a draft, and 
 });
 
 test('a broadcast from a published template fills its variables from each contact', async (t) => {
-  t.timeout(60_000);
+  t.timeout(240_000);
   const env = await startBroadcastEnv(t);
   const { ph } = env;
   const audience = await audienceWith(env, [{ email: 'ann@example.net', first_name: 'Ann' }]);
@@ -144,7 +144,7 @@ test('a broadcast from a published template fills its variables from each contac
   t.regex(refused.body.error, /\{\{code\}\}, which no contact has/);
 
   await sendBroadcast(env, { audience_id: audience, template: 'news', subject: undefined, html: undefined });
-  const [message] = await env.peer.waitFor(1);
+  const [message] = await env.peer.waitFor(1, 30_000);
   const raw = message?.data.toString('utf8') ?? '';
   t.regex(raw, /Subject: News for Ann/);
   t.regex(

@@ -5,7 +5,7 @@ import { dkimpyVerify } from '../helpers/dkimpy-verify.js';
 import { audienceWith, headersOf, sendBroadcast, startBroadcastEnv, until } from './env.js';
 
 test('a broadcast reaches each subscribed contact as a marketing message with signed one-click unsubscribe headers, and the one-click POST unsubscribes', async (t) => {
-  t.timeout(60_000);
+  t.timeout(240_000);
   const env = await startBroadcastEnv(t);
   const { ph, peer, front } = env;
   const audience = await audienceWith(env, [
@@ -36,7 +36,7 @@ test('a broadcast reaches each subscribed contact as a marketing message with si
     reply_to: 'support@acme.test',
     tags: { campaign: 'march' },
   });
-  const received = await peer.waitFor(2);
+  const received = await peer.waitFor(2, 30_000);
   const byRcpt = new Map(received.map((m) => [m.rcptTo[0], m]));
   t.deepEqual([...byRcpt.keys()].sort(), ['ann@example.net', 'bo@example.net']);
   const ann = byRcpt.get('ann@example.net');
@@ -126,7 +126,7 @@ test('a broadcast reaches each subscribed contact as a marketing message with si
 
   // An unsubscribed contact receives no later broadcast.
   await sendBroadcast(env, { audience_id: audience, subject: 'Later' });
-  const later = await peer.waitFor(3);
+  const later = await peer.waitFor(3, 30_000);
   t.deepEqual(
     later.slice(2).map((m) => m.rcptTo[0]),
     ['bo@example.net'],
@@ -134,11 +134,11 @@ test('a broadcast reaches each subscribed contact as a marketing message with si
 });
 
 test('the unsubscribe page unsubscribes, offers to subscribe again, and an altered token is 404', async (t) => {
-  t.timeout(60_000);
+  t.timeout(240_000);
   const env = await startBroadcastEnv(t);
   const audience = await audienceWith(env, [{ email: 'cy@example.net' }]);
   await sendBroadcast(env, { audience_id: audience });
-  const [message] = await env.peer.waitFor(1);
+  const [message] = await env.peer.waitFor(1, 30_000);
   const url =
     /<(https:[^>]+)>/.exec(headersOf(message?.data ?? Buffer.alloc(0)).get('list-unsubscribe') ?? '')?.[1] ??
     '';

@@ -127,15 +127,18 @@ export function recipientStatuses(ph: Posthorn, messageId: string): Record<strin
   return out;
 }
 
-/** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */
+/**
+ * Polls until `check` returns (or resolves to) a value other than undefined/false, or fails after
+ * `timeoutMs`.
+ */
 export async function eventually<T>(
   what: string,
-  check: () => T | undefined | false,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
   timeoutMs = 8000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));

@@ -4,7 +4,7 @@ import { count, email, rows, verifiedDomain } from './helpers.js';
 
 test('a batch whose items are all accepted answers 202 with one result per item', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const res = await ph.request('POST', '/v1/emails/batch', {
     body: {
       emails: [
@@ -18,15 +18,15 @@ test('a batch whose items are all accepted answers 202 with one result per item'
   t.like(res.body.data[0], { index: 0, status: 'queued' });
   t.like(res.body.data[1], { index: 1, status: 'scheduled' });
   t.regex(res.body.data[0].id, /^msg_/);
-  t.is(count(ph, 'messages'), 2);
+  t.is(await count(ph, 'messages'), 2);
   // Committed together: one transaction, so both share the same created_at.
-  const created = rows<{ created_at: number }>(ph, 'select created_at from messages');
+  const created = await rows<{ created_at: number }>(ph, 'select created_at from messages');
   t.is(created[0]?.created_at, created[1]?.created_at);
 });
 
 test('a batch with failing items answers 207: each item validated and checked on its own', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   await ph.server.services.suppressions.add({
     projectId: ph.owner.projectId,
     email: 'gone@example.com',
@@ -57,12 +57,12 @@ test('a batch with failing items answers 207: each item validated and checked on
   t.like(notObject, { index: 4, status_code: 400 });
   t.like(attachments, { index: 5, status_code: 400 });
   t.regex(attachments.error, /attachments/);
-  t.is(count(ph, 'messages'), 1);
+  t.is(await count(ph, 'messages'), 1);
 });
 
 test('a malformed batch envelope is refused with 400', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const cases: Array<[unknown, RegExp]> = [
     [[email()], /Invalid body/],
     [{ emails: email() }, /emails: must be an array/],
@@ -75,23 +75,23 @@ test('a malformed batch envelope is refused with 400', async (t) => {
     t.is(res.status, 400);
     t.regex(res.body.error, rule);
   }
-  t.is(count(ph, 'messages'), 0);
+  t.is(await count(ph, 'messages'), 0);
 });
 
 test('a batch of 100 commits in one transaction', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const res = await ph.request('POST', '/v1/emails/batch', {
     body: { emails: Array.from({ length: 100 }, (_, i) => email({ to: [`r${i}@example.com`] })) },
   });
   t.is(res.status, 202);
-  t.is(count(ph, 'messages'), 100);
-  t.is(count(ph, 'events', "type = 'email.sent'"), 100);
+  t.is(await count(ph, 'messages'), 100);
+  t.is(await count(ph, 'events', "type = 'email.sent'"), 100);
 });
 
 test('admitting a batch lets the event loop turn between items, so other work is not held up', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   // A chain of immediates stands for everything else the process does (other requests, the
   // delivery engine, SMTP sessions): it advances once per turn of the event loop.
   let turns = 0;
@@ -112,7 +112,7 @@ test('admitting a batch lets the event loop turn between items, so other work is
 
 test('two items of one batch with the same idempotency key: the second is refused with 400 and the batch answers 207', async (t) => {
   const ph = await startPosthorn(t, { limits: { sends_per_minute_per_key: 2 } });
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const res = await ph.request('POST', '/v1/emails/batch', {
     body: {
       emails: [email({ idempotency_key: 'dup' }), email({ to: ['zed@example.com'], idempotency_key: 'dup' })],
@@ -132,8 +132,8 @@ test('two items of one batch with the same idempotency key: the second is refuse
       },
     ],
   });
-  t.is(count(ph, 'messages'), 1);
-  t.is(count(ph, 'message_recipients', 'email = ?', 'zed@example.com'), 0);
+  t.is(await count(ph, 'messages'), 1);
+  t.is(await count(ph, 'message_recipients', 'email = ?', 'zed@example.com'), 0);
   // The refused item took no slot of the per-key rate limit.
   t.is(res.headers.get('ratelimit-remaining'), '1');
   const next = await ph.request('POST', '/v1/emails', { body: email({ to: ['zed@example.com'] }) });
@@ -142,7 +142,7 @@ test('two items of one batch with the same idempotency key: the second is refuse
 
 test('an item whose own idempotency key equals another item’s derived key is refused', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   // With base key "k", item 1 derives "k-1": the key item 0 names itself.
   const res = await ph.request('POST', '/v1/emails/batch', {
     body: { emails: [email({ idempotency_key: 'k-1' }), email({ to: ['zed@example.com'] })] },
@@ -152,21 +152,21 @@ test('an item whose own idempotency key equals another item’s derived key is r
   t.like(res.body.data[0], { index: 0, status: 'queued' });
   t.like(res.body.data[1], { index: 1, status_code: 400 });
   t.regex(res.body.data[1].error, /"k-1" is already the key of item 0/);
-  t.is(count(ph, 'messages'), 1);
+  t.is(await count(ph, 'messages'), 1);
   // The batch retried as it was gives the same answer and still sends nothing to zed.
   const again = await ph.request('POST', '/v1/emails/batch', {
     body: { emails: [email({ idempotency_key: 'k-1' }), email({ to: ['zed@example.com'] })] },
     headers: { 'idempotency-key': 'k' },
   });
   t.deepEqual(again.body, res.body);
-  t.is(count(ph, 'message_recipients', 'email = ?', 'zed@example.com'), 0);
+  t.is(await count(ph, 'message_recipients', 'email = ?', 'zed@example.com'), 0);
 });
 
 test('items refused by a rate limit put Retry-After and that limit’s RateLimit headers on the batch reply', async (t) => {
   const ph = await startPosthorn(t, {
     limits: { sends_per_minute_per_key: 2, sends_per_hour_per_recipient: 1 },
   });
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const mixed = await ph.request('POST', '/v1/emails/batch', {
     body: {
       emails: [
@@ -195,12 +195,12 @@ test('items refused by a rate limit put Retry-After and that limit’s RateLimit
   t.like(refused.body.data[0], { index: 0, status_code: 429 });
   t.truthy(refused.headers.get('retry-after'));
   t.regex(refused.headers.get('ratelimit-policy') ?? '', /^"sends-per-key";q=2;w=60$/);
-  t.is(count(ph, 'messages'), 2);
+  t.is(await count(ph, 'messages'), 2);
 });
 
 test("a suspended project's batch retry replays what was accepted before; new items are refused, and a batch with nothing to replay is one 403", async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const items = [email({ to: ['a@example.com'] }), email({ to: ['b@example.com'] })];
   const batch = (emails: unknown[], key: string) =>
     ph.request('POST', '/v1/emails/batch', { headers: { 'Idempotency-Key': key }, body: { emails } });
@@ -222,5 +222,5 @@ test("a suspended project's batch retry replays what was accepted before; new it
   const fresh = await batch(items, 'order-8');
   t.is(fresh.status, 403);
   t.regex(fresh.body.error, /This project is suspended/);
-  t.is(count(ph, 'messages'), 2, 'nothing new was sent');
+  t.is(await count(ph, 'messages'), 2, 'nothing new was sent');
 });

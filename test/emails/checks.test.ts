@@ -13,7 +13,7 @@ test('a send without a valid key is refused with 401', async (t) => {
 
 test('a key without emails:send is refused with 403 naming the scope', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const key = await ph.createKey(ph.owner.projectId, ['emails:read']);
   const res = await ph.request('POST', '/v1/emails', { body: email(), key });
   t.is(res.status, 403);
@@ -24,20 +24,20 @@ test('a key without emails:send is refused with 403 naming the scope', async (t)
 
 test('a suspended project may not send (403), even from a verified domain', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   await ph.server.services.projects.setStatus(ph.owner.projectId, 'suspended', 'test');
   const res = await ph.request('POST', '/v1/emails', { body: email() });
   t.is(res.status, 403);
   t.regex(res.body.error, /suspended/);
   const batch = await ph.request('POST', '/v1/emails/batch', { body: { emails: [email()] } });
   t.is(batch.status, 403);
-  t.is(count(ph, 'messages'), 0);
+  t.is(await count(ph, 'messages'), 0);
 });
 
 test('a From domain that is not verified for the project is refused with 403 saying why', async (t) => {
   const ph = await startPosthorn(t);
   const other = await ph.bootstrap();
-  verifiedDomain(ph, 'acme.test', other.projectId); // verified, but by another project
+  await verifiedDomain(ph, 'acme.test', other.projectId); // verified, but by another project
   const res = await ph.request('POST', '/v1/emails', { body: email() });
   t.is(res.status, 403);
   t.regex(res.body.error, /acme\.test is not a verified domain of this project/);
@@ -45,7 +45,7 @@ test('a From domain that is not verified for the project is refused with 403 say
 
 test('a project an operator set back to the sandbox may send only from the sandbox sender, even with a verified domain (old: 202)', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   t.is((await ph.request('POST', '/v1/emails', { body: email() })).status, 202);
   await ph.server.services.projects.setStatus(ph.owner.projectId, 'sandbox', 'test');
   const res = await ph.request('POST', '/v1/emails', { body: email() });
@@ -75,7 +75,7 @@ test('the sandbox sender reaches organization members only', async (t) => {
 
 test('a suppressed recipient is refused with 422 and exactly {"error"} naming the address', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   await ph.server.services.suppressions.add({
     projectId: ph.owner.projectId,
     email: 'gone@example.com',
@@ -87,12 +87,12 @@ test('a suppressed recipient is refused with 422 and exactly {"error"} naming th
   t.is(res.status, 422);
   t.deepEqual(Object.keys(res.body), ['error']);
   t.regex(res.body.error, /GONE@example\.com is on the suppression list/);
-  t.is(count(ph, 'messages'), 0);
+  t.is(await count(ph, 'messages'), 0);
 });
 
 test('the per-key rate limit answers 429 with Retry-After and RateLimit headers', async (t) => {
   const ph = await startPosthorn(t, { limits: { sends_per_minute_per_key: 2 } });
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const first = await ph.request('POST', '/v1/emails', { body: email({ to: ['a@example.com'] }) });
   t.is(first.status, 202);
   t.is(first.headers.get('ratelimit-limit'), '2');
@@ -107,12 +107,12 @@ test('the per-key rate limit answers 429 with Retry-After and RateLimit headers'
   t.true(retry >= 1 && retry <= 60);
   t.is(third.headers.get('ratelimit-remaining'), '0');
   t.regex(third.headers.get('ratelimit') ?? '', /^"sends-per-key";r=0;t=\d+$/);
-  t.is(count(ph, 'messages'), 2);
+  t.is(await count(ph, 'messages'), 2);
 });
 
 test('the per-recipient throttle answers 429 naming the address', async (t) => {
   const ph = await startPosthorn(t, { limits: { sends_per_hour_per_recipient: 1 } });
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   t.is((await ph.request('POST', '/v1/emails', { body: email({ to: ['ann@example.com'] }) })).status, 202);
   const again = await ph.request('POST', '/v1/emails', {
     body: email({ to: ['bob@example.com', 'ANN@example.com'] }),
@@ -127,7 +127,7 @@ test('the per-recipient throttle answers 429 naming the address', async (t) => {
 
 test('the daily quota counts messages already stored today', async (t) => {
   const ph = await startPosthorn(t, { limits: { daily_quota: 2 } });
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   t.is((await ph.request('POST', '/v1/emails', { body: email({ to: ['a@example.com'] }) })).status, 202);
   t.is((await ph.request('POST', '/v1/emails', { body: email({ to: ['b@example.com'] }) })).status, 202);
   const over = await ph.request('POST', '/v1/emails', { body: email({ to: ['c@example.com'] }) });
@@ -138,7 +138,7 @@ test('the daily quota counts messages already stored today', async (t) => {
 
 test('test-key sends do not use the daily quota; live sends still do, and the count a restart reads is of live sends', async (t) => {
   const ph = await startPosthorn(t, { limits: { daily_quota: 2 } });
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const testKey = await ph.createKey(ph.owner.projectId, ['full_access'], 'test');
   // Test sends first: stored today, yet the live count the quota starts from leaves them out.
   for (const to of ['a@example.com', 'b@example.com', 'c@example.com']) {
@@ -156,13 +156,13 @@ test('test-key sends do not use the daily quota; live sends still do, and the co
     body: email({ to: ['g@example.com'] }),
   });
   t.is(sandboxed.status, 202, sandboxed.text);
-  t.is(count(ph, 'messages', "mode = 'test'"), 4);
-  t.is(count(ph, 'messages', "mode = 'live'"), 2);
+  t.is(await count(ph, 'messages', "mode = 'test'"), 4);
+  t.is(await count(ph, 'messages', "mode = 'live'"), 2);
 });
 
 test('a test key keeps its per-minute rate limit', async (t) => {
   const ph = await startPosthorn(t, { limits: { sends_per_minute_per_key: 2, daily_quota: 100 } });
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const testKey = await ph.createKey(ph.owner.projectId, ['full_access'], 'test');
   const send = (to: string) => ph.request('POST', '/v1/emails', { key: testKey, body: email({ to: [to] }) });
   const first = await send('a@example.com');
@@ -188,7 +188,7 @@ test('checks run in order: suspended before sender, sender before suppression, s
     403,
     'unverified sender before suppression',
   );
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   t.is((await ph.request('POST', '/v1/emails', { body })).status, 422);
   t.is((await ph.request('POST', '/v1/emails', { body })).status, 422, 'refusals do not use the rate limit');
   await ph.server.services.projects.setStatus(ph.owner.projectId, 'suspended', 'test');

@@ -4,25 +4,25 @@ import { count, email, rows, sleep, verifiedDomain } from './helpers.js';
 
 test('a repeated Idempotency-Key returns the first message with 202 and creates nothing', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const headers = { 'idempotency-key': 'signup-7' };
   const first = await ph.request('POST', '/v1/emails', { body: email(), headers });
   const again = await ph.request('POST', '/v1/emails', { body: email({ subject: 'changed' }), headers });
   t.is(again.status, 202);
   t.deepEqual(again.body, first.body);
   t.is(again.headers.get('idempotent-replayed'), 'true');
-  t.is(count(ph, 'messages'), 1);
-  t.is(count(ph, 'events'), 1);
+  t.is(await count(ph, 'messages'), 1);
+  t.is(await count(ph, 'events'), 1);
   // Keys are per project: another project's identical key is its own.
   const other = await ph.bootstrap();
-  verifiedDomain(ph, 'acme.test', other.projectId);
+  await verifiedDomain(ph, 'acme.test', other.projectId);
   const theirs = await ph.request('POST', '/v1/emails', { body: email(), headers, key: other.apiKey });
   t.not(theirs.body.id, first.body.id);
 });
 
 test('a key older than 24 hours is forgotten and makes a new message', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const headers = { 'idempotency-key': 'old' };
   const first = await ph.request('POST', '/v1/emails', { body: email(), headers });
   ph.server.kernel.store.sqlite
@@ -31,33 +31,33 @@ test('a key older than 24 hours is forgotten and makes a new message', async (t)
   const later = await ph.request('POST', '/v1/emails', { body: email(), headers });
   t.is(later.status, 202);
   t.not(later.body.id, first.body.id);
-  t.is(count(ph, 'idempotency_keys'), 1);
+  t.is(await count(ph, 'idempotency_keys'), 1);
 });
 
 test('concurrent requests with the same key create exactly one message', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const headers = { 'idempotency-key': 'race' };
   const responses = await Promise.all(
     Array.from({ length: 20 }, () => ph.request('POST', '/v1/emails', { body: email(), headers })),
   );
   t.true(responses.every((r) => r.status === 202));
   t.is(new Set(responses.map((r) => r.body.id)).size, 1);
-  t.is(count(ph, 'messages'), 1);
-  t.is(count(ph, 'delivery_jobs'), 1);
-  t.is(count(ph, 'events'), 1);
+  t.is(await count(ph, 'messages'), 1);
+  t.is(await count(ph, 'delivery_jobs'), 1);
+  t.is(await count(ph, 'events'), 1);
 });
 
 test('batch items derive their keys from the header base key and their index', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const headers = { 'idempotency-key': 'batch-1' };
   const body = { emails: [email(), email({ idempotency_key: 'own' }), email()] };
   const first = await ph.request('POST', '/v1/emails/batch', { body, headers });
   t.is(first.status, 202, first.text);
   const again = await ph.request('POST', '/v1/emails/batch', { body, headers });
   t.deepEqual(again.body, first.body);
-  t.is(count(ph, 'messages'), 3);
+  t.is(await count(ph, 'messages'), 3);
   const keys = ph.server.kernel.store.sqlite.prepare('select key from idempotency_keys order by key').all();
   t.deepEqual(keys, [{ key: 'batch-1-0' }, { key: 'batch-1-2' }, { key: 'own' }]);
   // A single send with a derived key finds the batch item's message.
@@ -70,7 +70,7 @@ test('batch items derive their keys from the header base key and their index', a
 
 test('a test key and a live key of one project keep separate idempotency keys', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const testKey = await ph.createKey(ph.owner.projectId, ['full_access'], 'test');
   const headers = { 'idempotency-key': 'order-1' };
   const sandboxed = await ph.request('POST', '/v1/emails', { key: testKey, body: email(), headers });
@@ -83,7 +83,7 @@ test('a test key and a live key of one project keep separate idempotency keys', 
   t.is(live.status, 202, live.text);
   t.not(live.body.id, sandboxed.body.id);
   t.is(live.headers.get('idempotent-replayed'), null);
-  t.deepEqual(rows(ph, 'select mode, subject from messages order by id'), [
+  t.deepEqual(await rows(ph, 'select mode, subject from messages order by id'), [
     { mode: 'test', subject: 'Hello' },
     { mode: 'live', subject: 'Live' },
   ]);
@@ -93,7 +93,7 @@ test('a test key and a live key of one project keep separate idempotency keys', 
   t.is(liveAgain.headers.get('idempotent-replayed'), 'true');
   const testAgain = await ph.request('POST', '/v1/emails', { key: testKey, body: email(), headers });
   t.is(testAgain.body.id, sandboxed.body.id);
-  t.is(count(ph, 'messages'), 2);
+  t.is(await count(ph, 'messages'), 2);
   // A batch item's key is per mode too.
   const batch = await ph.request('POST', '/v1/emails/batch', {
     key: testKey,
@@ -104,7 +104,7 @@ test('a test key and a live key of one project keep separate idempotency keys', 
 
 test('a retry with the same Idempotency-Key replays the send after its send_at has passed', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const body = email({ send_at: new Date(Date.now() + 1000).toISOString() });
   const headers = { 'idempotency-key': 'sched-1' };
   const first = await ph.request('POST', '/v1/emails', { body, headers });
@@ -114,18 +114,18 @@ test('a retry with the same Idempotency-Key replays the send after its send_at h
   t.is(retry.status, 202, retry.text);
   t.is(retry.body.id, first.body.id);
   t.is(retry.headers.get('idempotent-replayed'), 'true');
-  t.is(count(ph, 'messages'), 1);
+  t.is(await count(ph, 'messages'), 1);
   // Without a stored send to replay, the rule still holds, in the same 400 as before.
   const fresh = await ph.request('POST', '/v1/emails', { body, headers: { 'idempotency-key': 'sched-2' } });
   t.is(fresh.status, 400);
   t.is(fresh.body.error, 'Invalid body: send_at: must be in the future.');
   t.deepEqual(fresh.body.details, [{ path: 'send_at', message: 'must be in the future' }]);
-  t.is(count(ph, 'messages'), 1);
+  t.is(await count(ph, 'messages'), 1);
 });
 
 test('a batch retry replays items whose send_at has passed; an item with nothing to replay is refused', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const soon = new Date(Date.now() + 1000).toISOString();
   const headers = { 'idempotency-key': 'batch-sched' };
   const first = await ph.request('POST', '/v1/emails/batch', {
@@ -153,5 +153,5 @@ test('a batch retry replays items whose send_at has passed; an item with nothing
     error: 'Invalid email: send_at: must be in the future.',
     details: [{ path: 'send_at', message: 'must be in the future' }],
   });
-  t.is(count(ph, 'messages'), 2);
+  t.is(await count(ph, 'messages'), 2);
 });

@@ -21,7 +21,7 @@ const answer = (res: Response) => ({ status: res.status, body: res.body });
 
 async function setup(t: import('ava').ExecutionContext) {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const testKey = await ph.createKey(ph.owner.projectId, ['full_access'], 'test');
   const liveKey = ph.owner.apiKey;
   return { ph, testKey, liveKey };
@@ -89,14 +89,14 @@ test('DELETE /v1/emails/{id}/schedule cancels a scheduled send of the key’s ow
   const testCancelsLive = await cancel(live.body.id, testKey);
   t.is(testCancelsLive.status, 404);
   t.deepEqual(answer(testCancelsLive), await absentAnswer(ph, 'DELETE', path, live.body.id));
-  t.deepEqual(rows(ph, 'select status from messages order by id'), [
+  t.deepEqual(await rows(ph, 'select status from messages order by id'), [
     { status: 'scheduled' },
     { status: 'scheduled' },
   ]);
 
   t.is((await cancel(sandboxed.body.id, testKey)).status, 204);
   t.is((await cancel(live.body.id, liveKey)).status, 204);
-  t.deepEqual(rows(ph, 'select status from messages order by id'), [
+  t.deepEqual(await rows(ph, 'select status from messages order by id'), [
     { status: 'cancelled' },
     { status: 'cancelled' },
   ]);

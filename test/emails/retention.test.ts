@@ -6,7 +6,7 @@ const DAY = 86_400_000;
 
 test('message retention drops the bodies of old messages, never of one still waiting to be sent', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const sent = await ph.request('POST', '/v1/emails', { body: email({ html: '<p>sent</p>' }) });
   const waiting = await ph.request('POST', '/v1/emails', { body: email({ html: '<p>waiting</p>' }) });
   const scheduled = await ph.request('POST', '/v1/emails', {
@@ -19,7 +19,7 @@ test('message retention drops the bodies of old messages, never of one still wai
   const purge = (cutoff: number) => ph.server.services.emails.store.purgeBodiesBefore(cutoff);
 
   t.is(await purge(Date.now() - 90 * DAY), 0, 'nothing is old enough yet');
-  t.is(count(ph, 'message_bodies'), 3);
+  t.is(await count(ph, 'message_bodies'), 3);
 
   t.is(await purge(Date.now() + DAY), 1);
   const left = sqlite.prepare('select message_id from message_bodies order by message_id').all();

@@ -51,25 +51,29 @@ async function settled(
 const failureReason = (data: Record<string, unknown> | undefined): string =>
   String((data?.failure as { reason?: unknown } | undefined)?.reason ?? '');
 
-const recipientStatuses = (ph: Posthorn, id: string) =>
+const recipientStatuses = async (ph: Posthorn, id: string) =>
   Object.fromEntries(
-    rows<{ email: string; status: string }>(
-      ph,
-      'select email, status from message_recipients where message_id = ? order by email',
-      id,
+    (
+      await rows<{ email: string; status: string }>(
+        ph,
+        'select email, status from message_recipients where message_id = ? order by email',
+        id,
+      )
     ).map((r) => [r.email, r.status]),
   );
 
 test('a scheduled send whose only recipient was suppressed meanwhile is never queued, ends suppressed and emits email.suppressed', async (t) => {
   const ph = await startPosthorn(t, { delivery: { enabled: true } });
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const { id, sendAt, key } = await scheduledSoon(ph, { to: ['ann@example.com'] });
   await suppress(ph, key, 'ann@example.com', 'unsubscribe');
 
   t.is(await settled(ph, { id, sendAt, key }), 'suppressed');
-  t.deepEqual(recipientStatuses(ph, id), { 'ann@example.com': 'suppressed' });
-  t.deepEqual(rows(ph, 'select state from delivery_jobs where message_id = ?', id), [{ state: 'cancelled' }]);
-  t.is(rows(ph, 'select 1 from delivery_attempts where message_id = ?', id).length, 0);
+  t.deepEqual(await recipientStatuses(ph, id), { 'ann@example.com': 'suppressed' });
+  t.deepEqual(await rows(ph, 'select state from delivery_jobs where message_id = ?', id), [
+    { state: 'cancelled' },
+  ]);
+  t.is((await rows(ph, 'select 1 from delivery_attempts where message_id = ?', id)).length, 0);
   const events = await ph.server.services.events.forMessage(id);
   t.deepEqual(
     events.map((e) => e.type),
@@ -84,7 +88,7 @@ test('a scheduled send whose only recipient was suppressed meanwhile is never qu
 
 test('a scheduled send releases the recipients still allowed and holds back the ones suppressed meanwhile', async (t) => {
   const ph = await startPosthorn(t, { delivery: { enabled: true } });
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const { id, sendAt, key } = await scheduledSoon(ph, {
     to: ['ann@example.com', 'bob@example.com'],
     cc: ['cy@other.test'],
@@ -93,16 +97,19 @@ test('a scheduled send releases the recipients still allowed and holds back the 
   await suppress(ph, key, 'cy@other.test', 'manual_block');
 
   t.is(await settled(ph, { id, sendAt, key }), 'partially_delivered');
-  t.deepEqual(recipientStatuses(ph, id), {
+  t.deepEqual(await recipientStatuses(ph, id), {
     'ann@example.com': 'suppressed',
     'bob@example.com': 'delivered',
     'cy@other.test': 'suppressed',
   });
   // cy's domain had no one left to deliver to: its job is not queued at all.
-  t.deepEqual(rows(ph, 'select domain, state from delivery_jobs where message_id = ? order by domain', id), [
-    { domain: 'example.com', state: 'done' },
-    { domain: 'other.test', state: 'cancelled' },
-  ]);
+  t.deepEqual(
+    await rows(ph, 'select domain, state from delivery_jobs where message_id = ? order by domain', id),
+    [
+      { domain: 'example.com', state: 'done' },
+      { domain: 'other.test', state: 'cancelled' },
+    ],
+  );
   const events = await ph.server.services.events.forMessage(id);
   t.deepEqual(
     events.map((e) => e.type),
@@ -123,17 +130,17 @@ test('a scheduled send releases the recipients still allowed and holds back the 
 
 test('a scheduled send of a project suspended meanwhile is not released: it fails with email.failed saying why', async (t) => {
   const ph = await startPosthorn(t, { delivery: { enabled: true } });
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const { id, sendAt, key } = await scheduledSoon(ph, { to: ['ann@example.com', 'bob@other.test'] });
   await ph.server.services.projects.setStatus(ph.owner.projectId, 'suspended', 'test');
 
   t.is(await settled(ph, { id, sendAt, key }), 'failed');
-  t.deepEqual(recipientStatuses(ph, id), { 'ann@example.com': 'failed', 'bob@other.test': 'failed' });
-  t.deepEqual(rows(ph, 'select state from delivery_jobs where message_id = ?', id), [
+  t.deepEqual(await recipientStatuses(ph, id), { 'ann@example.com': 'failed', 'bob@other.test': 'failed' });
+  t.deepEqual(await rows(ph, 'select state from delivery_jobs where message_id = ?', id), [
     { state: 'cancelled' },
     { state: 'cancelled' },
   ]);
-  t.is(rows(ph, 'select 1 from delivery_attempts where message_id = ?', id).length, 0);
+  t.is((await rows(ph, 'select 1 from delivery_attempts where message_id = ?', id)).length, 0);
   const events = await ph.server.services.events.forMessage(id);
   t.deepEqual(
     events.map((e) => e.type),
@@ -148,7 +155,7 @@ test('a scheduled send of a project suspended meanwhile is not released: it fail
 
 test('a scheduled send of a project set back to the sandbox meanwhile fails with email.failed saying why', async (t) => {
   const ph = await startPosthorn(t, { delivery: { enabled: true } });
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const { id, sendAt, key } = await scheduledSoon(ph, { to: ['ann@example.com'] });
   await ph.server.services.projects.setStatus(ph.owner.projectId, 'sandbox', 'test');
 
@@ -163,7 +170,7 @@ test('a scheduled send of a project set back to the sandbox meanwhile fails with
 
 test('a scheduled send whose sender domain is no longer verified fails with email.failed naming the domain', async (t) => {
   const ph = await startPosthorn(t, { delivery: { enabled: true } });
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const { id, sendAt, key } = await scheduledSoon(ph, { to: ['ann@example.com'] });
   ph.server.kernel.store.sqlite
     .prepare(`update domains set status = 'failed' where name = 'acme.test'`)
@@ -176,5 +183,5 @@ test('a scheduled send whose sender domain is no longer verified fails with emai
     ['email.scheduled', 'email.failed'],
   );
   t.regex(failureReason(events[1]?.data), /acme\.test is not a verified domain/);
-  t.is(rows(ph, 'select 1 from delivery_attempts where message_id = ?', id).length, 0);
+  t.is((await rows(ph, 'select 1 from delivery_attempts where message_id = ?', id)).length, 0);
 });

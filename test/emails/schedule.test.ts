@@ -4,7 +4,7 @@ import { count, email, rows, sleep, verifiedDomain } from './helpers.js';
 
 test('a send with send_at is scheduled, then released to the queue by the scheduler within 2 s', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   // Due 4 s ahead: under a loaded host the request itself can take over a second, and a send_at
   // already past when it is checked is refused.
   const sendAt = Date.now() + 4000;
@@ -13,7 +13,7 @@ test('a send with send_at is scheduled, then released to the queue by the schedu
   });
   t.is(res.status, 202);
   t.is(res.body.status, 'scheduled');
-  const jobs = rows<{ state: string; due_at: number }>(
+  const jobs = await rows<{ state: string; due_at: number }>(
     ph,
     'select state, due_at from delivery_jobs where message_id = ?',
     res.body.id,
@@ -37,7 +37,7 @@ test('a send with send_at is scheduled, then released to the queue by the schedu
   }
   t.is(status, 'queued', 'released within 2 s of send_at');
   t.true(Date.now() >= sendAt);
-  t.deepEqual(rows(ph, 'select state from delivery_jobs where message_id = ?', res.body.id), [
+  t.deepEqual(await rows(ph, 'select state from delivery_jobs where message_id = ?', res.body.id), [
     { state: 'queued' },
     { state: 'queued' },
   ]);
@@ -53,7 +53,7 @@ test('a send with send_at is scheduled, then released to the queue by the schedu
 
 test('DELETE /v1/emails/{id}/schedule cancels a scheduled send (204), after which it is 404', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const res = await ph.request('POST', '/v1/emails', {
     body: email({ send_at: new Date(Date.now() + 3_600_000).toISOString() }),
   });
@@ -61,7 +61,7 @@ test('DELETE /v1/emails/{id}/schedule cancels a scheduled send (204), after whic
   t.is(cancel.status, 204);
   t.is(cancel.text, '');
   t.is((await ph.request('GET', `/v1/emails/${res.body.id}`)).body.status, 'cancelled');
-  t.deepEqual(rows(ph, 'select state from delivery_jobs where message_id = ?', res.body.id), [
+  t.deepEqual(await rows(ph, 'select state from delivery_jobs where message_id = ?', res.body.id), [
     { state: 'cancelled' },
   ]);
   t.is((await ph.request('DELETE', `/v1/emails/${res.body.id}/schedule`)).status, 404);
@@ -69,7 +69,7 @@ test('DELETE /v1/emails/{id}/schedule cancels a scheduled send (204), after whic
 
 test('cancelling a scheduled send cancels its recipients in the same transaction; GET /v1/emails/{id} shows them', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const res = await ph.request('POST', '/v1/emails', {
     body: email({
       to: ['Ann <ann@example.com>'],
@@ -95,7 +95,7 @@ test('cancelling a scheduled send cancels its recipients in the same transaction
   );
   t.is((await ph.request('DELETE', `/v1/emails/${res.body.id}/schedule`)).status, 500);
   t.is((await shown()).status, 'scheduled');
-  t.is(count(ph, 'message_recipients', "status = 'queued'"), 3);
+  t.is(await count(ph, 'message_recipients', "status = 'queued'"), 3);
   ph.server.kernel.store.sqlite.exec('drop trigger refuse_cancel');
 
   t.is((await ph.request('DELETE', `/v1/emails/${res.body.id}/schedule`)).status, 204);
@@ -112,7 +112,7 @@ test('cancelling a scheduled send cancels its recipients in the same transaction
 
 test('cancelling is 404 for a message that is not scheduled, absent, or another project’s', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const now = await ph.request('POST', '/v1/emails', { body: email() });
   const notScheduled = await ph.request('DELETE', `/v1/emails/${now.body.id}/schedule`);
   t.is(notScheduled.status, 404);
@@ -131,7 +131,7 @@ test('cancelling is 404 for a message that is not scheduled, absent, or another 
 
 test('a cancelled send is never released', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   // Due 5 s ahead, so the cancel lands before the due time even on a loaded host; then wait past it.
   const sendAt = Date.now() + 5000;
   const res = await ph.request('POST', '/v1/emails', {

@@ -1,10 +1,11 @@
 import test from 'ava';
 import { startPosthorn } from '../helpers/server.js';
+import { failInserts, query, stopFailingInserts } from '../helpers/sql.js';
 import { count, email, rows, verifiedDomain } from './helpers.js';
 
 test('an accepted send answers 202 {id, status, created_at} and writes message, recipients, jobs and event', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const res = await ph.request('POST', '/v1/emails', {
     body: email({
       to: ['ann@example.com', 'bob@example.com'],
@@ -20,7 +21,7 @@ test('an accepted send answers 202 {id, status, created_at} and writes message, 
   t.is(res.body.status, 'queued');
   t.false(Number.isNaN(Date.parse(res.body.created_at)));
 
-  const [message] = rows(ph, 'select * from messages where id = ?', res.body.id);
+  const [message] = await rows(ph, 'select * from messages where id = ?', res.body.id);
   t.like(message, {
     status: 'queued',
     mode: 'live',
@@ -30,7 +31,7 @@ test('an accepted send answers 202 {id, status, created_at} and writes message, 
   });
   t.is(message?.track_clicks, null);
   t.deepEqual(
-    rows(
+    await rows(
       ph,
       'select kind, email, status from message_recipients where message_id = ? order by id',
       res.body.id,
@@ -43,7 +44,7 @@ test('an accepted send answers 202 {id, status, created_at} and writes message, 
     ],
   );
   // One job per recipient domain, due now, unclaimed.
-  const jobs = rows<Record<string, unknown>>(
+  const jobs = await rows<Record<string, unknown>>(
     ph,
     'select domain, state, mode, traffic, lane, attempts, locked_until, due_at from delivery_jobs where message_id = ? order by domain',
     res.body.id,
@@ -70,39 +71,37 @@ test('an accepted send answers 202 {id, status, created_at} and writes message, 
 
 test('a ph_test_ key is accepted like a live one and its rows are marked test', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const key = await ph.createKey(ph.owner.projectId, ['emails:send'], 'test');
   const res = await ph.request('POST', '/v1/emails', { body: email(), key });
   t.is(res.status, 202);
-  t.deepEqual(rows(ph, 'select mode from messages where id = ?', res.body.id), [{ mode: 'test' }]);
-  t.deepEqual(rows(ph, 'select mode from delivery_jobs where message_id = ?', res.body.id), [
+  t.deepEqual(await rows(ph, 'select mode from messages where id = ?', res.body.id), [{ mode: 'test' }]);
+  t.deepEqual(await rows(ph, 'select mode from delivery_jobs where message_id = ?', res.body.id), [
     { mode: 'test' },
   ]);
 });
 
 test('a failure in the middle of the write leaves nothing behind, and the key can be used again', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
-  const db = ph.server.kernel.store.sqlite;
+  await verifiedDomain(ph);
+  const store = ph.server.kernel.store;
   // The event is the last row written; make it fail so everything before it must roll back.
-  db.exec(
-    `create trigger fail_events before insert on events begin select raise(abort, 'disk on fire'); end`,
-  );
+  await failInserts(store, { name: 'fail_events', table: 'events', message: 'disk on fire' });
   const headers = { 'idempotency-key': 'order-42' };
   const failed = await ph.request('POST', '/v1/emails', { body: email(), headers });
   t.is(failed.status, 500);
   for (const table of ['messages', 'message_recipients', 'delivery_jobs', 'idempotency_keys', 'events']) {
-    t.is(count(ph, table), 0, `${table} is empty`);
+    t.is(await count(ph, table), 0, `${table} is empty`);
   }
-  db.exec('drop trigger fail_events');
+  await stopFailingInserts(store, 'fail_events', 'events');
   const retried = await ph.request('POST', '/v1/emails', { body: email(), headers });
   t.is(retried.status, 202);
-  t.is(count(ph, 'messages'), 1);
+  t.is(await count(ph, 'messages'), 1);
 });
 
 test('GET /v1/emails/{id} shows the current status, and 404 for another project or a bad id', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const sent = await ph.request('POST', '/v1/emails', { body: email() });
   const got = await ph.request('GET', `/v1/emails/${sent.body.id}`);
   t.is(got.status, 200);
@@ -110,9 +109,7 @@ test('GET /v1/emails/{id} shows the current status, and 404 for another project 
     ...sent.body,
     recipients: [{ email: 'ann@example.com', type: 'to', status: 'queued' }],
   });
-  ph.server.kernel.store.sqlite
-    .prepare(`update messages set status = 'delivered' where id = ?`)
-    .run(sent.body.id);
+  await query(ph.server.kernel.store, `update messages set status = 'delivered' where id = ?`, sent.body.id);
   t.is((await ph.request('GET', `/v1/emails/${sent.body.id}`)).body.status, 'delivered');
 
   const sendOnly = await ph.createKey(ph.owner.projectId, ['emails:send']);
@@ -127,7 +124,7 @@ test('GET /v1/emails/{id} shows the current status, and 404 for another project 
 
 test('GET /v1/emails lists newest first with limit, after and has_more, and needs emails:read', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) {
     const res = await ph.request('POST', '/v1/emails', {
@@ -136,7 +133,7 @@ test('GET /v1/emails lists newest first with limit, after and has_more, and need
     ids.push(res.body.id);
   }
   const other = await ph.bootstrap();
-  verifiedDomain(ph, 'acme.test', other.projectId);
+  await verifiedDomain(ph, 'acme.test', other.projectId);
   await ph.request('POST', '/v1/emails', { body: email(), key: other.apiKey });
 
   const first = await ph.request('GET', '/v1/emails?limit=2');
@@ -192,12 +189,13 @@ test('the send routes are in the OpenAPI document', async (t) => {
 
 test('sends that share a commit are isolated: one failing send rolls back alone', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
-  ph.server.kernel.store.sqlite.exec(
-    `create trigger fail_boom before insert on delivery_jobs
-     when (select subject from messages where id = new.message_id) = 'boom'
-     begin select raise(abort, 'boom'); end`,
-  );
+  await verifiedDomain(ph);
+  await failInserts(ph.server.kernel.store, {
+    name: 'fail_boom',
+    table: 'delivery_jobs',
+    when: `(select subject from messages where id = new.message_id) = 'boom'`,
+    message: 'boom',
+  });
   const subjects = ['a', 'b', 'boom', 'c', 'd', 'e'];
   const responses = await Promise.all(
     subjects.map((subject) => ph.request('POST', '/v1/emails', { body: email({ subject }) })),
@@ -206,8 +204,8 @@ test('sends that share a commit are isolated: one failing send rolls back alone'
     responses.map((r) => r.status),
     [202, 202, 500, 202, 202, 202],
   );
-  t.is(count(ph, 'messages'), 5);
-  t.is(count(ph, 'messages', "subject = 'boom'"), 0);
-  t.is(count(ph, 'message_recipients'), 5);
-  t.is(count(ph, 'events'), 5);
+  t.is(await count(ph, 'messages'), 5);
+  t.is(await count(ph, 'messages', "subject = 'boom'"), 0);
+  t.is(await count(ph, 'message_recipients'), 5);
+  t.is(await count(ph, 'events'), 5);
 });

@@ -21,7 +21,7 @@ async function publishedTemplate(ph: Awaited<ReturnType<typeof startPosthorn>>) 
 
 test('a template send stores the message rendered from the published version, HTML values escaped', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const templateId = await publishedTemplate(ph);
   const res = await ph.request('POST', '/v1/emails', {
     body: {
@@ -32,7 +32,7 @@ test('a template send stores the message rendered from the published version, HT
     },
   });
   t.is(res.status, 202, res.text);
-  const [message] = rows<Record<string, unknown>>(
+  const [message] = await rows<Record<string, unknown>>(
     ph,
     'select m.*, b.html, b.text from messages m join message_bodies b on b.message_id = m.id where m.id = ?',
     res.body.id,
@@ -49,7 +49,7 @@ test('a template send stores the message rendered from the published version, HT
 
 test('a template send with the wrong variables or an unknown template is refused with 400 naming the field', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   await publishedTemplate(ph);
   const base = { from: 'hello@acme.test', to: ['ann@example.com'] };
   const missing = await ph.request('POST', '/v1/emails', {
@@ -63,5 +63,5 @@ test('a template send with the wrong variables or an unknown template is refused
   });
   t.is(unknown.status, 400);
   t.regex(unknown.body.error, /template/);
-  t.is(count(ph, 'messages'), 0);
+  t.is(await count(ph, 'messages'), 0);
 });

@@ -126,7 +126,7 @@ const invalid: Array<[string, Record<string, unknown>, string, RegExp]> = [
 for (const [title, change, path, rule] of invalid) {
   test(`a send with ${title} is refused with 400 naming ${path}`, async (t) => {
     const ph = await startPosthorn(t);
-    verifiedDomain(ph);
+    await verifiedDomain(ph);
     const body = JSON.parse(JSON.stringify(email(change))) as Record<string, unknown>;
     const res = await ph.request('POST', '/v1/emails', { body });
     t.is(res.status, 400, res.text);
@@ -136,7 +136,7 @@ for (const [title, change, path, rule] of invalid) {
     t.truthy(detail, `no detail for ${path}: ${res.text}`);
     t.regex(detail?.message ?? '', rule);
     t.regex(res.body.error, new RegExp(path.replace(/[[\]().]/g, '\\$&')));
-    t.is(count(ph, 'messages'), 0);
+    t.is(await count(ph, 'messages'), 0);
   });
 }
 
@@ -154,7 +154,7 @@ test('malformed JSON and a missing body are refused with 400', async (t) => {
 
 test('an Idempotency-Key longer than 255 characters is refused with 400 naming the header', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const res = await ph.request('POST', '/v1/emails', {
     body: email(),
     headers: { 'idempotency-key': 'k'.repeat(256) },
@@ -165,7 +165,7 @@ test('an Idempotency-Key longer than 255 characters is refused with 400 naming t
 
 test('display names, IDN domains and the allowed headers are accepted and stored normalized', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph, 'xn--bcher-kva.test');
+  await verifiedDomain(ph, 'xn--bcher-kva.test');
   const res = await ph.request('POST', '/v1/emails', {
     body: email({
       from: '"Bücher, Team" <news@Bücher.test>',

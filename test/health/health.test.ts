@@ -1,4 +1,5 @@
 import test from 'ava';
+import { cutOff } from '../helpers/postgres.js';
 import { startPosthorn } from '../helpers/server.js';
 
 test('health is 200 with api, database and queue operational', async (t) => {
@@ -12,7 +13,8 @@ test('health is 200 with api, database and queue operational', async (t) => {
 
 test('health is 503 naming the database when the database is unavailable', async (t) => {
   const ph = await startPosthorn(t);
-  ph.server.kernel.store.sqlite.close();
+  if (ph.server.kernel.store.engine === 'postgresql') t.teardown(await cutOff(ph.config.storage.url));
+  else ph.server.kernel.store.sqlite.close();
   const res = await ph.request('GET', '/health', { key: null });
   t.is(res.status, 503);
   t.is(res.body.status, 'unavailable');

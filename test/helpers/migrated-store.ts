@@ -33,3 +33,16 @@ export async function storeMigratedTo(
   t.is((await migrator.migrateTo(version)).error, undefined);
   return { store, migrator };
 }
+
+/**
+ * The registered migrations from `first` on, in the order they run: what a store stepped to the
+ * migration before `first` applies when migrated to the latest. Derived from the index, so a new
+ * migration needs no edit here.
+ *
+ * @example migrationsFrom('0016-webhook-endpoint-mode') // ['0016-webhook-endpoint-mode', '0017-...', ...]
+ */
+export function migrationsFrom(first: string): string[] {
+  const names = Object.keys(migrations).sort();
+  if (!names.includes(first)) throw new Error(`no migration named ${first}`);
+  return names.filter((name) => name >= first);
+}

@@ -1,6 +1,8 @@
 /**
  * Starts the real Posthorn server in-process on 127.0.0.1:0 with a fresh data directory, and
  * bootstraps an organization, a project and a full-access key. Tests talk to it over HTTP.
+ * With POSTHORN_TEST_ENGINE=postgresql the server stores in a fresh database of its own on the
+ * PostgreSQL of scripts/peers (./postgres.ts), dropped when it stops; overrides of `storage` win.
  *
  * @example
  *   const ph = await startPosthorn(t, { webhooks: { allow_http: true } });
@@ -14,6 +16,7 @@ import { validateConfig } from '../../src/platform/config/load.js';
 import type { Config } from '../../src/platform/config/schema.js';
 import { createLogger } from '../../src/platform/log.js';
 import { type RunningServer, startServer } from '../../src/server.js';
+import { freshDatabase, testEngine } from './postgres.js';
 
 export type ConfigOverrides = { [S in keyof Config]?: Partial<Config[S]> };
 
@@ -69,14 +72,26 @@ export async function startPosthorn(
   overrides: ConfigOverrides = {},
 ): Promise<Posthorn> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'posthorn-test-'));
-  const config = testConfig(dataDir, overrides);
+  const database =
+    testEngine() === 'postgresql' && overrides.storage?.engine === undefined
+      ? await freshDatabase(null)
+      : undefined;
+  const storage = database ? { engine: 'postgresql' as const, url: database.url, pool_size: 4 } : {};
+  const config = testConfig(dataDir, { ...overrides, storage: { ...storage, ...overrides.storage } });
   const log = createLogger(config.log.level);
-  const server = await startServer(config, log);
+  let server: RunningServer;
+  try {
+    server = await startServer(config, log);
+  } catch (error) {
+    await database?.drop();
+    throw error;
+  }
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
     await server.stop();
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   };
   t?.teardown(stop);

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { createProjectStore } from '../../src/projects/store.js';
-import { storeMigratedTo } from '../helpers/migrated-store.js';
+import { migrationsFrom, storeMigratedTo } from '../helpers/migrated-store.js';
 
 test('0018 makes organization names unique ignoring case, renaming the later of existing duplicates with a warning', async (t) => {
   const { store } = await storeMigratedTo(t, '0017-webhook-attempts-by-mode');
@@ -19,23 +19,7 @@ test('0018 makes organization names unique ignoring case, renaming the later of 
   const applied = await migrateToLatest(store.db, {
     onWarning: (name, message) => warnings.push(`${name}: ${message}`),
   });
-  t.deepEqual(applied, [
-    '0018-organization-name-unique',
-    '0019-message-raw',
-    '0020-suppression-mode',
-    '0021a-system-organization',
-    '0021b-accounts',
-    '0021c-message-history',
-    '0022-oauth',
-    '0022a-send-approvals',
-    '0023-tracking',
-    '0023a-analytics-machine-events',
-    '0024-audiences-broadcasts',
-    '0025-reputation-center',
-    '0025a-dedicated-ips',
-    '0025b-reputation-connections',
-    '0026-status',
-  ]);
+  t.deepEqual(applied, migrationsFrom('0018-organization-name-unique'));
   t.deepEqual(sqlite.prepare('select id, name from organizations order by id').all(), [
     { id: 'org_1', name: 'acme (org_1)' },
     { id: 'org_2', name: 'Acme' },

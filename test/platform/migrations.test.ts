@@ -1,6 +1,9 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
-import { storeMigratedTo } from '../helpers/migrated-store.js';
+import { migrations } from '../../src/platform/db/migrations/index.js';
+import { migrationsFrom, storeMigratedTo } from '../helpers/migrated-store.js';
 
 test('0008 moves the bodies of existing messages into message_bodies and drops the old columns', async (t) => {
   const { store, migrator } = await storeMigratedTo(t, '0007-inbound');
@@ -110,31 +113,7 @@ test('migrating to the latest applies what is left in order: 0010 adds the webho
   reply.run('prj_1', 'r1', 'inb_1', 'msg_t', 5);
   reply.run('prj_1', 'r2', 'inb_1', 'msg_gone', 6);
 
-  t.deepEqual(await migrateToLatest(store.db), [
-    '0010-webhook-failure-streak',
-    '0011-inbound-reply-mode',
-    '0012-analytics-mode',
-    '0013-inbound-parse-error',
-    '0014-messages-mode-index',
-    '0015-cancelled-recipients',
-    '0016-webhook-endpoint-mode',
-    '0017-webhook-attempts-by-mode',
-    '0018-organization-name-unique',
-    '0019-message-raw',
-    '0020-suppression-mode',
-    '0021a-system-organization',
-    '0021b-accounts',
-    '0021c-message-history',
-    '0022-oauth',
-    '0022a-send-approvals',
-    '0023-tracking',
-    '0023a-analytics-machine-events',
-    '0024-audiences-broadcasts',
-    '0025-reputation-center',
-    '0025a-dedicated-ips',
-    '0025b-reputation-connections',
-    '0026-status',
-  ]);
+  t.deepEqual(await migrateToLatest(store.db), migrationsFrom('0010-webhook-failure-streak'));
   const columns = store.sqlite.prepare('select name from pragma_table_info(?)').all('webhook_endpoints') as {
     name: string;
   }[];
@@ -200,29 +179,7 @@ test('0012 keys analytics by mode (test records move to test rows, cancelled sen
   // A day whose records retention already removed keeps what it had.
   daily.run(50, 'gmail', 7, 0, 7, 0, '[1,500,7]');
 
-  t.deepEqual(await migrateToLatest(store.db), [
-    '0012-analytics-mode',
-    '0013-inbound-parse-error',
-    '0014-messages-mode-index',
-    '0015-cancelled-recipients',
-    '0016-webhook-endpoint-mode',
-    '0017-webhook-attempts-by-mode',
-    '0018-organization-name-unique',
-    '0019-message-raw',
-    '0020-suppression-mode',
-    '0021a-system-organization',
-    '0021b-accounts',
-    '0021c-message-history',
-    '0022-oauth',
-    '0022a-send-approvals',
-    '0023-tracking',
-    '0023a-analytics-machine-events',
-    '0024-audiences-broadcasts',
-    '0025-reputation-center',
-    '0025a-dedicated-ips',
-    '0025b-reputation-connections',
-    '0026-status',
-  ]);
+  t.deepEqual(await migrateToLatest(store.db), migrationsFrom('0012-analytics-mode'));
   t.deepEqual(
     sqlite
       .prepare(
@@ -314,4 +271,13 @@ test('0012 keys analytics by mode (test records move to test rows, cancelled sen
     .map((r) => r.detail)
     .join('; ');
   t.regex(purge, /SEARCH analytics_recipients USING INDEX analytics_recipients_settled \(updated_at<\?\)/);
+});
+
+test('every migration file is registered in the index under its file name', (t) => {
+  const folder = fileURLToPath(new URL('../../src/platform/db/migrations/', import.meta.url));
+  const files = readdirSync(folder)
+    .filter((name) => /^\d{4}[a-z]?-.*\.js$/.test(name))
+    .map((name) => name.replace(/\.js$/, ''))
+    .sort();
+  t.deepEqual(Object.keys(migrations).sort(), files);
 });

@@ -41,7 +41,7 @@ test('a body of 240,000 characters of unclosed {{ is refused with a short 400, f
 
 test('a send renders a version holding 240,000 characters of unclosed {{ fast (old: ~20 s)', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const id = await created(ph, { text_body: 'Hi {{name}}', variables: ['name'] });
   await ph.request('POST', `/v1/templates/${id}/publish`);
   // A version saved before unclosed {{ was refused: it is rendered as it is.
@@ -54,7 +54,7 @@ test('a send renders a version holding 240,000 characters of unclosed {{ fast (o
   );
   t.is(res.status, 202, res.text);
   t.true(ms < BOUND_MS, `${ms} ms`);
-  const [body] = rows<{ text: string }>(ph, 'select text from message_bodies');
+  const [body] = await rows<{ text: string }>(ph, 'select text from message_bodies');
   t.is(body?.text, `Hi Ann ${'{{'.repeat(120_000)}`);
 });
 

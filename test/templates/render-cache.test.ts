@@ -26,7 +26,7 @@ async function send(ph: Posthorn, ref: string) {
     body: { from: 'hello@acme.test', to: ['ann@example.com'], template: ref, variables: { who: 'A b' } },
   });
   if (res.status !== 202) return `${res.status} ${res.body.error}`;
-  const [message] = rows<{ subject: string; html: string; text: string; template_version: number }>(
+  const [message] = await rows<{ subject: string; html: string; text: string; template_version: number }>(
     ph,
     'select m.subject, b.html, b.text, m.template_version from messages m join message_bodies b on b.message_id = m.id where m.id = ?',
     res.body.id,
@@ -68,7 +68,7 @@ const rendered = (version: number, subject: string) => ({
 
 test('each version of a template renders its own content, before and after a rollback', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const created = await ph.request('POST', '/v1/templates', { body: template('One {{who}}') });
   const id = created.body.id as string;
   await ph.request('POST', `/v1/templates/${id}/publish`);
@@ -86,7 +86,7 @@ test('each version of a template renders its own content, before and after a rol
 
 test('a template deleted after its version was cached is refused; a new one with its slug renders its own', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const first = await ph.request('POST', '/v1/templates', { body: template('Old {{who}}') });
   await ph.request('POST', `/v1/templates/${first.body.id}/publish`);
   t.deepEqual(await send(ph, 'receipt'), rendered(1, 'Old A b'));
@@ -97,7 +97,7 @@ test('a template deleted after its version was cached is refused; a new one with
   const second = await ph.request('POST', '/v1/templates', { body: template('New {{who}}') });
   await ph.request('POST', `/v1/templates/${second.body.id}/publish`);
   t.deepEqual(await send(ph, 'receipt'), rendered(1, 'New A b'));
-  t.is(rows(ph, 'select id from messages').length, 2);
+  t.is((await rows(ph, 'select id from messages')).length, 2);
 });
 
 test('the service keeps at most its bound of parsed versions and renders every template correctly', async (t) => {

@@ -13,7 +13,7 @@ const to = ['ann@example.com'];
 
 async function setup(t: Parameters<typeof startPosthorn>[0], overrides: ConfigOverrides = {}) {
   const ph = await startPosthorn(t, overrides);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   return ph;
 }
 
@@ -39,7 +39,7 @@ test('a rendered subject longer than 998 characters is a 400 naming subject; 998
   const single = await published(ph, { subject: 'S{{a}}', text_body: 'x {{a}}', variables: ['a'] });
   t.is((await send(ph, single, { a: 'Z'.repeat(998) })).status, 400);
   t.is((await send(ph, single, { a: 'Z'.repeat(997) })).status, 202);
-  t.is(count(ph, 'messages'), 1);
+  t.is(await count(ph, 'messages'), 1);
 });
 
 test('a subject that renders empty is a 400; a subject with a line break cannot be saved', async (t) => {
@@ -73,7 +73,7 @@ test('a body that renders empty is a 400 naming it, as a direct send with an emp
   const noText = await send(ph, id, { h: '<p>hi</p>', x: '' });
   t.is(noText.status, 400);
   t.deepEqual(noText.body.details, [{ path: 'text', message: 'would be empty' }]);
-  t.is(count(ph, 'messages'), 0);
+  t.is(await count(ph, 'messages'), 0);
   t.is((await send(ph, id, { h: ' ', x: ' ' })).status, 202, 'a direct send accepts a body of one space too');
 });
 
@@ -86,7 +86,7 @@ test('a subject saved with a line break before the rule is refused at send, not 
   const res = await send(ph, id, {});
   t.is(res.status, 400);
   t.deepEqual(res.body.details, [{ path: 'subject', message: 'must not contain line breaks' }]);
-  t.is(count(ph, 'messages'), 0);
+  t.is(await count(ph, 'messages'), 0);
 });
 
 test('a rendered html body over limits.max_body_bytes is a 400 naming html, before it is built (old: a 50 MB message)', async (t) => {
@@ -103,7 +103,7 @@ test('a rendered html body over limits.max_body_bytes is a 400 naming html, befo
   t.deepEqual(res.body.details, [{ path: 'html', message: 'would be 50000000 bytes; at most 5242880' }]);
   const huge = await send(ph, id, { a: 'Y'.repeat(3000) });
   t.is(huge.status, 400, 'past the longest string V8 can build: still a 400, not a 500');
-  t.is(count(ph, 'messages'), 0);
+  t.is(await count(ph, 'messages'), 0);
 });
 
 test('the body limit counts HTML-escaped values in UTF-8 bytes, text and both bodies together', async (t) => {
@@ -127,7 +127,7 @@ test('the body limit counts HTML-escaped values in UTF-8 bytes, text and both bo
   const together = await send(ph, both, { a: 'x'.repeat(60_000) });
   t.is(together.status, 400);
   t.regex(together.body.error, /html_body and text_body together would be 120000 bytes/);
-  t.is(count(ph, 'messages'), 1);
+  t.is(await count(ph, 'messages'), 1);
 });
 
 test('a batch of template items renders at most limits.max_body_bytes of bodies in all (old: 100 × the body)', async (t) => {
@@ -144,7 +144,7 @@ test('a batch of template items renders at most limits.max_body_bytes of bodies 
     res.body.data[2].error,
     /^template: renders 40000 bytes of body, which would bring this batch's template items past 100000 bytes/,
   );
-  t.is(count(ph, 'messages'), 2);
+  t.is(await count(ph, 'messages'), 2);
 });
 
 test('a send carries at most 50 variables with names of at most 64 characters, as a template declares', async (t) => {

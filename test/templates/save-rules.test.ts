@@ -29,7 +29,7 @@ test('an unclosed {{ or a placeholder missing a brace is refused with 400 naming
 
 test('a lone }} is text, so minified CSS and JSON-LD save and send as they are', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const html =
     '<style>@media (max-width:600px){.a{display:none}}</style><script type="application/ld+json">{"a":{"b":1}}</script><p>{{name}}</p>';
   const res = await save(ph, { html_body: html, variables: ['name'], text_body: undefined });
@@ -45,7 +45,7 @@ test('a lone }} is text, so minified CSS and JSON-LD save and send as they are',
   });
   t.is(sent.status, 202, sent.text);
   t.is(
-    rows<{ html: string }>(ph, 'select html from message_bodies')[0]?.html,
+    (await rows<{ html: string }>(ph, 'select html from message_bodies'))[0]?.html,
     html.replace('{{name}}', 'Ann'),
   );
 });
@@ -66,7 +66,7 @@ test('"__proto__" cannot be a variable: refused at save, as a send could never c
 
 test('"constructor" and "prototype" are ordinary variables: saved, required and rendered', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const res = await save(ph, {
     subject: 'hi {{constructor}} {{prototype}}',
     variables: ['constructor', 'prototype'],
@@ -81,5 +81,5 @@ test('"constructor" and "prototype" are ordinary variables: saved, required and 
   t.is(missing.status, 400);
   t.regex(missing.body.error, /missing "constructor"/);
   t.is((await send({ constructor: 'c', prototype: 'p' })).status, 202);
-  t.is(rows<{ subject: string }>(ph, 'select subject from messages')[0]?.subject, 'hi c p');
+  t.is((await rows<{ subject: string }>(ph, 'select subject from messages'))[0]?.subject, 'hi c p');
 });

@@ -4,7 +4,7 @@ import { startPosthorn } from '../helpers/server.js';
 
 test('a value in an unquoted attribute is sent as one attribute value, and the check warns about it', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const created = await ph.request('POST', '/v1/templates', {
     body: {
       name: 'Unquoted',
@@ -40,7 +40,7 @@ test('a value in an unquoted attribute is sent as one attribute value, and the c
   });
   t.is(sent.status, 202, sent.text);
   t.is(
-    rows<{ html: string }>(ph, 'select html from message_bodies')[0]?.html,
+    (await rows<{ html: string }>(ph, 'select html from message_bodies'))[0]?.html,
     '<a href=https://a.dev&#32;onmouseover&#61;alert(1)>Open</a> <a href="https://a.dev onmouseover=alert(1)">again</a>',
   );
 });

@@ -115,6 +115,31 @@ test('a click redirects at once to the original URL and is recorded; clicks of e
   );
 });
 
+test('a hit is answered while its write fails, and is written once the store takes writes again', async (t) => {
+  const ph = await startPosthorn(t);
+  const id = await sandboxSend(ph);
+  const sqlite = ph.server.kernel.store.sqlite;
+  // Every write of a hit fails until the trigger goes, as on a full or failing disk.
+  sqlite.exec(
+    "create trigger refuse_hits before insert on tracking_hits begin select raise(abort, 'refused'); end",
+  );
+  const open = await fetch(openUrl(ph, id), { headers: { 'user-agent': CHROME } });
+  t.is(open.status, 200);
+  t.is(Buffer.from(await open.arrayBuffer()).length, 43);
+  const click = await fetch(clickUrl(ph, id, 'https://acme.test/a?x=1', 0, 2), {
+    redirect: 'manual',
+    headers: { 'user-agent': CHROME },
+  });
+  t.is(click.status, 302);
+  t.is(click.headers.get('location'), 'https://acme.test/a?x=1');
+  // Past the click's one-second hold, the recorder has tried and failed to write both.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  t.deepEqual(hits(ph, id), []);
+  sqlite.exec('drop trigger refuse_hits');
+  const written = await eventually('both hits', () => hits(ph, id).length === 2 && hits(ph, id));
+  t.deepEqual(written.map((hit) => hit.kind).sort(), ['click', 'open']);
+});
+
 test('a truncated, altered or foreign token is a 404 that redirects nowhere and records nothing', async (t) => {
   const ph = await startPosthorn(t);
   const other = await startPosthorn(t);

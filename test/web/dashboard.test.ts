@@ -110,7 +110,9 @@ test('a person signs in by code, finds a message sent through the API and reads 
   await card.locator('.card-header .badge', { hasText: 'verified' }).waitFor();
   await checkPage(t, page, 'domains');
 
-  // A message sent through the API reaches the MX and shows in the webhook's delivery log.
+  // A message sent through the API is deferred once by the MX, then delivered, and shows in the
+  // webhook's delivery log.
+  env.peer.rcptReply(OWNER, 450, '4.2.1 Mailbox busy, try again later', { times: 1 });
   const sent = await env.ph.request('POST', '/v1/emails', {
     body: {
       from: env.ph.config.sandbox.from,
@@ -144,6 +146,8 @@ test('a person signs in by code, finds a message sent through the API and reads 
     await page.getByRole('heading', { level: 1, name: 'Dashboard test message' }).waitFor();
   }
   await recipient.locator('.tl-what', { hasText: 'Queued' }).waitFor();
+  const deferred = recipient.locator('li', { has: page.locator('.tl-what', { hasText: 'Deferred' }) });
+  t.regex((await deferred.locator('.tl-note').textContent()) ?? '', /answered: 450 4\.2\.1 Mailbox busy/);
   await recipient.locator('.tl-what', { hasText: 'Delivered' }).waitFor();
   const preview = page.frameLocator('iframe.preview');
   await preview.getByText('Hello from').waitFor();

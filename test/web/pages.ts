@@ -17,10 +17,11 @@ async function overflowing(page: Page): Promise<string[]> {
   return page.evaluate<string[]>(`(() => {
     const width = document.documentElement.clientWidth;
     if (document.documentElement.scrollWidth <= width) return [];
-    return [...document.querySelectorAll('body *')]
-      .filter((el) => el.getBoundingClientRect().right > width + 1 && !el.closest('.table-wrap, pre'))
+    const culprits = [...document.querySelectorAll('body *')]
+      .filter((el) => el.getBoundingClientRect().right > width + 1 && !el.parentElement?.closest('.table-wrap, pre'))
       .slice(0, 5)
       .map((el) => el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : ''));
+    return culprits.length > 0 ? culprits : ['(the page, by ' + (document.documentElement.scrollWidth - width) + ' px)'];
   })()`);
 }
 

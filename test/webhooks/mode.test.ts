@@ -16,7 +16,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
 
 async function setup(t: import('ava').ExecutionContext) {
   const ph = await startPosthorn(t, { webhooks: open });
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const testKey = await ph.createKey(ph.owner.projectId, ['full_access'], 'test');
   const liveKey = ph.owner.apiKey;
   return { ph, testKey, liveKey };

@@ -64,7 +64,7 @@ function pastDelivery(
 
 test('a delivery about a message of the other mode than the endpoint’s is refused for replay (409); others replay', async (t) => {
   const ph = await startPosthorn(t, { webhooks: open });
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const testKey = await ph.createKey(ph.owner.projectId, ['full_access'], 'test');
   const liveKey = ph.owner.apiKey;
   const liveHook = await startReceiver(t);

@@ -1,23 +1,38 @@
 /**
- * Opens the one SQLite file: WAL, foreign keys, a busy timeout, and a Kysely instance over it. The
- * data directory is 0700 and the database files 0600 (file-modes.ts).
- * The raw better-sqlite3 handle is exposed for the few hot paths that prepare statements once
- * (connection-guard.ts says when they may run without Kysely's connection lock).
+ * Opens the store `[storage]` names: the one SQLite file (the default), or a PostgreSQL database
+ * shared by several nodes (database-pg.ts). Only platform/db knows which engine it is on; the code
+ * around it asks `store.engine` only to choose a storage port's adapter.
+ *
+ * SQLite: WAL, foreign keys, a busy timeout, and a Kysely instance over it. The data directory is
+ * 0700 and the database files 0600 (file-modes.ts). The raw better-sqlite3 handle is exposed for
+ * the few hot paths that prepare statements once (connection-guard.ts says when they may run
+ * without Kysely's connection lock); on PostgreSQL those paths use their port's other adapter, and
+ * touching `sqlite` throws, naming the path that has none yet.
  */
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import type pg from 'pg';
 import { guarded } from './connection-guard.js';
+import { openPostgres, redactedUrl } from './database-pg.js';
 import { ensurePrivateDatabase, ensurePrivateDir } from './file-modes.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
 
 export type Db = Kysely<Database>;
+export type Engine = 'sqlite' | 'postgresql';
 
 export interface Store {
+  readonly engine: Engine;
   readonly db: Db;
+  /** The raw SQLite handle (a storage port's SQLite adapter only); on PostgreSQL every use throws. */
   readonly sqlite: SQLite.Database;
+  /** The PostgreSQL pool (LISTEN/NOTIFY, advisory locks); undefined on SQLite. */
+  readonly pool: pg.Pool | undefined;
+  /** Where the data is: the SQLite file, or the database URL without its password. */
   readonly file: string;
+  /** Runs a trivial query (on `table` when named), throwing when the database cannot answer. */
+  ping(table?: 'delivery_jobs'): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -27,6 +42,10 @@ export function databaseFile(dataDir: string): string {
 
 /** The `[storage]` settings a store opens with. */
 export interface StorageSettings {
+  readonly engine?: Engine;
+  readonly url?: string;
+  readonly password_file?: string;
+  readonly pool_size?: number;
   readonly data_dir: string;
   readonly busy_timeout_ms: number;
   readonly synchronous: 'full' | 'normal';
@@ -40,9 +59,60 @@ export interface StorageSettings {
  *   const store = openConfiguredStore(config.storage);
  */
 export function openConfiguredStore(storage: StorageSettings): Store {
+  if (storage.engine === 'postgresql') {
+    ensurePrivateDir(storage.data_dir);
+    return openPostgresStore({
+      url: storage.url ?? '',
+      password_file: storage.password_file ?? '',
+      pool_size: storage.pool_size ?? 10,
+    });
+  }
   return openStore(storage.data_dir, {
     busyTimeoutMs: storage.busy_timeout_ms,
     synchronous: storage.synchronous,
+  });
+}
+
+export function openPostgresStore(settings: {
+  url: string;
+  password_file: string;
+  pool_size: number;
+}): Store {
+  const { db, pool } = openPostgres(settings);
+  let closed: Promise<void> | undefined;
+  return {
+    engine: 'postgresql',
+    db,
+    sqlite: unported(),
+    pool,
+    file: redactedUrl(settings.url),
+    async ping(table) {
+      await (table === undefined ? sql`select 1` : sql`select 1 from ${sql.table(table)} limit 1`).execute(
+        db,
+      );
+    },
+    close() {
+      closed ??= db.destroy();
+      return closed;
+    },
+  };
+}
+
+/**
+ * What `store.sqlite` is on PostgreSQL: a handle whose every use throws, naming the code that uses
+ * it, so that a capability can be built (it keeps the handle for its SQLite adapter) and fails only
+ * where it would run SQLite's statements.
+ */
+function unported(): SQLite.Database {
+  const fail = (): never => {
+    const caller = new Error().stack?.split('\n')[3]?.trim() ?? 'unknown caller';
+    throw new Error(`this code path uses SQLite directly and has no PostgreSQL adapter yet (${caller})`);
+  };
+  return new Proxy({} as SQLite.Database, {
+    // Not a thenable, and inspectable by Node (symbols), so that holding it is harmless.
+    get: (_target, property) => (property === 'then' || typeof property === 'symbol' ? undefined : fail()),
+    set: fail,
+    has: fail,
   });
 }
 
@@ -64,9 +134,14 @@ export function openStore(
   });
   let closed = false;
   return {
+    engine: 'sqlite',
     db,
     sqlite,
+    pool: undefined,
     file,
+    async ping(table) {
+      sqlite.prepare(table === undefined ? 'select 1' : `select 1 from ${table} limit 1`).get();
+    },
     async close() {
       if (closed) return;
       closed = true;

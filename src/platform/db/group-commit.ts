@@ -19,10 +19,14 @@
  * when it finds it undone (scan verdicts: an attachment left `pending` is scanned again).
  *
  * Used by the send path (acceptance), the inbound processor and the attachment scanner.
+ *
+ * On PostgreSQL the batch is one transaction too, each write in a savepoint of its own (Kysely's
+ * controlled transaction); `durability` does not apply (the server's synchronous_commit decides).
  */
 import type SQLite from 'better-sqlite3';
 import type { Db } from './database.js';
 import { withRelaxedSyncAsync } from './durability.js';
+import { engineOf } from './engine.js';
 import { commitEach, type ItemOutcome } from './savepoints.js';
 
 export interface GroupCommitOptions {
@@ -68,11 +72,14 @@ export function createGroupCommit<T, R>(
     setImmediate(() => void flush());
   };
 
+  const postgres = engineOf(db) === 'postgresql';
   /** One transaction for the batch; returns how each entry is to be settled once it commits. */
   async function commitBatch(batch: readonly Pending<T, R>[]): Promise<(() => void)[]> {
-    const outcomes = await db
-      .connection()
-      .execute((conn) => durably(() => commitEach(sqlite, batch, (entry) => write(conn, entry.item))));
+    const outcomes = postgres
+      ? await commitEachOnPostgres(db, batch, (trx, entry) => write(trx, entry.item))
+      : await db
+          .connection()
+          .execute((conn) => durably(() => commitEach(sqlite, batch, (entry) => write(conn, entry.item))));
     return batch.map((entry, i) => {
       const outcome = outcomes[i] as ItemOutcome<R>;
       return outcome.ok ? () => entry.resolve(outcome.value) : () => entry.reject(outcome.error);
@@ -113,6 +120,37 @@ export function createGroupCommit<T, R>(
         nextTurn();
       }
     });
+}
+
+/** `commitEach` on PostgreSQL: one transaction, a savepoint per item. */
+async function commitEachOnPostgres<I, R>(
+  db: Db,
+  items: readonly I[],
+  write: (trx: Db, item: I) => Promise<R>,
+): Promise<ItemOutcome<R>[]> {
+  const outcomes: ItemOutcome<R>[] = [];
+  const trx = await db.startTransaction().execute();
+  try {
+    for (const item of items) {
+      const inner = await trx.savepoint('item').execute();
+      try {
+        const value = await write(inner, item);
+        await inner.releaseSavepoint('item').execute();
+        outcomes.push({ ok: true, value });
+      } catch (error) {
+        await inner.rollbackToSavepoint('item').execute();
+        outcomes.push({ ok: false, error });
+      }
+    }
+    await trx.commit().execute();
+  } catch (error) {
+    await trx
+      .rollback()
+      .execute()
+      .catch(() => {});
+    throw error;
+  }
+  return outcomes;
 }
 
 /** Listeners (webhook fan-out, delivery wake-up) hear of commits at most this often by default. */

@@ -5,6 +5,10 @@
  * migration, and the next start simply runs it again. SQLite's DDL is transactional; Kysely's
  * migrator does not use that for SQLite (its adapter says it cannot), hence this small migrator.
  *
+ * On PostgreSQL the run holds a session advisory lock (MIGRATION_LOCK) from start to end, so two
+ * nodes started at once migrate one after the other, and each migration commits in its own
+ * transaction with its bookkeeping row; the list is ./migrations-pg/ (the schema as it stands).
+ *
  * It keeps Kysely's bookkeeping table (`kysely_migration`: name, ISO timestamp), so databases
  * migrated before, and tests that step through migrations with Kysely's `Migrator`, stay valid.
  * It must never run a migration outside its transaction, nor one another process recorded while
@@ -16,9 +20,13 @@
 import { sql } from 'kysely';
 import type { Migration } from 'kysely/migration';
 import type { Db } from './database.js';
+import { engineOf } from './engine.js';
 import { migrations as allMigrations } from './migrations/index.js';
+import { migrations as postgresMigrations } from './migrations-pg/index.js';
 
 const TABLE = 'kysely_migration';
+/** The advisory lock key `posthorn migrate` and every starting node hold on PostgreSQL while migrating. */
+export const MIGRATION_LOCK = 7_370_001;
 
 /**
  * A migration as Kysely's `Migrator` runs it, whose `up` may also report through `warn` what an
@@ -41,10 +49,28 @@ export interface MigrateOptions {
 
 /** Applies every pending migration in name order; returns the names applied. */
 export async function migrateToLatest(db: Db, options: MigrateOptions = {}): Promise<string[]> {
-  const available = options.migrations ?? allMigrations;
+  const postgres = engineOf(db) === 'postgresql';
+  const available = options.migrations ?? (postgres ? postgresMigrations : allMigrations);
   const names = Object.keys(available).sort();
   // One connection for the whole run: nothing else may slip a statement into a migration's transaction.
   return db.connection().execute(async (conn) => {
+    if (postgres) await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn);
+    try {
+      return await migrateOn(conn, postgres, names, available, options);
+    } finally {
+      if (postgres) await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.execute(conn);
+    }
+  });
+}
+
+async function migrateOn(
+  conn: Db,
+  postgres: boolean,
+  names: readonly string[],
+  available: Readonly<Record<string, PosthornMigration>>,
+  options: MigrateOptions,
+): Promise<string[]> {
+  {
     await sql`create table if not exists ${sql.table(TABLE)} (
       name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(conn);
     const pending = await pendingMigrations(conn, names);
@@ -52,7 +78,7 @@ export async function migrateToLatest(db: Db, options: MigrateOptions = {}): Pro
     for (const name of pending) {
       const started = performance.now();
       const warnings: string[] = [];
-      const ran = await applyOne(conn, name, available[name] as PosthornMigration, {
+      const ran = await applyOne(conn, postgres, name, available[name] as PosthornMigration, {
         warn: (message) => warnings.push(message),
         onStart: () => options.onStart?.(name),
       });
@@ -64,7 +90,7 @@ export async function migrateToLatest(db: Db, options: MigrateOptions = {}): Pro
       applied.push(name);
     }
     return applied;
-  });
+  }
 }
 
 async function pendingMigrations(conn: Db, names: readonly string[]): Promise<string[]> {
@@ -87,13 +113,14 @@ async function pendingMigrations(conn: Db, names: readonly string[]): Promise<st
 /** Applies `name` unless another process recorded it while this one waited for the lock; whether it ran. */
 async function applyOne(
   conn: Db,
+  postgres: boolean,
   name: string,
   migration: PosthornMigration,
   hooks: { readonly warn: (message: string) => void; readonly onStart: () => void },
 ): Promise<boolean> {
   // IMMEDIATE takes the write lock up front, so a server started beside `posthorn migrate` waits
-  // (busy timeout) instead of failing halfway.
-  await sql`begin immediate`.execute(conn);
+  // (busy timeout) instead of failing halfway. PostgreSQL's run already holds the advisory lock.
+  await (postgres ? sql`begin` : sql`begin immediate`).execute(conn);
   try {
     // The pending list was read before the lock: look again now that no one else can write.
     if (await isRecorded(conn, name)) {

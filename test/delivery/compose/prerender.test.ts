@@ -26,8 +26,10 @@ interface RawRow {
   bytes: Buffer;
 }
 
-function storedRendering(ph: Posthorn, messageId: string): RawRow | undefined {
-  return rows<RawRow>(ph, 'select signing, size, bytes from message_raw where message_id = ?', messageId)[0];
+async function storedRendering(ph: Posthorn, messageId: string): Promise<RawRow | undefined> {
+  return (
+    await rows<RawRow>(ph, 'select signing, size, bytes from message_raw where message_id = ?', messageId)
+  )[0];
 }
 
 /** The message as the receiving server reads it: one dot less at the start of each dotted line. */
@@ -69,7 +71,7 @@ test('an accepted message is signed at admission, and delivery sends those very 
     // Larger than a slot of the render workers' shared memory (256 KB): handed over on its own.
     text: `Hello\n.a line that starts with a dot\n${'All work and no play. '.repeat(14_000)}\nbye`,
   });
-  const stored = storedRendering(env.ph, id);
+  const stored = await storedRendering(env.ph, id);
   t.truthy(stored, 'stored before any delivery');
   const signed = unstuffed(stored?.bytes ?? Buffer.alloc(0));
   t.is(signed.length, stored?.size ?? -1);
@@ -80,7 +82,10 @@ test('an accepted message is signed at admission, and delivery sends those very 
   t.true(received?.data.equals(signed), 'the MX got the bytes signed at admission');
   const verdict = await dkimpyVerify(received?.data ?? Buffer.alloc(0), env.dns);
   t.true(verdict.ok, verdict.output);
-  await eventually('the stored rendering to go', () => storedRendering(env.ph, id) === undefined);
+  await eventually(
+    'the stored rendering to go',
+    async () => (await storedRendering(env.ph, id)) === undefined,
+  );
 });
 
 test('a message to several domains is rendered once: each MX gets the same bytes', async (t) => {
@@ -96,7 +101,7 @@ test('a message to several domains is rendered once: each MX gets the same bytes
 test('mail queued before its domain got new keys is signed again with the new ones', async (t) => {
   const env = await startDeliveryEnv(t, { config: OFF });
   const id = await queuedAndRendered(env, { to: ['ann@example.net'] });
-  const before = storedRendering(env.ph, id);
+  const before = await storedRendering(env.ph, id);
   // The domain deleted and added again: new keys, published in place of the old.
   const list = await env.ph.request('GET', '/v1/domains');
   const domain = (list.body.data as { id: string }[])[0];
@@ -120,7 +125,7 @@ test('test-mode sends are not rendered at admission', async (t) => {
   const key = await env.ph.createKey(env.ph.owner.projectId, ['full_access'], 'test');
   const id = await send(env, { to: ['ann@example.net'] }, key);
   await env.ph.server.services.delivery.prerendered();
-  t.is(storedRendering(env.ph, id), undefined);
+  t.is(await storedRendering(env.ph, id), undefined);
 });
 
 test('the stored rendering goes when a scheduled send is cancelled, and on every final status', async (t) => {
@@ -128,26 +133,26 @@ test('the stored rendering goes when a scheduled send is cancelled, and on every
   const sendAt = new Date(Date.now() + 3_600_000).toISOString();
   const scheduled = await send(env, { to: ['ann@example.net'], send_at: sendAt });
   await env.ph.server.services.delivery.prerendered();
-  t.truthy(storedRendering(env.ph, scheduled));
+  t.truthy(await storedRendering(env.ph, scheduled));
   t.is((await env.ph.request('DELETE', `/v1/emails/${scheduled}/schedule`)).status, 204);
-  t.is(storedRendering(env.ph, scheduled), undefined);
+  t.is(await storedRendering(env.ph, scheduled), undefined);
 
   const sqlite = env.ph.server.kernel.store.sqlite;
   for (const status of FINAL_MESSAGE_STATUSES) {
     const id = await queuedAndRendered(env, { to: ['ann@example.net'] });
-    t.truthy(storedRendering(env.ph, id), status);
+    t.truthy(await storedRendering(env.ph, id), status);
     sqlite.prepare('update messages set status = ? where id = ?').run(status, id);
-    t.is(storedRendering(env.ph, id), undefined, status);
+    t.is(await storedRendering(env.ph, id), undefined, status);
   }
   // A status that still sends keeps it.
   const deferred = await queuedAndRendered(env, { to: ['ann@example.net'] });
   sqlite.prepare("update messages set status = 'deferred' where id = ?").run(deferred);
-  t.truthy(storedRendering(env.ph, deferred));
+  t.truthy(await storedRendering(env.ph, deferred));
 });
 
 test('with the engine off, accepted mail is still signed; retention drops what no job will send', async (t) => {
   const ph = await startPosthorn(t);
-  verifiedDomain(ph);
+  await verifiedDomain(ph);
   const day = 86_400_000;
   const sent = await ph.request('POST', '/v1/emails', { body: email({ html: '<p>sent</p>' }) });
   const waiting = await ph.request('POST', '/v1/emails', { body: email({ html: '<p>waiting</p>' }) });
@@ -156,7 +161,7 @@ test('with the engine off, accepted mail is still signed; retention drops what n
   });
   for (const res of [sent, waiting, scheduled]) t.is(res.status, 202, res.text);
   await ph.server.services.delivery.prerendered();
-  t.is(count(ph, 'message_raw'), 3);
+  t.is(await count(ph, 'message_raw'), 3);
   // The first one's job ended without a final status (finished by hand: the engine is off).
   const sqlite = ph.server.kernel.store.sqlite;
   sqlite.prepare(`update delivery_jobs set state = 'done' where message_id = ?`).run(sent.body.id);

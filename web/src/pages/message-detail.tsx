@@ -46,33 +46,37 @@ const LABELS: Record<string, string> = {
   'email.cancelled': 'Cancelled',
 };
 
-/** What an event's data says worth reading: the MX's reply, the link, the machine verdict. */
+/** What an event's data says worth reading: the MX's reply, the next try, the link, the machine verdict. */
 function eventNote(event: Event): string {
   const d = event.data;
+  const part = (key: string) =>
+    d[key] && typeof d[key] === 'object' ? (d[key] as Record<string, unknown>) : undefined;
+  const said = (o: Record<string, unknown>) =>
+    typeof o.smtp_response === 'string'
+      ? `${typeof o.mx_host === 'string' ? o.mx_host : 'The MX'} answered: ${o.smtp_response}`
+      : '';
   const parts: string[] = [];
-  for (const key of ['bounce', 'delay', 'delivery', 'click', 'open', 'failure', 'complaint']) {
-    const inner = d[key];
-    if (inner && typeof inner === 'object') {
-      const o = inner as Record<string, unknown>;
-      for (const field of [
-        'smtp_response',
-        'response',
-        'reply',
-        'message',
-        'diagnostic',
-        'link',
-        'url',
-        'mx',
-        'type',
-      ]) {
-        if (typeof o[field] === 'string' || typeof o[field] === 'number')
-          parts.push(`${field.replace(/_/g, ' ')}: ${o[field]}`);
-      }
-    }
+  const delivery = part('delivery');
+  if (delivery) parts.push(said(delivery), delivery.tls === true ? 'over TLS' : '');
+  const delay = part('delay');
+  if (delay) {
+    parts.push(said(delay));
+    if (typeof delay.next_attempt_at === 'string')
+      parts.push(
+        `next attempt ${new Date(delay.next_attempt_at).toLocaleString('en-GB', { timeStyle: 'short', dateStyle: 'medium' })}`,
+      );
   }
+  const bounce = part('bounce');
+  if (bounce) parts.push(`${bounce.type ?? ''} bounce (${bounce.category ?? 'unclassified'})`, said(bounce));
+  const failure = part('failure');
+  if (failure && typeof failure.reason === 'string') parts.push(failure.reason);
+  const click = part('click');
+  if (click && typeof click.link === 'string') parts.push(click.link);
+  const agent = (click ?? part('open'))?.agent_class;
+  if (typeof agent === 'string') parts.push(agent);
   if (d.machine === true)
     parts.push(`machine${typeof d.machine_reason === 'string' ? ` (${d.machine_reason})` : ''}`);
-  return parts.join(' · ');
+  return parts.filter(Boolean).join(' · ');
 }
 
 export function MessageDetail({ params }: { params: Record<string, string> }) {

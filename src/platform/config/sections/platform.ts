@@ -40,8 +40,48 @@ export const serverSection = z
   })
   .describe('The HTTP API.');
 
+/** A PostgreSQL connection URL: postgres:// or postgresql://, host and database named. */
+const postgresUrl = z.string().refine(
+  (value) => {
+    if (value === '') return true;
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.pathname.length > 1;
+    } catch {
+      return false;
+    }
+  },
+  {
+    message:
+      'must be a URL such as postgres://posthorn@db.example.com:5432/posthorn (host and database named)',
+  },
+);
+
 export const storageSection = z
   .strictObject({
+    engine: z
+      .enum(['sqlite', 'postgresql'])
+      .default('sqlite')
+      .describe(
+        'sqlite: one embedded file in data_dir (one node). postgresql: the database at url, shared by several identical nodes.',
+      ),
+    url: postgresUrl
+      .default('')
+      .describe(
+        'With engine = "postgresql": postgres://user@host:port/database. The password comes from password_file, the URL or PGPASSWORD; it is never logged.',
+      ),
+    password_file: z
+      .string()
+      .default('')
+      .describe(
+        'With engine = "postgresql": a file holding the database password (read at start; one line).',
+      ),
+    pool_size: z
+      .int()
+      .min(2)
+      .max(200)
+      .default(10)
+      .describe('With engine = "postgresql": connections this node keeps open to the database.'),
     data_dir: z
       .string()
       .min(1)
@@ -58,7 +98,13 @@ export const storageSection = z
       .default('full')
       .describe('full: a 202 survives power loss (fsync per commit); normal: survives a process crash only.'),
   })
-  .describe('The embedded SQLite store.');
+  .refine((storage) => storage.engine !== 'postgresql' || storage.url !== '', {
+    message: 'storage.url is required when storage.engine = "postgresql"',
+    path: ['url'],
+  })
+  .describe(
+    'The store: the embedded SQLite file (default), or a PostgreSQL database shared by several nodes.',
+  );
 
 export const securitySection = z
   .strictObject({

@@ -1,0 +1,47 @@
+/**
+ * The event log's PostgreSQL reads and writes (the SQLite ones stay in service.ts).
+ *
+ * Several nodes append at once, and a transaction that took its sequence number first may commit
+ * last: a reader that kept "the highest ID I read" would skip it for ever. On PostgreSQL every
+ * event carries the id of the transaction that inserted it (`tx`, pg_current_xact_id()) and a
+ * sequence number (`seq`). A reader only reads events whose transaction is older than the oldest
+ * one still running (`pg_snapshot_xmin`), in (tx, seq) order: every transaction below that line
+ * has ended, and every later one gets a larger id, so nothing can appear behind the reader. The
+ * cursor stays an event ID; the reader finds its (tx, seq) again from the row.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../platform/db/database.js';
+import type { EventsTable } from '../platform/db/tables.js';
+
+/** Whole events after the event `afterId` in commit-safe order, at most `limit`. */
+export async function rowsAfterOnPostgres(db: Db, afterId: string, limit: number): Promise<EventsTable[]> {
+  const cursor =
+    afterId === ''
+      ? undefined
+      : (
+          await sql<{
+            tx: string;
+            seq: number;
+          }>`select tx::text as tx, seq from events where id = ${afterId}`.execute(db)
+        ).rows[0];
+  // A cursor whose event retention removed: everything after it by ID (only events older than
+  // the retention window could sort behind it, and those are gone too).
+  const after = cursor
+    ? sql`(e.tx, e.seq) > (${cursor.tx}::xid8, ${cursor.seq}::bigint)`
+    : sql`e.id > ${afterId}`;
+  const { rows } = await sql<EventsTable>`
+    select e.id, e.project_id, e.type, e.message_id, e.recipient, e.data, e.created_at
+      from events e
+     where e.tx < pg_snapshot_xmin(pg_current_snapshot()) and ${after}
+     order by e.tx, e.seq
+     limit ${limit}`.execute(db);
+  return rows;
+}
+
+/** The newest event ID stored (or a cursor, when retention removed every event read). */
+export async function newestIdOnPostgres(db: Db): Promise<string | undefined> {
+  const { rows } = await sql<{ id: string | null }>`
+    select max(id) as id from (select max(id) as id from events
+      union all select max(last_event_id) from event_cursors) s`.execute(db);
+  return rows[0]?.id ?? undefined;
+}

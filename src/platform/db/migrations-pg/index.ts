@@ -1,0 +1,16 @@
+/**
+ * The PostgreSQL migrations, in the order they run. The first is the schema as it stood when
+ * PostgreSQL support came (not a replay of SQLite's history); each later SQLite migration that
+ * adds or changes a table gets its counterpart here (CONTRIBUTING.md, "A table on both engines"),
+ * which test/platform/schema-engines.test.ts checks. Each runs in its own transaction.
+ */
+import type { PosthornMigration } from '../migrate.js';
+import * as schema from './0001-schema.js';
+import * as oauthSendApprovals from './0002-oauth-send-approvals.js';
+import * as eventsOrder from './0003-events-order.js';
+
+export const migrations: Record<string, PosthornMigration> = {
+  '0001-schema': schema,
+  '0002-oauth-send-approvals': oauthSendApprovals,
+  '0003-events-order': eventsOrder,
+};
