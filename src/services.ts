@@ -7,6 +7,7 @@ import { buildAudiences } from './audiences/build.js';
 import { createSendHolds } from './approvals/hold.js';
 import { createApprovalService } from './approvals/service.js';
 import { createApprovalStore } from './approvals/store.js';
+import { kyselyPolicyLookup, sqlitePolicyLookup } from './approvals/store-policy.js';
 import { buildBroadcasts } from './broadcasts/build.js';
 import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
@@ -49,7 +50,13 @@ export function buildServices(kernel: Kernel) {
   const trackingSettings = buildTrackingSettings(kernel, { domains });
   const templates = buildTemplates(kernel, { domains, tracking: trackingSettings });
   const approvalStore = createApprovalStore(db);
-  const holds = createSendHolds(approvalStore, parseDuration(kernel.config.approvals.expire_after));
+  const holds = createSendHolds(
+    approvalStore,
+    kernel.store.engine === 'sqlite'
+      ? sqlitePolicyLookup(kernel.store.sqlite)
+      : kyselyPolicyLookup(approvalStore),
+    parseDuration(kernel.config.approvals.expire_after),
+  );
   const emails = buildEmails(kernel, { events, projects, suppressions, domains, templates, holds });
   const tracking = buildTracking(kernel, { settings: trackingSettings, events, emails });
   const systemMail = createSystemMail({ config: kernel.config, projects, domains, emails, log: kernel.log });

@@ -7,11 +7,16 @@
 import type { SendHolds } from '../emails/ports.js';
 import { newId } from '../platform/ids.js';
 import type { ApprovalStore } from './store.js';
+import type { PolicyLookup } from './store-policy.js';
 
-export function createSendHolds(store: ApprovalStore, expireAfterMs: number): SendHolds {
+export function createSendHolds(
+  store: ApprovalStore,
+  policies: PolicyLookup,
+  expireAfterMs: number,
+): SendHolds {
   return {
     async holds(principal) {
-      const policy = await store.policy(principal.projectId);
+      const policy = await policies.find(principal.projectId);
       return policy.requireApproval && !policy.trustedClients.includes(principal.oauth.clientId);
     },
     async record(trx, held) {

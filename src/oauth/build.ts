@@ -17,6 +17,7 @@ import { revocationAction } from './actions/revocation.js';
 import { tokenAction } from './actions/token.js';
 import { startHousekeeping } from './housekeeping.js';
 import { createOAuthStore } from './store.js';
+import { kyselyAccessLookup, sqliteAccessLookup } from './store-access.js';
 
 export interface OAuthDeps {
   readonly projects: Pick<ProjectService, 'get'>;
@@ -33,7 +34,9 @@ export function buildOAuth(kernel: Kernel, deps: OAuthDeps) {
   const consentPage = `${issuer}${kernel.config.dashboard.path}authorize`;
   const endpoints: Endpoints = { issuer, authorization: config.consent_url || consentPage };
   const log = kernel.log.child({ capability: 'oauth' });
-  const access = accessAction({ store, projects: deps.projects, member: deps.member });
+  const tokens =
+    kernel.store.engine === 'sqlite' ? sqliteAccessLookup(kernel.store.sqlite) : kyselyAccessLookup(store);
+  const access = accessAction({ store, tokens, projects: deps.projects, member: deps.member });
   const consentStands = async (userId: string, organizationId: string, projectId: string) => {
     const [project, member] = await Promise.all([
       deps.projects.get(projectId),

@@ -1,5 +1,6 @@
 import test from 'ava';
 import * as oauth from 'oauth4webapi';
+import { query } from '../helpers/sql.js';
 import {
   authorizationUrl,
   connect,
@@ -33,8 +34,10 @@ async function post(
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : {} };
 }
 
-const count = (env: OAuthEnv, table: string) =>
-  (env.ph.server.kernel.store.sqlite.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+const count = async (env: OAuthEnv, table: string) =>
+  Number(
+    (await query<{ n: number }>(env.ph.server.kernel.store, `select count(*) as n from ${table}`))[0]?.n,
+  );
 
 /** A fresh code for the client (the dashboard approves), with its verifier. */
 async function code(env: OAuthEnv, registered: Registered, scope = 'emails:send') {
@@ -99,7 +102,7 @@ test('registration refuses metadata it may not register with RFC 7591 errors, an
   });
   t.is(garbled.status, 400);
   t.is(garbled.body.error, 'invalid_client_metadata');
-  t.is(count(env, 'oauth_clients'), 0);
+  t.is(await count(env, 'oauth_clients'), 0);
 
   // What may be registered: https, and http to the loopback interface on any port.
   for (const uri of [
@@ -137,7 +140,7 @@ test('registration is limited per client address', async (t) => {
   });
   t.is(third.status, 429);
   t.truthy(third.headers.get('retry-after'));
-  t.is(count(env, 'oauth_clients'), 2);
+  t.is(await count(env, 'oauth_clients'), 2);
 });
 
 test('consent refuses a bad request: to the person when the client or redirect URI is wrong, else back to the client', async (t) => {
@@ -211,7 +214,7 @@ test('consent refuses a bad request: to the person when the client or redirect U
       t.is(approve.status, 400, what);
     } else t.is(new URL(approve.body.redirect_to).searchParams.get('error'), error, what);
   }
-  t.is(count(env, 'oauth_codes'), 0);
+  t.is(await count(env, 'oauth_codes'), 0);
 
   // A role that may not connect applications: access_denied, with a 403 for the person.
   const invited = await env.ph.request('POST', '/v1/dashboard/organization/members', {
@@ -231,7 +234,7 @@ test('consent refuses a bad request: to the person when the client or redirect U
   });
   t.is(denied.status, 200);
   t.is(new URL(denied.body.redirect_to).searchParams.get('error'), 'access_denied');
-  t.is(count(env, 'oauth_codes'), 0);
+  t.is(await count(env, 'oauth_codes'), 0);
 });
 
 test('the token endpoint refuses each bad exchange with the right RFC error and issues nothing', async (t) => {
@@ -314,8 +317,8 @@ test('the token endpoint refuses each bad exchange with the right RFC error and 
     'unsupported_grant_type',
     'the password grant',
   );
-  t.is(count(env, 'oauth_tokens'), 0);
-  t.is(count(env, 'oauth_grants'), 0);
+  t.is(await count(env, 'oauth_tokens'), 0);
+  t.is(await count(env, 'oauth_grants'), 0);
 
   // Client authentication.
   expectError(
@@ -376,7 +379,7 @@ test('the token endpoint refuses each bad exchange with the right RFC error and 
     'invalid_client',
     'a client_secret_basic client sending its secret in the body',
   );
-  t.is(count(env, 'oauth_tokens'), 0);
+  t.is(await count(env, 'oauth_tokens'), 0);
 
   // The right exchange works once; the code used again revokes what it issued.
   const ok = await exchange(pub, { code: first.code, code_verifier: first.verifier });
@@ -425,8 +428,8 @@ test('an expired code is invalid_grant and issues nothing', async (t) => {
   t.is(res.status, 400);
   t.is(res.body.error, 'invalid_grant');
   t.regex(res.body.error_description ?? '', /expired/);
-  t.is(count(env, 'oauth_tokens'), 0);
-  t.is(count(env, 'oauth_grants'), 0);
+  t.is(await count(env, 'oauth_tokens'), 0);
+  t.is(await count(env, 'oauth_grants'), 0);
 });
 
 test('refresh tokens: another client cannot use one, scopes only narrow, and a client without the grant type is refused', async (t) => {
@@ -434,7 +437,7 @@ test('refresh tokens: another client cannot use one, scopes only narrow, and a c
   const mine = await register(env);
   const theirs = await register(env);
   const tokens = await connect(env, mine);
-  const before = count(env, 'oauth_tokens');
+  const before = await count(env, 'oauth_tokens');
   const refresh = (client: Registered, extra: Record<string, string> = {}) =>
     post(env, '/oauth/token', {
       grant_type: 'refresh_token',
@@ -453,7 +456,7 @@ test('refresh tokens: another client cannot use one, scopes only narrow, and a c
     client_id: mine.client.client_id,
   });
   t.is(missing.body.error, 'invalid_request');
-  t.is(count(env, 'oauth_tokens'), before);
+  t.is(await count(env, 'oauth_tokens'), before);
   // None of that spent it.
   const fine = await refresh(mine);
   t.is(fine.status, 200);

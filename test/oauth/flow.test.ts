@@ -1,6 +1,7 @@
 import test from 'ava';
 import * as oauth from 'oauth4webapi';
-import { connect, insecure, register, startOAuthEnv } from './env.js';
+import { query } from '../helpers/sql.js';
+import { connect, insecure, register, signIn, startOAuthEnv } from './env.js';
 
 test('an independent client discovers the server, registers, connects with PKCE, refreshes with rotation and revokes', async (t) => {
   const env = await startOAuthEnv(t);
@@ -30,9 +31,10 @@ test('an independent client discovers the server, registers, connects with PKCE,
   t.regex(outOfScope.body.error, /domains:read/);
   t.is((await ph.request('GET', '/v1/auth/session', { key: tokens.access_token })).status, 401);
   // Nothing of the secrets is stored as given.
-  const stored = ph.server.kernel.store.sqlite.prepare('select token_hash from oauth_tokens').all() as {
-    token_hash: string;
-  }[];
+  const stored = await query<{ token_hash: string }>(
+    ph.server.kernel.store,
+    'select token_hash from oauth_tokens',
+  );
   t.false(stored.some((row) => row.token_hash === tokens.access_token || row.token_hash.startsWith('ph')));
 
   // Refresh: a new pair; the old refresh token is spent.
@@ -120,10 +122,13 @@ for (const method of ['client_secret_basic', 'client_secret_post'] as const) {
     t.is(registered.client.client_secret_expires_at, 0);
     const tokens = await connect(env, registered);
     t.is((await env.ph.request('GET', '/v1/emails', { key: tokens.access_token })).status, 200);
-    const stored = env.ph.server.kernel.store.sqlite
-      .prepare('select secret_hash from oauth_clients where id = ?')
-      .get(registered.client.client_id) as { secret_hash: string };
-    t.not(stored.secret_hash, registered.secret);
+    const [stored] = await query<{ secret_hash: string }>(
+      env.ph.server.kernel.store,
+      'select secret_hash from oauth_clients where id = ?',
+      registered.client.client_id,
+    );
+    t.not(stored?.secret_hash, registered.secret);
+    t.is(stored?.secret_hash.length, 64);
 
     const wrong =
       method === 'client_secret_basic' ? oauth.ClientSecretBasic('nope') : oauth.ClientSecretPost('nope');
@@ -199,4 +204,34 @@ test('connected apps are listed with their last use, and disconnecting one ends 
     (await env.ph.request('DELETE', `/v1/dashboard/oauth/grants/${grant.id}`, { key: env.session })).status,
     404,
   );
+});
+
+test('the tokens of an application a removed member connected stop working', async (t) => {
+  const env = await startOAuthEnv(t);
+  const added = await env.ph.request('POST', '/v1/dashboard/organization/members', {
+    body: { email: 'dev@example.test', role: 'developer' },
+    key: env.session,
+  });
+  t.is(added.status, 201);
+  const developer = await signIn(env.ph, 'dev@example.test');
+  const registered = await register(env);
+  const tokens = await connect({ ...env, session: developer }, registered);
+  t.is((await env.ph.request('GET', '/v1/emails', { key: tokens.access_token })).status, 200);
+  const removed = await env.ph.request('DELETE', `/v1/dashboard/organization/members/${added.body.id}`, {
+    key: env.session,
+  });
+  t.is(removed.status, 204);
+  // Membership is read again at most every 2 s.
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+  const refused = await env.ph.request('GET', '/v1/emails', { key: tokens.access_token });
+  t.is(refused.status, 401);
+  t.regex(refused.body.error, /no longer belongs/);
+  const refresh = await oauth.refreshTokenGrantRequest(
+    env.as,
+    registered.client,
+    registered.auth,
+    tokens.refresh_token as string,
+    insecure,
+  );
+  t.is(refresh.status, 400);
 });

@@ -8,6 +8,7 @@
 import test from 'ava';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { codeIn, pyotpCode, receivedMail, startAccountsEnv } from '../accounts/env.js';
+import { newId } from '../../src/platform/ids.js';
 import { launchChromium } from '../helpers/browser.js';
 import { startReceiver } from '../webhooks/receiver.js';
 import { authorizationUrl, discover, insecure, issuerConfig, REDIRECT, register } from '../oauth/env.js';
@@ -47,7 +48,7 @@ async function signInByCode(
   await page.getByRole('heading', { level: 1, name: landing }).waitFor();
 }
 
-test('a person signs in by code, finds a message sent through the API and reads its timeline, verifies a domain, replays a webhook delivery, manages every page, consents to an agent and approves its send, turns on TOTP, signs out and back in with password and TOTP', async (t) => {
+test('a person signs in by code, finds a message sent through the API and reads its timeline, verifies a domain, switches projects, replays a webhook delivery, manages every page, consents to an agent and approves its send, turns on TOTP, signs out and back in with password and TOTP', async (t) => {
   t.timeout(180_000);
   const env = await startAccountsEnv(
     t,
@@ -109,6 +110,27 @@ test('a person signs in by code, finds a message sent through the API and reads 
   await card.getByRole('button', { name: 'Verify DNS of brand.test' }).click();
   await card.locator('.card-header .badge', { hasText: 'verified' }).waitFor();
   await checkPage(t, page, 'domains');
+
+  // The project switcher: a second project of the organization (made as an operator would, in the
+  // store: no route creates projects) shows its own, empty, domains; switching back shows brand.test.
+  const now = Date.now();
+  await env.ph.server.kernel.db
+    .insertInto('projects')
+    .values({
+      id: newId('prj', now),
+      organization_id: env.ph.owner.organizationId,
+      name: 'Staging',
+      status: 'sandbox',
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  await page.reload();
+  await card.waitFor();
+  await page.getByLabel('Project').selectOption({ label: 'Staging (sandbox)' });
+  await page.getByText('No domains yet.').waitFor();
+  await page.getByLabel('Project').selectOption({ label: 'Test (active)' });
+  await card.waitFor();
 
   // A message sent through the API is deferred once by the MX, then delivered, and shows in the
   // webhook's delivery log.
