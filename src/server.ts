@@ -8,7 +8,7 @@
  * instead of after them. Then the last-used times are flushed and the store closed. A stop so takes
  * about the longer of the two waits, not their sum, and stays within the unit's `TimeoutStopSec`.
  */
-import type { Server } from 'node:http';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Kernel } from './kernel.js';
 import type { Config } from './platform/config/schema.js';
@@ -74,7 +74,17 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     fallback: services.web.assets?.serve,
   });
   const { host, port } = parseHostPort(config.server.listen);
-  const server = app.listen({ host, port });
+  const server = createHttpServer(
+    {
+      headersTimeout: parseDuration(config.server.headers_timeout),
+      requestTimeout: parseDuration(config.server.request_timeout),
+      // Timeouts are enforced when connections are checked: often enough for the shortest.
+      connectionsCheckingInterval: Math.min(1000, parseDuration(config.server.headers_timeout)),
+    },
+    app.callback(),
+  );
+  server.maxConnections = config.server.max_connections;
+  server.listen({ host, port });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);

@@ -115,6 +115,10 @@ export const redirectableError = z.object({
     .describe(
       'Present when the error goes back to the client: its redirect URI carrying `error`, `state` and `iss`.',
     ),
+  details: z
+    .array(z.object({ path: z.string(), message: z.string() }))
+    .optional()
+    .describe('On a request that does not parse: each field at fault.'),
 });
 
 export const consentContext = z.object({

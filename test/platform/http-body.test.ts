@@ -42,7 +42,7 @@ test('a chunked body over the limit is a JSON 413 with X-Request-ID and an acces
   t.regex(res.headers['content-type'] ?? '', /application\/json/);
   t.deepEqual(JSON.parse(res.text), { error: 'Request body is larger than the limit of 1024 bytes.' });
   t.regex(String(res.headers['x-request-id']), /^req_/);
-  t.is(res.headers.connection, 'close');
+  t.not(res.headers.connection, 'close', 'the rest was drained first, so no reset can lose the 413');
   const line = logs.find((l) => l.msg === 'request' && l.request_id === res.headers['x-request-id']);
   t.like(line, { method: 'POST', route: '/v1/things', status: 413, ip: '127.0.0.1' });
 

@@ -17,7 +17,7 @@ export interface ParsedBody {
 async function readLimited(ctx: Context, limit: number): Promise<Buffer> {
   const declared = Number(ctx.get('content-length') || Number.NaN);
   if (declared > limit) {
-    ctx.req.resume();
+    await drain(ctx.req);
     throw tooLarge(limit);
   }
   return collect(ctx.req, limit);
@@ -45,8 +45,7 @@ function collect(req: IncomingMessage, limit: number): Promise<Buffer> {
         return;
       }
       done();
-      req.resume();
-      reject(tooLarge(limit));
+      void drain(req).then(() => reject(tooLarge(limit)));
     };
     const onEnd = () => {
       done();
@@ -67,11 +66,36 @@ function collect(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-/** 413, and the connection closes after it: the rest of an oversized body is not worth reading. */
-function tooLarge(limit: number): AppError {
-  return new AppError('payload_too_large', `Request body is larger than the limit of ${limit} bytes.`, {
-    headers: { Connection: 'close' },
+const LINGER_MS = 5000;
+
+/**
+ * Reads and drops the rest of an oversized body (for up to LINGER_MS) before the 413 is sent.
+ * Answering first makes Node close the connection while the client is still sending, and that
+ * reset can discard the 413 before the client reads it (RFC 9112 §9.6 calls for a lingering
+ * close); a body still coming after LINGER_MS is cut off with the answer.
+ */
+function drain(req: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    if (req.complete || req.destroyed) {
+      resolve();
+      return;
+    }
+    const finish = () => {
+      clearTimeout(timer);
+      req.off('end', finish);
+      req.off('close', finish);
+      resolve();
+    };
+    const timer = setTimeout(finish, LINGER_MS);
+    req.on('end', finish);
+    req.on('close', finish);
+    req.resume();
   });
+}
+
+/** 413: the rest of an oversized body is read and dropped (`drain`), never stored. */
+function tooLarge(limit: number): AppError {
+  return new AppError('payload_too_large', `Request body is larger than the limit of ${limit} bytes.`);
 }
 
 export async function readBody(ctx: Context, limit: number, allowForm: boolean): Promise<ParsedBody> {
@@ -80,19 +104,34 @@ export async function readBody(ctx: Context, limit: number, allowForm: boolean):
   const raw = await readLimited(ctx, limit);
   if (raw.length === 0) return { present: false, value: undefined };
   if (ctx.is('application/json', '+json') || (!ctx.get('content-type') && !allowForm)) {
+    const text = utf8(raw);
     try {
-      return { present: true, value: JSON.parse(raw.toString('utf8')) as unknown };
+      return { present: true, value: JSON.parse(text) as unknown };
     } catch (error) {
       throw new AppError('invalid_request', `Request body is not valid JSON: ${(error as Error).message}.`);
     }
   }
   if (allowForm && ctx.is('application/x-www-form-urlencoded')) {
-    return { present: true, value: Object.fromEntries(new URLSearchParams(raw.toString('utf8'))) };
+    return { present: true, value: Object.fromEntries(new URLSearchParams(utf8(raw))) };
   }
   throw new AppError(
     'unsupported_media_type',
     `Content-Type must be application/json${allowForm ? ' or application/x-www-form-urlencoded' : ''}.`,
   );
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * JSON is UTF-8 (RFC 8259 §8.1): bytes that are not are a 400, never silently turned into U+FFFD
+ * and stored or sent on in a message.
+ */
+function utf8(raw: Buffer): string {
+  try {
+    return strictUtf8.decode(raw);
+  } catch {
+    throw new AppError('invalid_request', 'Request body is not valid UTF-8.');
+  }
 }
 
 /** For routes without a body schema: nothing, or `{}`, is fine; anything else is a 400. */

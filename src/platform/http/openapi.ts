@@ -71,11 +71,29 @@ function operation(spec: RouteSpec): Json {
     responses[status] = entry;
   }
   const errorRef = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
-  if (spec.body || spec.query || spec.params)
-    responses['400'] ??= { description: 'Invalid request.', ...errorRef };
+  // Refusals the platform makes before a handler runs, whatever the route: a route without a body
+  // schema refuses a body (400), every body is read against limits.max_body_bytes (413), a path
+  // parameter may name nothing the caller can see (404), a write meets a full disk (503).
+  responses['400'] ??= {
+    description:
+      spec.body || spec.query || spec.params
+        ? 'Invalid request.'
+        : 'A request body was sent; this route takes none.',
+    ...errorRef,
+  };
   if (spec.auth !== 'none')
     responses['401'] ??= { description: 'Missing or invalid credentials.', ...errorRef };
   if (spec.scope) responses['403'] ??= { description: `Missing the \`${spec.scope}\` scope.`, ...errorRef };
+  if (spec.path.includes('{'))
+    responses['404'] ??= { description: 'Nothing by that identifier in this project.', ...errorRef };
+  responses['413'] ??= { description: 'The request body is larger than limits.max_body_bytes.', ...errorRef };
+  if (spec.body)
+    responses['415'] ??= { description: 'The body is not of a documented media type.', ...errorRef };
+  if (spec.method !== 'get')
+    responses['503'] ??= {
+      description: 'The store cannot take writes now (its disk is full); retry after Retry-After.',
+      ...errorRef,
+    };
   const op: Json = {
     operationId: `${spec.method}${spec.path.replace(/\{([^}]+)\}/g, 'By_$1').replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: spec.summary,

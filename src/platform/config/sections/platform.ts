@@ -20,6 +20,23 @@ export const serverSection = z
       .boolean()
       .default(false)
       .describe('Trust X-Forwarded-For from a reverse proxy when recording client addresses.'),
+    max_connections: z
+      .int()
+      .positive()
+      .default(4096)
+      .describe(
+        'Open HTTP connections at most; past it new ones are closed at once (keeps file descriptors and memory bounded under a flood of slow clients).',
+      ),
+    headers_timeout: duration({ min: '1ms', timer: true })
+      .default('10s')
+      .describe(
+        'Time a client has to send its request headers; a slower one is answered 408 and closed (slowloris).',
+      ),
+    request_timeout: duration({ min: '1ms', timer: true })
+      .default('2m')
+      .describe(
+        'Time a client has to send a whole request, body included; a slower one is answered 408 and closed.',
+      ),
   })
   .describe('The HTTP API.');
 
