@@ -15,5 +15,6 @@ export function buildDomains(kernel: Kernel, services: { events: EventService; p
     events: services.events,
     projects: services.projects,
     log: kernel.log,
+    notifications: kernel.store.notifications,
   });
 }

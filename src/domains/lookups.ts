@@ -1,10 +1,12 @@
 /**
  * What other capabilities ask about domains on their hot paths: is this sender domain verified
  * (send API, inbound routes), and the unsealed DKIM keys of a domain (delivery). Unsealed keys are
- * cached in memory for the life of the process and dropped when the domain is deleted; they are
- * never logged.
+ * cached in memory for the life of the process and dropped when the domain is deleted, on every
+ * node sharing the store (a notification, platform/db/notifications.ts; all of them when this node
+ * may have missed one); they are never logged.
  */
 import { unsealDkimKey } from '../dkim/key-seal.js';
+import type { Notifications } from '../platform/db/notifications.js';
 import { parseDomainName } from './name.js';
 import type { DomainStore } from './store.js';
 
@@ -26,9 +28,21 @@ export interface VerifiedDomain {
 }
 
 const SIGNING_CACHE_MAX = 1000;
+/** The channel on which a node tells the others that a domain's keys are gone. */
+const KEYS_CHANGED = 'posthorn_dkim_keys';
 
-export function createDomainLookups(store: DomainStore, masterKey: Buffer) {
+export function createDomainLookups(store: DomainStore, masterKey: Buffer, notifications?: Notifications) {
   const signingCache = new Map<string, SigningKeys>();
+  /** Heard from the first key cached on: a node that caches nothing needs no connection to listen on. */
+  let listening = false;
+  const listen = () => {
+    if (listening || notifications === undefined) return;
+    listening = true;
+    notifications.listen(KEYS_CHANGED, (key) => {
+      if (key === null) signingCache.clear();
+      else signingCache.delete(key);
+    });
+  };
 
   const findVerifiedByName = async (projectId: string, name: string): Promise<VerifiedDomain | undefined> => {
     const parsed = parseDomainName(name);
@@ -90,6 +104,7 @@ export function createDomainLookups(store: DomainStore, masterKey: Buffer) {
             }
           : {}),
       };
+      listen();
       if (signingCache.size >= SIGNING_CACHE_MAX)
         signingCache.delete(signingCache.keys().next().value as string);
       signingCache.set(cacheKey, keys);
@@ -102,9 +117,11 @@ export function createDomainLookups(store: DomainStore, masterKey: Buffer) {
       return parsed.ok && (await store.findByName(projectId, parsed.name)) !== undefined;
     },
 
-    /** Drops the cached keys of a deleted domain. */
+    /** Drops the cached keys of a deleted domain, on every node. */
     forget(projectId: string, name: string): void {
-      signingCache.delete(`${projectId}\n${name}`);
+      const key = `${projectId}\n${name}`;
+      signingCache.delete(key);
+      notifications?.notify(KEYS_CHANGED, key);
     },
   };
 }

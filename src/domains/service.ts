@@ -18,6 +18,7 @@ import type { Logger } from '../platform/log.js';
 import type { ProjectService } from '../projects/service.js';
 import { runChecks } from './checks.js';
 import { createDomainLookups } from './lookups.js';
+import type { Notifications } from '../platform/db/notifications.js';
 import { parseDomainName } from './name.js';
 import { bounceHost, expectedRecords, maxDomainLength, type PublicDkimKey } from './records.js';
 import type { DnsRecordView, DomainRecord } from './schemas.js';
@@ -44,6 +45,8 @@ export interface DomainServiceDeps {
   readonly events: EventService;
   readonly projects: ProjectService;
   readonly log: Logger;
+  /** Tells every node sharing the store that a domain's keys are gone (its cached keys are dropped). */
+  readonly notifications?: Notifications;
 }
 
 const RECHECK_PAGE = 100;
@@ -76,7 +79,7 @@ export function createDomainService(deps: DomainServiceDeps) {
   };
 
   const check = createVerifier({ store, config, resolver, events, projects, log });
-  const lookups = createDomainLookups(store, masterKey);
+  const lookups = createDomainLookups(store, masterKey, deps.notifications);
 
   return {
     async create(

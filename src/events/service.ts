@@ -44,9 +44,19 @@ function newEvent(id: string, event: NewEvent): { row: EventsTable; payload: Eve
   };
 }
 
-export function createEventService(db: Db, store: Pick<Store, 'engine' | 'sqlite'>) {
+/** The channel on which nodes tell each other that events were committed (platform/db/notifications.ts). */
+const APPENDED = 'posthorn_events';
+
+export function createEventService(db: Db, store: Pick<Store, 'engine' | 'sqlite' | 'notifications'>) {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(50);
+  /** Events committed on any node (on SQLite, this one) wake this node's readers; from the first reader on. */
+  let heard = false;
+  const hear = () => {
+    if (heard) return;
+    heard = true;
+    store.notifications.listen(APPENDED, () => emitter.emit('appended'));
+  };
   const postgres = store.engine === 'postgresql';
   let insert: SQLite.Statement | undefined;
   let ids: ReturnType<typeof orderedIds> | undefined;
@@ -103,12 +113,32 @@ export function createEventService(db: Db, store: Pick<Store, 'engine' | 'sqlite
       return payload;
     },
 
-    /** Tells listeners (the webhook dispatcher) that events were committed. */
+    /**
+     * Appends several events with `executor` (a transaction) in one statement; returns their
+     * payloads. For a batch that appends many at once on PostgreSQL (a statement per event would
+     * cost a round trip each).
+     */
+    async appendMany(executor: Db, events: readonly NewEvent[]): Promise<EventPayload[]> {
+      if (events.length === 0) return [];
+      if (postgres) await seedAsync();
+      const made = events.map((event) => newEvent(nextId(), event));
+      await executor
+        .insertInto('events')
+        .values(made.map((m) => m.row))
+        .execute();
+      return made.map((m) => m.payload);
+    },
+
+    /**
+     * Tells listeners (the webhook dispatcher, the delivery engine) that events were committed: on
+     * this node at once, and on PostgreSQL every other node too.
+     */
     notify(): void {
-      emitter.emit('appended');
+      store.notifications.notify(APPENDED);
     },
 
     onAppended(listener: () => void): () => void {
+      hear();
       emitter.on('appended', listener);
       return () => emitter.off('appended', listener);
     },

@@ -1,8 +1,9 @@
 /**
  * `scripts/test` stops the peers it started, however the run ends, and leaves running the ones it
  * found running. It runs from a copy of the scripts in a temporary checkout (the repository's
- * node_modules linked in, one trivial test file), with CLAMD_PORT on a free port, so the clamd
- * it starts is the test's own: a real clamd, as the suite's.
+ * node_modules linked in, one trivial test file), with CLAMD_PORT and POSTHORN_PG_PORT on free
+ * ports, so the clamd and the PostgreSQL cluster it starts are the test's own, real ones as the
+ * suite's. (With the suite's ports, the copy's `peers stop` would stop the suite's own peers.)
  */
 import { execFile } from 'node:child_process';
 import {
@@ -49,9 +50,22 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function run(dir: string, script: string, args: readonly string[], port: number) {
+interface Ports {
+  clamd: number;
+  postgres: number;
+}
+
+async function freePorts(): Promise<Ports> {
+  return { clamd: await freePort(), postgres: await freePort() };
+}
+
+function run(dir: string, script: string, args: readonly string[], ports: Ports) {
   return new Promise<{ code: number; out: string }>((resolve) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, CLAMD_PORT: String(port) };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      CLAMD_PORT: String(ports.clamd),
+      POSTHORN_PG_PORT: String(ports.postgres),
+    };
     for (const key of Object.keys(env)) if (key.startsWith('AVA_') || key === 'NODE_OPTIONS') delete env[key];
     execFile(
       'bash',
@@ -76,27 +90,32 @@ function answers(port: number): Promise<boolean> {
   });
 }
 
-test('scripts/test stops the clamd it started once the tests ran', async (t) => {
+test('scripts/test stops the clamd and the PostgreSQL it started once the tests ran', async (t) => {
   const dir = checkout(t);
-  const port = await freePort();
-  t.teardown(() => run(dir, 'peers', ['stop'], port));
-  const result = await run(dir, 'test', ['--no-build'], port);
+  const ports = await freePorts();
+  t.teardown(() => run(dir, 'peers', ['stop'], ports));
+  const result = await run(dir, 'test', ['--no-build', 'dist/test/one.test.js'], ports);
   t.is(result.code, 0, result.out);
-  t.regex(result.out, new RegExp(`clamd runs on 127\\.0\\.0\\.1:${port}`));
+  t.regex(result.out, new RegExp(`clamd runs on 127\\.0\\.0\\.1:${ports.clamd}`));
+  t.regex(result.out, new RegExp(`postgres runs on 127\\.0\\.0\\.1:${ports.postgres}`));
   t.regex(result.out, /1 passed, 0 failed/);
   t.regex(result.out, /clamd \(pid \d+\) stopped/);
-  t.false(await answers(port), 'nothing listens on CLAMD_PORT any more');
+  t.regex(result.out, /postgres \(pid \d+\) stopped/);
+  t.false(await answers(ports.clamd), 'nothing listens on CLAMD_PORT any more');
+  t.false(await answers(ports.postgres), 'nothing listens on POSTHORN_PG_PORT any more');
 });
 
-test('scripts/test leaves running a clamd it found running', async (t) => {
+test('scripts/test leaves running the clamd and the PostgreSQL it found running', async (t) => {
   const dir = checkout(t);
-  const port = await freePort();
-  t.teardown(() => run(dir, 'peers', ['stop'], port));
-  const started = await run(dir, 'peers', [], port);
+  const ports = await freePorts();
+  t.teardown(() => run(dir, 'peers', ['stop'], ports));
+  const started = await run(dir, 'peers', [], ports);
   t.is(started.code, 0, started.out);
-  const result = await run(dir, 'test', ['--no-build'], port);
+  const result = await run(dir, 'test', ['--no-build', 'dist/test/one.test.js'], ports);
   t.is(result.code, 0, result.out);
   t.regex(result.out, /already answers and scans/);
+  t.regex(result.out, /postgres already answers/);
   t.notRegex(result.out, /stopped/);
-  t.true(await answers(port), 'the clamd started before still answers');
+  t.true(await answers(ports.clamd), 'the clamd started before still answers');
+  t.true(await answers(ports.postgres), 'the PostgreSQL started before still answers');
 });

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { parseNumbers } from './pg-numbers.js';
 import type { Database } from './tables.js';
 
 /** What a PostgreSQL store needs: the URL, where the password is, how many connections. */
@@ -15,15 +16,6 @@ export interface PostgresSettings {
   readonly url: string;
   readonly password_file: string;
   readonly pool_size: number;
-}
-
-let typesSet = false;
-/** int8 (counts, ms times) and numeric (sums) parsed as numbers, for every pool of this process. */
-function parseNumbers(): void {
-  if (typesSet) return;
-  typesSet = true;
-  pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-  pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
 }
 
 /** The URL as it may be shown: without its password. */

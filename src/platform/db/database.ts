@@ -14,10 +14,12 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type pg from 'pg';
 import { guarded } from './connection-guard.js';
-import { openPostgres, redactedUrl } from './database-pg.js';
+import { openPostgres, poolConfig, redactedUrl } from './database-pg.js';
 import { ensurePrivateDatabase, ensurePrivateDir } from './file-modes.js';
+import { localNotifications, type Notifications, postgresNotifications } from './notifications.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
+import { type WorkerAccess, workerClientConfig } from './worker-reader.js';
 
 export type Db = Kysely<Database>;
 export type Engine = 'sqlite' | 'postgresql';
@@ -31,6 +33,13 @@ export interface Store {
   readonly pool: pg.Pool | undefined;
   /** Where the data is: the SQLite file, or the database URL without its password. */
   readonly file: string;
+  /** Wake-ups and cache invalidations between the nodes sharing this store (notifications.ts). */
+  readonly notifications: Notifications;
+  /**
+   * How a worker thread opens a read-only connection of its own to this store (worker-reader.ts):
+   * plain data, handed over in `workerData`.
+   */
+  readonly workerAccess: WorkerAccess;
   /** Runs a trivial query (on `table` when named), throwing when the database cannot answer. */
   ping(table?: 'delivery_jobs'): Promise<void>;
   close(): Promise<void>;
@@ -79,6 +88,8 @@ export function openPostgresStore(settings: {
   pool_size: number;
 }): Store {
   const { db, pool } = openPostgres(settings);
+  const client = poolConfig(settings, 1);
+  const notifications = postgresNotifications({ client, pool });
   let closed: Promise<void> | undefined;
   return {
     engine: 'postgresql',
@@ -86,13 +97,15 @@ export function openPostgresStore(settings: {
     sqlite: unported(),
     pool,
     file: redactedUrl(settings.url),
+    notifications,
+    workerAccess: { engine: 'postgresql', client: workerClientConfig(client) },
     async ping(table) {
       await (table === undefined ? sql`select 1` : sql`select 1 from ${sql.table(table)} limit 1`).execute(
         db,
       );
     },
     close() {
-      closed ??= db.destroy();
+      closed ??= notifications.close().then(() => db.destroy());
       return closed;
     },
   };
@@ -133,18 +146,22 @@ export function openStore(
     dialect: guarded(sqlite, new SqliteDialect({ database: withStatementCache(sqlite) })),
   });
   let closed = false;
+  const notifications = localNotifications();
   return {
     engine: 'sqlite',
     db,
     sqlite,
     pool: undefined,
     file,
+    notifications,
+    workerAccess: { engine: 'sqlite', file },
     async ping(table) {
       sqlite.prepare(table === undefined ? 'select 1' : `select 1 from ${table} limit 1`).get();
     },
     async close() {
       if (closed) return;
       closed = true;
+      await notifications.close();
       await db.destroy();
       // Kysely closes the handle only if it ever ran a query.
       if (sqlite.open) sqlite.close();

@@ -139,7 +139,8 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string, s
         apiKey: {
           type: 'http',
           scheme: 'bearer',
-          description: 'A project API key: ph_live_... or ph_test_...',
+          description:
+            'A project API key (ph_live_... or ph_test_...), or an OAuth access token (pho_...) acting as a key with its granted scopes.',
         },
         session: { type: 'http', scheme: 'bearer', description: 'A dashboard session token: phs_...' },
       },
