@@ -42,6 +42,12 @@ export interface ChaosOptions {
   readonly concurrency: number;
   readonly seed: number;
   readonly drainTimeoutMs: number;
+  /**
+   * The stage of the first kill (random when unset). A webhook request cut by a kill is sent
+   * again when its lease runs out (the request timeout plus a minute), so a short run that kills
+   * in a webhook delivery first finishes that minute sooner.
+   */
+  readonly firstPhase?: Phase;
   readonly log: (line: string) => void;
 }
 
@@ -269,6 +275,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
             smtp.end();
           }
         } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ECONNREFUSED') {
+            // The process is down (killed, not yet restarted): the client tries the same message again.
+            n -= 1;
+            await sleep(100);
+            continue;
+          }
           // The process was killed mid-session: that message was never accepted.
           const key = (error as Error).message.slice(0, 60);
           summary.inboundRefusals[key] = (summary.inboundRefusals[key] ?? 0) + 1;
@@ -306,7 +318,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       await Promise.race([moment, timeout]);
     };
 
-    const firstPhase = Math.floor(rand() * PHASES.length);
+    const firstPhase =
+      options.firstPhase === undefined
+        ? Math.floor(rand() * PHASES.length)
+        : PHASES.indexOf(options.firstPhase);
     const killer = async () => {
       for (let k = 0; k < options.kills && !stopping; k++) {
         await sleep(300 + Math.floor(rand() * 1200));
@@ -319,9 +334,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
         summary.kills += 1;
         summary.killsByPhase[phase] = (summary.killsByPhase[phase] ?? 0) + 1;
         await sleep(Math.floor(rand() * 300));
+        const restart = Date.now();
         await serve.start();
-        if (k % 5 === 4)
-          options.log(`chaos: ${summary.kills} kills, ${accepted.size} accepted, ${mx.seen.size} at the MX`);
+        options.log(
+          `chaos: ${Math.round((Date.now() - started) / 1000)} s: kill ${summary.kills} (${phase}), restarted in ${Date.now() - restart} ms; ${accepted.size} accepted, ${mx.seen.size} at the MX`,
+        );
       }
     };
 
@@ -342,6 +359,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
 
     // Drain: every accepted message at the MX, every delivered one's webhook, every 250 stored.
     const deadline = Date.now() + options.drainTimeoutMs;
+    let lastLog = Date.now();
     const delivered = () => [...accepted.keys()].filter((s) => mx.seen.has(s)).length;
     const hooked = () =>
       new Set(hooks.deliveries.filter((d) => d.type === 'email.delivered').map((d) => d.subject)).size;
@@ -366,6 +384,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       (delivered() < accepted.size || hooked() < accepted.size || inboundStored() < inboundAccepted.size)
     ) {
       trackRss();
+      if (Date.now() - lastLog >= 10_000) {
+        lastLog = Date.now();
+        options.log(
+          `chaos: ${Math.round((Date.now() - started) / 1000)} s: ${delivered()} of ${accepted.size} delivered, ${hooked()} webhooks`,
+        );
+      }
       await sleep(500);
     }
     await sleep(1000);
