@@ -17,6 +17,12 @@ import { freePort, waitForPort } from '../inbound/serve-process.js';
 
 export type Sections = Record<string, Record<string, unknown>>;
 
+/** Serve processes still running: a runner that exits (or is stopped) takes them with it. */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
 function toml(sections: Sections): string {
   const lines: string[] = [];
   for (const [name, values] of Object.entries(sections)) {
@@ -125,6 +131,8 @@ export async function spawnPosthorn(options: {
         env,
       });
       child = started;
+      live.add(started);
+      started.once('exit', () => live.delete(started));
       started.stderr?.on('data', (chunk: Buffer) => {
         stderr = (stderr + chunk.toString()).slice(-20_000);
       });
@@ -133,6 +141,7 @@ export async function spawnPosthorn(options: {
         throw new Error(`serve exited during its start: ${stderr.slice(-2000)}`);
       });
       await Promise.race([waitForPort(httpPort, Date.now() + 90_000), failed]);
+      if (options.smtp) await Promise.race([waitForPort(smtpPort, Date.now() + 90_000), failed]);
       failed.catch(() => {});
     },
     async kill() {
