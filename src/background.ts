@@ -64,11 +64,13 @@ export async function startBackground(
   // and another takes it over when that node dies (platform/db/leadership.ts); on SQLite, at once.
   const leadership = kernel.store.leadership;
   leadership.observe({
-    onChange: ({ name, held, reason }) =>
-      kernel.log.info(
-        { engine: name, reason },
-        held ? `this node now runs ${name}` : `this node stopped running ${name}`,
-      ),
+    // Taking and giving up engines at start and stop is routine; losing them to a failure is not.
+    onChange: ({ name, held, reason }) => {
+      if (held) kernel.log.debug({ engine: name }, `this node now runs ${name}`);
+      else if (reason === 'stopped' || reason === 'closing')
+        kernel.log.debug({ engine: name }, `this node stopped ${name}`);
+      else kernel.log.warn({ engine: name, reason }, `this node lost ${name}; another node takes it over`);
+    },
     onError: (error) => kernel.log.warn({ err: error }, 'engine leadership: the lock connection failed'),
   });
   const single = (name: string, start: () => Engine, options: { postgres: boolean } = { postgres: true }) => {

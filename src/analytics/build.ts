@@ -29,5 +29,9 @@ export function buildAnalytics(
           (messageId) => services.emails.messageMode(messageId),
           log,
         );
-  return createAnalyticsService({ store: createAnalyticsStore(kernel.store, kernel.db), projector });
+  return createAnalyticsService({
+    store: createAnalyticsStore(kernel.store, kernel.db),
+    projector,
+    reportWaitMs: kernel.store.engine === 'postgresql' ? 10_000 : undefined,
+  });
 }

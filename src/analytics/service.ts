@@ -18,7 +18,11 @@ import type { AnalyticsStore } from './store.js';
 import { type Counters, COUNTERS, zeroCounters } from './transitions.js';
 
 const BATCH = 1000;
-/** A report waits this long for the projection to catch up, then answers with what it has. */
+/**
+ * A report waits this long for the projection to catch up, then answers with what it has. On
+ * PostgreSQL a batch is a dozen round trips, and a report may wait for a run in progress before
+ * its own: it waits longer there (`reportWaitMs`).
+ */
 const REPORT_WAIT_MS = 2000;
 /** Batches of one catch-up run; a longer backlog is finished by the next run. */
 const MAX_CATCH_UP_BATCHES = 1000;
@@ -32,9 +36,9 @@ const UNROUTED = 'unrouted';
 export interface ProjectionBatches {
   runBatch(limit: number): number | null | Promise<number | null>;
   /**
-   * Whether committed events wait behind a transaction still running elsewhere (PostgreSQL's
-   * commit-safe order, events/log-pg.ts): a catch-up waits for them, briefly, so that a report
-   * counts every event committed before it was asked.
+   * Whether committed events are still unread, some perhaps held back by a transaction running
+   * elsewhere (PostgreSQL's commit-safe order, events/log-pg.ts): a catch-up goes on, for a
+   * while, so that a report counts every event committed before it was asked.
    */
   waiting?(): Promise<boolean>;
 }
@@ -42,8 +46,13 @@ export interface ProjectionBatches {
 /** How long a catch-up waits for events held back by another transaction (then reports without them). */
 const HELD_BACK_WAIT_MS = 5000;
 
-export function createAnalyticsService(deps: { store: AnalyticsStore; projector: ProjectionBatches }) {
+export function createAnalyticsService(deps: {
+  store: AnalyticsStore;
+  projector: ProjectionBatches;
+  reportWaitMs?: number;
+}) {
   const { store, projector } = deps;
+  const reportWaitMs = deps.reportWaitMs ?? REPORT_WAIT_MS;
   let catching: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
 
@@ -118,7 +127,7 @@ export function createAnalyticsService(deps: { store: AnalyticsStore; projector:
     const wait = new AbortController();
     await Promise.race([
       catchUp(),
-      sleep(REPORT_WAIT_MS, undefined, { signal: wait.signal }).catch(() => undefined),
+      sleep(reportWaitMs, undefined, { signal: wait.signal }).catch(() => undefined),
     ]);
     wait.abort();
     const last = dayNumber(now);
