@@ -15,6 +15,7 @@ import {
   type MessageRef,
   type MessageScope,
   recipientDomains,
+  variablesOf,
 } from './model.js';
 import { findIdempotentOnPostgres, insertAcceptedOnPostgres, modeOfOnPostgres } from './store-accepted-pg.js';
 import { heldQueries } from './store-held.js';
@@ -110,7 +111,7 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database, engine: Engine
         tags: JSON.stringify(draft.tags),
         template_id: draft.template?.id ?? null,
         template_version: draft.template?.version ?? null,
-        variables: draft.template ? JSON.stringify(draft.template.variables) : null,
+        variables: variablesOf(draft),
         send_at: draft.sendAt,
         track_opens: bool(draft.trackOpens),
         track_clicks: bool(draft.trackClicks),

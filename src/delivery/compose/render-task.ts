@@ -90,7 +90,7 @@ export default async function render(task: RenderTask): Promise<RenderOutput> {
   const stored = task.reuse === true && task.messageId !== null ? storedRendering(task) : undefined;
   if (stored !== undefined) return stored;
   const bodies =
-    task.messageId === null ? (task.bodies ?? { html: null, text: null }) : readContent(task.messageId);
+    task.messageId === null ? (task.bodies ?? { html: null, text: null }) : await readContent(task.messageId);
   const slot = task.slot === undefined || task.slot === null ? null : slotOf(task.slot);
   const html =
     task.tracking && bodies.html !== null ? await trackedBody(bodies.html, task.tracking) : bodies.html;
@@ -238,12 +238,27 @@ function discard(bytes: Buffer): void {
     (bytes.buffer as ArrayBuffer & { transfer(length: number): ArrayBuffer }).transfer(0);
 }
 
-/** Reads the bodies on this worker's own read-only connection. */
-function readContent(messageId: string): MessageContent {
+/** A message's bodies: UTF-8 bytes as stored, or a string written here. */
+interface Bodies {
+  readonly html: string | Uint8Array | null;
+  readonly text: string | Uint8Array | null;
+}
+
+let broadcastBodies: ((messageId: string) => Bodies | undefined) | null = null;
+
+/**
+ * Reads the bodies on this worker's own read-only connection. A broadcast's message has none
+ * stored: its bodies are written here from the broadcast's content and the contact's values
+ * (broadcasts/render-content.ts, loaded with the first such message).
+ */
+async function readContent(messageId: string): Promise<Bodies> {
   reader ??= contentReader(database());
   const content = reader(messageId);
-  if (content === undefined) throw new Error(`message ${messageId} has no stored body (deleted?)`);
-  return content;
+  if (content !== undefined) return content;
+  broadcastBodies ??= (await import('../../broadcasts/render-content.js')).broadcastBodyReader(database());
+  const written = broadcastBodies(messageId);
+  if (written === undefined) throw new Error(`message ${messageId} has no stored body (deleted?)`);
+  return written;
 }
 
 function checked(

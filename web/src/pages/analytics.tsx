@@ -1,7 +1,7 @@
 /** The report of GET /v1/analytics: totals, rates, the daily series and providers, drawn as SVG here. */
 import { useState } from 'preact/hooks';
 import { get } from '../api';
-import { Empty, PageHeader, Select, Show, Table, useLoad } from '../ui';
+import { Empty, PageHeader, Select, Show, Stat, Table, useLoad } from '../ui';
 
 interface Day {
   day: string;
@@ -149,18 +149,6 @@ export function Analytics() {
         )}
       </Show>
     </>
-  );
-}
-
-function Stat({ label, value, note }: { label: string; value: string; note?: string }) {
-  return (
-    <div class="stat">
-      <dt>{label}</dt>
-      <dd>
-        <span class="stat-value">{value}</span>
-        {note && <span class="muted"> {note}</span>}
-      </dd>
-    </div>
   );
 }
 
