@@ -204,7 +204,15 @@ function Shell({
   const version = useProjectVersion();
   return (
     <div class="shell">
-      <a class="skip" href="#main">
+      {/* With <base href>, "#main" alone would load the base page: move focus here instead. */}
+      <a
+        class="skip"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          main.current?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header class="topbar">
