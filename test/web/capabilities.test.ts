@@ -2,15 +2,19 @@
  * The dashboard's pages for the later capabilities, in a real browser (Debian's chromium through
  * playwright-core) against the real server with its delivery engine, a real DNS server and a real
  * SMTP server on loopback (the MX of example.net): contacts imported from a CSV file with the
- * refused rows reported, a broadcast sent from its page and followed to delivered, another
+ * refused rows reported, a broadcast sent from its page and followed to delivered, the tracking
+ * figures (people's opens, machine opens left out), another broadcast
  * scheduled then cancelled, the system status with an open incident and a maintenance window, a
- * dedicated IP asked for, and the approval policy trusting a connected application. One browser
- * and one server; every page passes axe-core and fits 1280 px and 390 px.
+ * dedicated IP asked for, the approval policy trusting a connected application, and keyboard
+ * use (skip link, visible focus, navigation, focus on the new heading, a form sent with Enter).
+ * One browser and one server; every page passes axe-core and fits 1280 px and 390 px.
  */
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { audienceWith } from '../broadcasts/env.js';
-import { mx, startDeliveryEnv } from '../delivery/env.js';
+import { simpleParser } from 'mailparser';
+import { eventually, mx, send, settled, startDeliveryEnv } from '../delivery/env.js';
+import { APPLE_PROXY, CHROME } from '../tracking/env.js';
 import { launchChromium } from '../helpers/browser.js';
 import { connect, discover, issuerConfig, register, signIn } from '../oauth/env.js';
 import { checkPage, DESKTOP, open } from './pages.js';
@@ -32,9 +36,11 @@ async function stat(page: Page, label: string): Promise<string> {
   return ((await value.textContent()) ?? '').trim();
 }
 
-test('a person imports contacts from a file, sends a broadcast and watches it delivered, schedules and cancels another, reads the system status, asks for a dedicated IP and trusts a connected application', async (t) => {
+test('a person imports contacts from a file, sends a broadcast and watches it delivered, reads opens by people apart from machines, schedules and cancels another, reads the system status, asks for a dedicated IP, trusts a connected application, and gets around by keyboard alone', async (t) => {
   t.timeout(180_000);
-  const env = await startDeliveryEnv(t, { config: await issuerConfig() });
+  const env = await startDeliveryEnv(t, {
+    config: await issuerConfig({ tracking: { scanner_window: '1s' } }),
+  });
   mx(env.dns, 'example.net', [{ host: 'mx1.example.net', ip: '127.0.0.1' }]);
   const session = await signIn(env.ph); // sets the owner's password
   const audienceId = await audienceWith(env, [
@@ -101,7 +107,7 @@ test('a person imports contacts from a file, sends a broadcast and watches it de
   await open(page, 'Broadcasts');
   await page.getByRole('link', { name: 'November news' }).click();
   await page.getByRole('heading', { level: 1, name: 'November news' }).waitFor();
-  t.is(await page.getByRole('link', { name: 'Newsletter' }).count(), 1, 'the audience is named and linked');
+  await page.getByRole('link', { name: 'Newsletter' }).waitFor(); // the audience, named and linked
   page.once('dialog', (dialog) => dialog.accept());
   await page.getByRole('button', { name: 'Send now' }).click();
   await page.getByText('5 of 5 messages queued').waitFor({ timeout: 30_000 });
@@ -116,11 +122,54 @@ test('a person imports contacts from a file, sends a broadcast and watches it de
   t.is((await page.getByRole('progressbar').getAttribute('value')) ?? '', '5');
   await env.peer.waitFor(5, 10_000);
   t.deepEqual(
-    env.peer.messages.flatMap((m) => m.rcptTo).sort(),
+    env.peer.messages
+      .slice(0, 5)
+      .flatMap((m) => m.rcptTo)
+      .sort(),
     ['ann@example.net', 'bob@example.net', 'cy@example.net', 'dee@example.net', 'eve@example.net'],
     'each subscriber with consent got it; the refused rows did not',
   );
   await checkPage(t, page, 'broadcast');
+
+  // Tracking figures: a receipt opened once by Apple's proxy and once by a person; the analytics and
+  // tracking pages count the person and say how many machine opens they left out.
+  const on = await env.ph.request('PUT', '/v1/tracking', {
+    body: { opens_enabled: true, clicks_enabled: false, retention_days: 30 },
+  });
+  t.is(on.status, 200, on.text);
+  const receipt = await send(env, {
+    to: ['ann@example.net'],
+    subject: 'Your receipt',
+    html: '<p>Thank you for your order.</p>',
+    text: 'Thank you for your order.',
+  });
+  const [, , , , , received] = await env.peer.waitFor(6, 30_000);
+  t.is(await settled(env.ph, receipt), 'delivered');
+  const pixel = /\/v1\/track\/open\/[^"'\s]+/.exec(
+    ((await simpleParser(received?.data as Buffer)).html as string) ?? '',
+  )?.[0];
+  t.truthy(pixel, 'the delivered HTML carries the open pixel');
+  const fetchPixel = (agent: string) =>
+    fetch(`${env.ph.url}${pixel}`, { headers: { 'User-Agent': agent } }).then((r) => r.status);
+  t.is(await fetchPixel(APPLE_PROXY), 200);
+  await new Promise((resolve) => setTimeout(resolve, 1500)); // past the scanner window
+  t.is(await fetchPixel(CHROME), 200);
+  await eventually(
+    'the two opens in analytics',
+    async () => {
+      const report = await env.ph.request('GET', '/v1/analytics?days=1');
+      return report.body.unique_opens === 1 && report.body.machine_opens === 1;
+    },
+    20_000,
+  );
+  await open(page, 'Analytics');
+  t.is(await stat(page, 'Unique opens'), '1');
+  t.is(await stat(page, 'Machine opens left out'), '1');
+  await open(page, 'Tracking');
+  t.is(await stat(page, 'Opened by people'), '1');
+  t.is(await stat(page, 'Machine opens left out'), '1');
+  t.is(await stat(page, 'Delivered'), '6');
+  await checkPage(t, page, 'tracking-figures');
 
   // Another, scheduled for tomorrow from its page, then cancelled.
   await open(page, 'Broadcasts');
@@ -217,9 +266,52 @@ test('a person imports contacts from a file, sends a broadcast and watches it de
   });
   t.is(trusted.status, 202, trusted.text);
   t.not(trusted.body.status, 'awaiting_approval', 'a trusted client’s send is not held');
-  await env.peer.waitFor(6, 10_000);
+  await env.peer.waitFor(7, 10_000);
   t.truthy(
     env.peer.messages.find((m) => m.data.toString().includes('Subject: Invoice 2')),
     'the trusted send reached the MX',
   );
+
+  // Keyboard only: the skip link comes first and shows its focus; the main navigation is reached
+  // by Tab and followed by Enter, which puts focus on the new page's heading; a form is filled and
+  // sent without the mouse.
+  await page.reload();
+  await page.getByRole('heading', { level: 1, name: 'Agent sends' }).waitFor();
+  await page.keyboard.press('Tab');
+  t.is(await focused(page), 'a:Skip to content');
+  const ring = await page.evaluate<{ style: string; width: number }>(`(() => {
+    const style = getComputedStyle(document.activeElement);
+    return { style: style.outlineStyle, width: parseFloat(style.outlineWidth) };
+  })()`);
+  t.is(ring.style, 'solid', 'focus is visible');
+  t.true(ring.width >= 2, 'the focus ring is at least 2 px');
+  await page.keyboard.press('Enter');
+  t.is(await focused(page), 'main:', 'the skip link moves focus to the content');
+  await page.keyboard.press('Shift+Tab');
+  let reached = '';
+  for (let i = 0; i < 60 && reached !== 'a:Audiences'; i++) {
+    await page.keyboard.press('Shift+Tab');
+    reached = await focused(page);
+  }
+  t.is(reached, 'a:Audiences', 'the navigation is reachable by keyboard');
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+  t.is(await focused(page), 'h1:Audiences', 'focus lands on the new page’s heading');
+  await page.keyboard.press('Tab');
+  t.is(await focused(page), 'input:', 'the first control of the page follows');
+  await page.keyboard.type('Keyboard list');
+  await page.keyboard.press('Enter');
+  await page.getByRole('link', { name: 'Keyboard list' }).waitFor();
+  await checkPage(t, page, 'audiences');
 });
+
+/** The focused element as `tag:text` (text trimmed; empty for inputs and containers with children). */
+function focused(page: Page): Promise<string> {
+  return page.evaluate<string>(`(() => {
+    const el = document.activeElement;
+    if (!el) return '';
+    const tag = el.tagName.toLowerCase();
+    const text = tag === 'a' || tag === 'button' || /^h[1-6]$/.test(tag) ? el.textContent.trim() : '';
+    return tag + ':' + text;
+  })()`);
+}

@@ -204,7 +204,16 @@ function Shell({
   const version = useProjectVersion();
   return (
     <div class="shell">
-      <a class="skip" href="#main">
+      {/* With <base href>, "#main" alone would load the base page: move focus here instead. */}
+      {/* biome-ignore lint/a11y/useValidAnchor: a skip link is an in-page link (WCAG 2.4.1); the click only keeps <base href> from turning it into a page load */}
+      <a
+        class="skip"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          main.current?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header class="topbar">
