@@ -18,10 +18,18 @@ import { waitForPort } from '../inbound/serve-process.js';
 
 export type Sections = Record<string, Record<string, unknown>>;
 
-/** Serve processes still running: a runner that exits (or is stopped) takes them with it. */
+/**
+ * Serve processes still running, and data directories not yet disposed of: a runner that exits (or
+ * is stopped, e.g. scripts/chaos interrupted) takes them with it.
+ */
 const live = new Set<ChildProcess>();
+const dirs = new Map<string, boolean>(); // data directory → a tmpfs is mounted on it
 process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
+  for (const [dir, mounted] of dirs) {
+    if (mounted) spawnSync('umount', ['-l', dir]);
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 function toml(sections: Sections): string {
@@ -96,7 +104,11 @@ export async function spawnPosthorn(options: {
   readonly env?: Record<string, string>;
 }): Promise<ServeProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'posthorn-reliability-'));
-  if (options.diskBytes !== undefined) mountTmpfs(dataDir, options.diskBytes);
+  dirs.set(dataDir, false);
+  if (options.diskBytes !== undefined) {
+    mountTmpfs(dataDir, options.diskBytes);
+    dirs.set(dataDir, true);
+  }
   const httpPort = await restartablePort();
   const smtpPort = await restartablePort();
   const base: Sections = {
@@ -184,6 +196,7 @@ export async function spawnPosthorn(options: {
       if (child) await proc.kill();
       if (options.diskBytes !== undefined) spawnSync('umount', ['-l', dataDir]);
       rmSync(dataDir, { recursive: true, force: true });
+      dirs.delete(dataDir);
     },
   };
   return proc;
