@@ -130,6 +130,8 @@ export async function runHostileSmtp(options: SmtpOptions): Promise<SmtpSummary>
 
     // Connection floods: past max_connections_per_ip from one client, past max_clients from many.
     const floodCheck = async (name: string, addresses: string[], count: number, limit: number) => {
+      // The connections before it closed on the client's side; give the server a moment to see it.
+      await new Promise((r) => setTimeout(r, 1000));
       const result = await flood(target, addresses, count);
       summary.floods.push(
         `${name}: ${count} at once, ${result.greeted} greeted, ${result.refused} refused 421`,
@@ -144,7 +146,7 @@ export async function runHostileSmtp(options: SmtpOptions): Promise<SmtpSummary>
     const many = Array.from({ length: 20 }, (_, i) => `127.0.0.${i + 2}`);
     await floodCheck('twenty clients', many, maxClients + 40, maxClients);
     // The slots come back: a good session right after the floods is taken.
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 1000));
     const after = await goodSession(target, options.sessions).catch((e: Error) => e.message);
     if (after) summary.problems.push(`a good session after the floods: ${after}`);
 
