@@ -126,7 +126,7 @@ export async function startBackground(
       ),
     );
     // Always: accepted mail is signed ahead of delivery when there is time (delivery/compose/prerender.ts).
-    sqliteOnly('delivery', () => services.delivery.start({ deliver: kernel.config.delivery.enabled }));
+    engines.push(services.delivery.start({ deliver: kernel.config.delivery.enabled }));
     engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
     sqliteOnly('tracking', () =>
       startTracking(services.tracking, kernel.log.child({ capability: 'tracking' })),

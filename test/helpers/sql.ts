@@ -6,6 +6,7 @@
  * @example
  *   const [row] = await query<{ n: number }>(ph.server.kernel.store, 'select count(*) as n from events where type = ?', 'email.sent');
  */
+import { execFileSync } from 'node:child_process';
 import type { Store } from '../../src/platform/db/database.js';
 
 export async function query<T = Record<string, unknown>>(
@@ -59,4 +60,37 @@ export async function failInserts(
 export async function stopFailingInserts(store: Store, name: string, table: string): Promise<void> {
   if (store.engine === 'sqlite') store.sqlite.exec(`drop trigger ${name}`);
   else await query(store, `drop trigger ${name} on ${table}`);
+}
+
+/**
+ * `query` synchronously, for helpers whose callers read rows without awaiting: on PostgreSQL the
+ * statement goes through `psql` (Debian's postgresql-client) as one JSON array; `?` placeholders
+ * become psql variables, so values are quoted by psql, never pasted into the SQL.
+ */
+export function querySync<T = Record<string, unknown>>(
+  store: Store,
+  url: string,
+  text: string,
+  params: readonly unknown[],
+): T[] {
+  if (store.engine === 'sqlite') {
+    const statement = store.sqlite.prepare(text);
+    if (statement.reader) return statement.all(...params) as T[];
+    statement.run(...params);
+    return [];
+  }
+  const variables: string[] = [];
+  let n = 0;
+  const numbered = text.replace(/\?/g, () => {
+    const value = params[n++];
+    if (value === null || value === undefined) return 'null';
+    if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+    variables.push('-v', `p${n}=${String(value)}`);
+    return `:'p${n}'`;
+  });
+  const out = execFileSync('psql', [url, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', ...variables], {
+    input: `select coalesce(json_agg(q), '[]') from (${numbered}) q;\n`,
+    encoding: 'utf8',
+  });
+  return JSON.parse(out) as T[];
 }
