@@ -6,7 +6,7 @@
  * @example
  *   const [row] = await query<{ n: number }>(ph.server.kernel.store, 'select count(*) as n from events where type = ?', 'email.sent');
  */
-import { execFileSync } from 'node:child_process';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { Store } from '../../src/platform/db/database.js';
 
 export async function query<T = Record<string, unknown>>(
@@ -62,10 +62,12 @@ export async function stopFailingInserts(store: Store, name: string, table: stri
   else await query(store, `drop trigger ${name} on ${table}`);
 }
 
+let bridge: { port: MessagePort; signal: Int32Array } | undefined;
+
 /**
- * `query` synchronously, for helpers whose callers read rows without awaiting: on PostgreSQL the
- * statement goes through `psql` (Debian's postgresql-client) as one JSON array; `?` placeholders
- * become psql variables, so values are quoted by psql, never pasted into the SQL.
+ * `query` synchronously, for helpers whose callers read rows without awaiting. On PostgreSQL a
+ * thread of its own (sql-sync-worker.ts) runs the query while this one waits for its rows, a
+ * round trip long (spawning a client per query blocked every test server of the process).
  */
 export function querySync<T = Record<string, unknown>>(
   store: Store,
@@ -79,18 +81,24 @@ export function querySync<T = Record<string, unknown>>(
     statement.run(...params);
     return [];
   }
-  const variables: string[] = [];
+  if (bridge === undefined) {
+    const { port1, port2 } = new MessageChannel();
+    const signal = new Int32Array(new SharedArrayBuffer(4));
+    const worker = new Worker(new URL('./sql-sync-worker.js', import.meta.url), {
+      workerData: { signal, port: port2 },
+      transferList: [port2],
+    });
+    worker.unref();
+    port1.unref();
+    bridge = { port: port1, signal };
+  }
   let n = 0;
-  const numbered = text.replace(/\?/g, () => {
-    const value = params[n++];
-    if (value === null || value === undefined) return 'null';
-    if (typeof value === 'number' || typeof value === 'bigint') return String(value);
-    variables.push('-v', `p${n}=${String(value)}`);
-    return `:'p${n}'`;
-  });
-  const out = execFileSync('psql', [url, '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', ...variables], {
-    input: `select coalesce(json_agg(q), '[]') from (${numbered}) q;\n`,
-    encoding: 'utf8',
-  });
-  return JSON.parse(out) as T[];
+  const numbered = text.replace(/\?/g, () => `$${++n}`);
+  Atomics.store(bridge.signal, 0, 0);
+  bridge.port.postMessage({ url, text: numbered, params: [...params] });
+  if (Atomics.wait(bridge.signal, 0, 0, 30_000) === 'timed-out') throw new Error(`no answer to ${text}`);
+  const reply = receiveMessageOnPort(bridge.port)?.message as { rows: T[] } | { error: string } | undefined;
+  if (reply === undefined) throw new Error(`no answer to ${text}`);
+  if ('error' in reply) throw new Error(`${reply.error} (${text})`);
+  return reply.rows;
 }
