@@ -2,24 +2,37 @@
  * Broadcast: a 100,000-contact broadcast delivered to a loopback sink while transactional sends run, against the delivery benchmark's rate in the same run; transactional API-to-MX latency during it against idle; RSS.
  *
  * Usage: scripts/bench broadcast [--contacts 100000] [--rounds 2] [--kb 10] [--reference 10000]
- *                                [--idle 30] [--probe-ms 100]
- * Each round runs the reference, the delivery benchmark's Posthorn subject (N queued one-recipient
- * messages of `kb` KB, signed at admission, delivered by a real `posthorn serve` to the lean sink),
- * then the broadcast: a data directory with the contacts imported through the API and a draft,
- * a real `posthorn serve`, `idle` transactional sends one at a time (API to MX, idle), then the
- * broadcast scheduled while a transactional send goes every `probe-ms` (API to MX, under the
- * broadcast; its MX is a second sink on 127.0.0.2). The broadcast's rate is measured at the sink
- * from its first to its last message, as the reference's is. Targets: rate ≥ 0.8x the reference,
- * transactional median ≤ 2x idle, peak RSS ≤ 300 MB.
+ *                                [--idle 30] [--probe-ms 100] [--subjects delivery,signing,broadcast]
+ * Each round measures three subjects, in alternating order (first round A B C, the next C B A):
+ * - A, the delivery benchmark's Posthorn subject (the issue's reference): N queued one-recipient
+ *   messages of `kb` KB, signed at admission, delivered by a real `posthorn serve` to the lean sink;
+ * - B, the same queue with its stored renderings dropped, so each message is composed and signed at
+ *   delivery, as a broadcast's are: the delivery benchmark with the signing in its window;
+ * - C, the broadcast: a data directory with the contacts imported through the API and a draft, a
+ *   real `posthorn serve`, `idle` transactional sends one at a time (API to MX, idle), then the
+ *   broadcast scheduled while a transactional send goes every `probe-ms` (API to MX, under the
+ *   broadcast; its MX is a second sink on 127.0.0.2). Its window holds the expansion (admission of
+ *   each contact's message), the composition and signing, and the delivery.
+ * Rates are measured at the sink from the first to the last message. Each subject's server CPU
+ * (all threads, and its main thread) per message delivered is read from /proc: on a shared host it
+ * says what each costs better than a rate does. Targets: broadcast rate ≥ 0.8x A, transactional
+ * median ≤ 2x idle, peak RSS ≤ 300 MB.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import SQLite from 'better-sqlite3';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { prepareBroadcast, type PreparedBroadcast, TX_DOMAIN, transactional } from './broadcast/setup.js';
+import {
+  prepareBroadcast,
+  type PreparedBroadcast,
+  TX_DOMAIN,
+  type TransactionalTimes,
+  transactional,
+} from './broadcast/setup.js';
 import { measure, memoryMb, prepare } from './delivery/posthorn.js';
-import { machineCpuMs } from './delivery/proc.js';
+import { mainThreadCpuMs, processCpuMs } from './delivery/proc.js';
 import { type Sink, startBenchMx, startSink } from './delivery/sink.js';
 import { median, stopChild, waitReady } from './lib.js';
 
@@ -31,6 +44,7 @@ const { values } = parseArgs({
     reference: { type: 'string', default: '10000' },
     idle: { type: 'string', default: '30' },
     'probe-ms': { type: 'string', default: '100' },
+    subjects: { type: 'string', default: 'delivery,signing,broadcast' },
   },
 });
 const contacts = Number(values.contacts);
@@ -39,18 +53,35 @@ const kb = Number(values.kb);
 const referenceMessages = Number(values.reference);
 const idleSamples = Number(values.idle);
 const probeMs = Number(values['probe-ms']);
+/** Which subjects to run (a profile of one, say); the ratios need all three. */
+const subjects = new Set(String(values.subjects).split(','));
 const BIN = path.resolve(import.meta.dirname, '../../bin/posthorn');
 
-interface BroadcastRun {
+/** What every subject reports. */
+interface Run {
   readonly rate: number;
   readonly seconds: number;
+  /** Server CPU (all threads) per message delivered, ms. */
+  readonly cpuMs: number;
+  /** The server's main thread (event loop) CPU per message delivered, ms. */
+  readonly mainMs: number;
+  /** The host's 1-minute load average at the start of the window. */
+  readonly load: number;
+}
+
+interface BroadcastRun extends Run {
   readonly scheduleToFirstMs: number;
+  /** Transactional sends, API to MX, idle and during the broadcast. */
   readonly idleMs: number[];
   readonly underLoadMs: number[];
+  /** The same sends, request to 202. */
+  readonly idleApiMs: number[];
+  readonly underLoadApiMs: number[];
   readonly peakRssMb: number;
-  readonly machinePercent: number;
   readonly importSeconds: number;
 }
+
+type Subject = 'delivery' | 'signing' | 'broadcast';
 
 const base = mkdtempSync(path.join(tmpdir(), 'posthorn-bench-broadcast-'));
 const { dns, sink } = await startBenchMx('lean');
@@ -58,19 +89,44 @@ const txSink = await startSink(sink.port, 'lean', '127.0.0.2');
 dns.set(TX_DOMAIN, 'MX', [{ preference: 10, exchange: `mx.${TX_DOMAIN}` }]);
 dns.set(`mx.${TX_DOMAIN}`, 'A', ['127.0.0.2']);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const load = () => loadavg()[0] as number;
 
+/** A or B: the delivery benchmark's subject, its messages signed at admission or (B) not. */
+async function runReference(dir: string, signedAtAdmission: boolean): Promise<Run> {
+  const prepared = await prepare(dir, dns, sink.port, referenceMessages, kb);
+  if (!signedAtAdmission) {
+    // The renderings stored at admission are dropped: delivery composes and signs every message.
+    const db = new SQLite(path.join(prepared.dataDir, 'posthorn.sqlite'));
+    db.exec('delete from message_raw');
+    db.close();
+  }
+  const started = load();
+  const { result, child } = await measure(prepared, sink as Sink, referenceMessages);
+  await stopChild(child);
+  const windowMs = result.seconds * 1000;
+  return {
+    rate: result.rate,
+    seconds: result.seconds,
+    cpuMs: ((result.cpuPercent / 100) * windowMs) / (referenceMessages - 1),
+    mainMs: result.mainThreadMsPerMessage ?? Number.NaN,
+    load: started,
+  };
+}
+
+/** C: the broadcast, with transactional sends timed idle and beside it. */
 async function runBroadcast(dir: string): Promise<BroadcastRun> {
   process.stderr.write(`broadcast: importing ${contacts} contacts through the API...\n`);
   const prepared: PreparedBroadcast = await prepareBroadcast(dir, dns, sink.port, contacts, kb);
   const child: ChildProcess = spawn(BIN, ['serve', '--config', prepared.configFile], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  const pid = child.pid as number;
   try {
     await waitReady(`http://127.0.0.1:${prepared.port}/health`, performance.now(), 60_000);
     process.stderr.write(`broadcast: ${idleSamples} transactional sends, idle...\n`);
-    const idleMs: number[] = [];
+    const idle: TransactionalTimes[] = [];
     for (let i = 0; i < idleSamples; i++) {
-      idleMs.push(await transactional(prepared, txSink, `idle${i}`));
+      idle.push(await transactional(prepared, txSink, `idle${i}`));
       await pause(probeMs);
     }
     process.stderr.write('broadcast: sending, transactional sends beside it...\n');
@@ -78,35 +134,39 @@ async function runBroadcast(dir: string): Promise<BroadcastRun> {
     const scheduled = performance.now();
     const res = await fetch(
       `http://127.0.0.1:${prepared.port}/v1/broadcasts/${prepared.broadcastId}/schedule`,
-      {
-        method: 'POST',
-        headers: { authorization: `Bearer ${prepared.apiKey}` },
-      },
+      { method: 'POST', headers: { authorization: `Bearer ${prepared.apiKey}` } },
     );
     if (res.status !== 202) throw new Error(`schedule: ${res.status} ${await res.text()}`);
     const t0 = await sink.waitFor(first + 1, 120_000);
-    const machine0 = machineCpuMs();
-    const underLoadMs: number[] = [];
+    const started = load();
+    const cpu0 = processCpuMs(pid);
+    const main0 = mainThreadCpuMs(pid);
+    const underLoad: TransactionalTimes[] = [];
     let probing = true;
     const probe = (async () => {
       for (let i = 0; probing; i++) {
-        underLoadMs.push(await transactional(prepared, txSink, `busy${i}`));
+        underLoad.push(await transactional(prepared, txSink, `busy${i}`));
         await pause(probeMs);
       }
     })();
     const t1 = await sink.waitFor(first + contacts, 3_600_000);
-    const machine1 = machineCpuMs();
+    const cpu1 = processCpuMs(pid);
+    const main1 = mainThreadCpuMs(pid);
     probing = false;
     await probe;
     const seconds = (t1 - t0) / 1000;
     return {
       rate: (contacts - 1) / seconds,
       seconds,
+      cpuMs: (cpu1 - cpu0) / (contacts - 1),
+      mainMs: (main1 - main0) / (contacts - 1),
+      load: started,
       scheduleToFirstMs: t0 - scheduled,
-      idleMs,
-      underLoadMs,
-      peakRssMb: memoryMb(child.pid as number).peak,
-      machinePercent: ((machine1.busy - machine0.busy) / (t1 - t0)) * 100,
+      idleMs: idle.map((t) => t.mxMs),
+      underLoadMs: underLoad.map((t) => t.mxMs),
+      idleApiMs: idle.map((t) => t.apiMs),
+      underLoadApiMs: underLoad.map((t) => t.apiMs),
+      peakRssMb: memoryMb(pid).peak,
       importSeconds: prepared.importSeconds,
     };
   } finally {
@@ -114,28 +174,27 @@ async function runBroadcast(dir: string): Promise<BroadcastRun> {
   }
 }
 
-const references: number[] = [];
+const runs: Record<Subject, Run[]> = { delivery: [], signing: [], broadcast: [] };
 const broadcasts: BroadcastRun[] = [];
 try {
   for (let round = 1; round <= rounds; round++) {
-    const refDir = path.join(base, `reference-${round}`);
-    mkdirSync(refDir, { recursive: true });
-    process.stderr.write(
-      `reference ${round}/${rounds}: queueing ${referenceMessages} messages (delivery benchmark)...\n`,
-    );
-    const prepared = await prepare(refDir, dns, sink.port, referenceMessages, kb);
-    const { result, child } = await measure(prepared, sink as Sink, referenceMessages);
-    await stopChild(child);
-    references.push(result.rate);
-    rmSync(refDir, { recursive: true, force: true });
-    process.stderr.write(`reference ${round}/${rounds}: ${result.rate.toFixed(0)} msg/s\n`);
-
-    const dir = path.join(base, `broadcast-${round}`);
-    mkdirSync(dir, { recursive: true });
-    const run = await runBroadcast(dir);
-    broadcasts.push(run);
-    rmSync(dir, { recursive: true, force: true });
-    process.stderr.write(`broadcast ${round}/${rounds}: ${run.rate.toFixed(0)} msg/s\n`);
+    const order = (['delivery', 'signing', 'broadcast'] as Subject[]).filter((s) => subjects.has(s));
+    if (round % 2 === 0) order.reverse();
+    for (const subject of order) {
+      const dir = path.join(base, `${subject}-${round}`);
+      mkdirSync(dir, { recursive: true });
+      process.stderr.write(`round ${round}/${rounds}: ${subject}...\n`);
+      if (subject === 'broadcast') {
+        const run = await runBroadcast(dir);
+        broadcasts.push(run);
+        runs.broadcast.push(run);
+      } else {
+        runs[subject].push(await runReference(dir, subject === 'delivery'));
+      }
+      rmSync(dir, { recursive: true, force: true });
+      const last = runs[subject].at(-1) as Run;
+      process.stderr.write(`round ${round}/${rounds}: ${subject} ${last.rate.toFixed(0)} msg/s\n`);
+    }
   }
 } finally {
   await sink.stop();
@@ -145,23 +204,48 @@ try {
 }
 
 const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
-const p95 = (values: readonly number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.95)] ?? Number.NaN;
+const p95 = (list: readonly number[]) =>
+  [...list].sort((a, b) => a - b)[Math.floor(list.length * 0.95)] ?? Number.NaN;
+const missing: Run = {
+  rate: Number.NaN,
+  seconds: Number.NaN,
+  cpuMs: Number.NaN,
+  mainMs: Number.NaN,
+  load: Number.NaN,
+};
+const at = (subject: Subject, i: number) => runs[subject][i] ?? missing;
 console.log(
-  `\nbroadcast of ${contacts} contacts, ${kb} KB HTML, node ${process.version}; reference: the delivery benchmark, ${referenceMessages} messages`,
+  `\nbroadcast of ${contacts} contacts, ${kb} KB HTML, node ${process.version}; A: the delivery benchmark (${referenceMessages} messages signed at admission); B: the same, signed at delivery`,
 );
 console.log(
-  '| round | reference msg/s | broadcast msg/s | ratio | broadcast s | schedule to first ms | tx idle p50 / p95 ms | tx under broadcast p50 / p95 ms (n) | latency ratio | peak RSS MB | machine CPU % | import s |',
+  '| round | A msg/s | B msg/s | broadcast msg/s | ratio to A | ratio to B | CPU ms/msg A / B / broadcast | main thread ms/msg A / B / broadcast | tx idle p50 / p95 ms | tx under broadcast p50 / p95 ms (n) | latency ratio | tx 202 p50 idle / under broadcast ms | peak RSS MB | load avg at A / B / broadcast |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 broadcasts.forEach((run, i) => {
-  const ref = references[i] ?? Number.NaN;
+  const a = at('delivery', i);
+  const b = at('signing', i);
   console.log(
-    `| ${i + 1} | ${f(ref)} | ${f(run.rate)} | ${f(run.rate / ref, 2)}x | ${f(run.seconds, 1)} | ${f(run.scheduleToFirstMs)} | ${f(median(run.idleMs), 1)} / ${f(p95(run.idleMs), 1)} | ${f(median(run.underLoadMs), 1)} / ${f(p95(run.underLoadMs), 1)} (${run.underLoadMs.length}) | ${f(median(run.underLoadMs) / median(run.idleMs), 2)}x | ${f(run.peakRssMb)} | ${f(run.machinePercent)} | ${f(run.importSeconds, 1)} |`,
+    `| ${i + 1} | ${f(a.rate)} | ${f(b.rate)} | ${f(run.rate)} | ${f(run.rate / a.rate, 2)}x | ${f(run.rate / b.rate, 2)}x | ${f(a.cpuMs, 2)} / ${f(b.cpuMs, 2)} / ${f(run.cpuMs, 2)} | ${f(a.mainMs, 2)} / ${f(b.mainMs, 2)} / ${f(run.mainMs, 2)} | ${f(median(run.idleMs), 1)} / ${f(p95(run.idleMs), 1)} | ${f(median(run.underLoadMs), 1)} / ${f(p95(run.underLoadMs), 1)} (${run.underLoadMs.length}) | ${f(median(run.underLoadMs) / median(run.idleMs), 2)}x | ${f(median(run.idleApiMs), 1)} / ${f(median(run.underLoadApiMs), 1)} | ${f(run.peakRssMb)} | ${f(a.load, 1)} / ${f(b.load, 1)} / ${f(run.load, 1)} |`,
   );
 });
-const rateRatios = broadcasts.map((run, i) => run.rate / (references[i] ?? Number.NaN));
+const ratios = (subject: Subject) => broadcasts.map((run, i) => run.rate / at(subject, i).rate);
+const cpuRatios = (subject: Subject) => broadcasts.map((run, i) => at(subject, i).cpuMs / run.cpuMs);
 const latencyRatios = broadcasts.map((run) => median(run.underLoadMs) / median(run.idleMs));
+const rates = (subject: Subject) => median(runs[subject].map((r) => r.rate));
 console.log(
-  `\nmedians: reference ${f(median(references))} msg/s, broadcast ${f(median(broadcasts.map((r) => r.rate)))} msg/s, ratio ${f(median(rateRatios), 2)}x (target >= 0.8x); transactional latency ratio ${f(median(latencyRatios), 2)}x (target <= 2x); peak RSS ${f(Math.max(...broadcasts.map((r) => r.peakRssMb)))} MB (target <= 300)`,
+  `\nmedians: A ${f(rates('delivery'))} msg/s, B ${f(rates('signing'))} msg/s, broadcast ${f(rates('broadcast'))} msg/s; ratio to A ${f(median(ratios('delivery')), 2)}x (target >= 0.8x), to B ${f(median(ratios('signing')), 2)}x; CPU per message, A's / the broadcast's ${f(median(cpuRatios('delivery')), 2)}x, B's / the broadcast's ${f(median(cpuRatios('signing')), 2)}x; transactional latency ratio ${f(median(latencyRatios), 2)}x (target <= 2x); peak RSS ${f(Math.max(...broadcasts.map((r) => r.peakRssMb)))} MB (target <= 300); load average ${f(
+    Math.min(
+      ...Object.values(runs)
+        .flat()
+        .map((r) => r.load),
+    ),
+    1,
+  )}–${f(
+    Math.max(
+      ...Object.values(runs)
+        .flat()
+        .map((r) => r.load),
+    ),
+    1,
+  )}`,
 );

@@ -96,3 +96,38 @@ export function spawnQuiet(
 export function fmt(ms: number): string {
   return `${ms.toFixed(0)} ms`;
 }
+
+/** What one wrk run measured: requests per second, latency percentiles, and errors of any kind. */
+export interface WrkResult {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly errors: number;
+}
+
+/**
+ * Runs `wrk -t2 --latency` against `url` with a Lua `script` (null for plain GETs) and reads its
+ * summary; non-2xx/3xx answers and socket errors both count as errors.
+ */
+export async function runWrk(
+  url: string,
+  options: { connections: number; seconds: number; script?: string },
+): Promise<WrkResult> {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const args = ['-t2', `-c${options.connections}`, `-d${options.seconds}s`, '--latency'];
+  if (options.script) args.push('-s', options.script);
+  const { stdout } = await promisify(execFile)('wrk', [...args, url], { maxBuffer: 1 << 20 });
+  const ms = (label: string) => {
+    const m = new RegExp(`^\\s*${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(stdout);
+    if (!m) throw new Error(`wrk output without ${label}%:\n${stdout}`);
+    const value = Number(m[1]);
+    return m[2] === 'us' ? value / 1000 : m[2] === 's' ? value * 1000 : value;
+  };
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? Number.NaN);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
+  const errors =
+    Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0) +
+    (socket?.slice(1).reduce((a, b) => a + Number(b), 0) ?? 0);
+  return { rps, p50: ms('50'), p99: ms('99'), errors };
+}

@@ -2,24 +2,13 @@
  * The `posthorn` command. Exit codes: 0 success, 1 a failed operation, 2 a usage or configuration
  * error (the message names the bad key or option).
  */
-import { adminGroup } from './cli/admin.js';
-import { dispatch, type Group, type Io } from './cli/command.js';
-import { doctorCommand } from './cli/doctor.js';
-import { serveCommand } from './cli/serve.js';
-import { queueGroup } from './delivery/cli.js';
-import { configGroup, initCommand, migrateCommand } from './cli/setup-commands.js';
+import { dispatch, type Io } from './cli/command.js';
+import { root } from './cli/root.js';
 import { ConfigError } from './platform/config/load.js';
 import { AppError } from './platform/http/errors.js';
 import { ListenError } from './platform/listen-error.js';
 import { MasterKeyError } from './platform/master-key.js';
 import { VERSION } from './version.js';
-
-const root: Group = {
-  kind: 'group',
-  name: 'posthorn',
-  summary: `Posthorn ${VERSION}: self-hosted transactional email.`,
-  children: [serveCommand, initCommand, migrateCommand, configGroup, doctorCommand, adminGroup, queueGroup],
-};
 
 const io: Io = {
   out: (line) => process.stdout.write(`${line}\n`),

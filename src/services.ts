@@ -77,7 +77,7 @@ export function buildServices(kernel: Kernel) {
   });
   const history = buildHistory(kernel);
   const webhooks = buildWebhooks(kernel, { audit, emails });
-  const analytics = buildAnalytics(kernel, { emails });
+  const analytics = buildAnalytics(kernel, { emails, events });
   // Before delivery: it asks reputation which source address a project's mail leaves from.
   const reputation = buildReputation(kernel, { events, emails, analytics, audit });
   const delivery = createDeliveryService(kernel, {

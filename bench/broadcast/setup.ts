@@ -139,12 +139,18 @@ export async function prepareBroadcast(
   }
 }
 
-/** One transactional send to the second sink, timed from the request to that sink's count (ms). */
+/** One transactional send's times (ms): to its 202, and to the second sink's count (API to MX). */
+export interface TransactionalTimes {
+  readonly apiMs: number;
+  readonly mxMs: number;
+}
+
+/** One transactional send to the second sink, timed from the request to its 202 and to that sink. */
 export async function transactional(
   prepared: PreparedBroadcast,
   txSink: Sink,
   local: string,
-): Promise<number> {
+): Promise<TransactionalTimes> {
   const base = txSink.count;
   const start = performance.now();
   const res = await fetch(`http://127.0.0.1:${prepared.port}/v1/emails`, {
@@ -158,6 +164,7 @@ export async function transactional(
     }),
   });
   await res.text();
+  const apiMs = performance.now() - start;
   if (res.status !== 202) throw new Error(`transactional send: ${res.status}`);
-  return (await txSink.waitFor(base + 1, 60_000)) - start;
+  return { apiMs, mxMs: (await txSink.waitFor(base + 1, 60_000)) - start };
 }

@@ -8,10 +8,16 @@
  * Every message carries a visible way out: a body that does not place `{{unsubscribe_url}}`
  * itself gets a short footer with the link (before `</body>` in HTML, after the text). The content
  * is parsed once per broadcast; each contact costs only the writing of its values.
+ *
+ * A contact's message is written in two places: its subject (and every check of the whole
+ * message) when the expansion queues it (`personalizeSubject`), its bodies when a render worker
+ * composes it (`personalizeBodies`, render-content.ts), from the broadcast's content and the
+ * values kept with the message (`contactVariables`). So the broadcast's body is stored once, not
+ * once per contact.
  */
 import { type ParsedContent, parseContent } from '../templates/parsed.js';
 import { scanPlaceholders } from '../templates/placeholders.js';
-import { type RenderedContent, renderParsed } from '../templates/render.js';
+import { type RenderedContent, renderParsed, renderSubject } from '../templates/render.js';
 
 export interface BroadcastContent {
   readonly subject: string;
@@ -87,12 +93,8 @@ export function prepareContent(content: BroadcastContent): ParsedContent {
   });
 }
 
-/** One contact's message. Throws a 400-style AppError when a value makes it unsendable (a subject too long). */
-export function personalize(
-  parsed: ParsedContent,
-  values: ContactValues,
-  maxBodyBytes: number,
-): RenderedContent {
+/** The template variables of one contact's message: what `messages.variables` keeps for it. */
+export function contactVariables(values: ContactValues): Record<string, string> {
   const variables: Record<string, string> = {
     email: values.email,
     first_name: values.first_name ?? '',
@@ -100,5 +102,26 @@ export function personalize(
     unsubscribe_url: values.unsubscribe_url,
   };
   for (const [name, value] of Object.entries(values.metadata)) variables[`${METADATA}${name}`] = value;
-  return renderParsed(parsed, variables, { maxBodyBytes });
+  return variables;
+}
+
+/**
+ * One contact's subject, after every check of its whole message (the subject's rules, each body's
+ * size). Throws a 400-style AppError when a value makes the message unsendable.
+ */
+export function personalizeSubject(
+  parsed: ParsedContent,
+  variables: Readonly<Record<string, string>>,
+  maxBodyBytes: number,
+): string {
+  return renderSubject(parsed, variables, { maxBodyBytes });
+}
+
+/** One contact's bodies, from the same values (at composition). */
+export function personalizeBodies(
+  parsed: ParsedContent,
+  variables: Readonly<Record<string, string>>,
+): Pick<RenderedContent, 'html' | 'text'> {
+  const { html, text } = renderParsed(parsed, variables);
+  return { html, text };
 }

@@ -6,8 +6,9 @@
  * (broadcast, contact) makes a second message to one contact impossible whatever happens.
  *
  * Each message is an ordinary message of channel `marketing` (emails' `commitMarketing`), to one
- * contact, personalised (content.ts) and carrying its own unsubscribe link and headers
- * (unsubscribe-headers.ts). Contacts whose address is on the suppression list are left out and
+ * contact, carrying its own unsubscribe link and headers (unsubscribe-headers.ts). Its subject is
+ * personalised here (content.ts); its bodies are not stored: the render worker writes them from
+ * the broadcast's content and the contact's values kept with the message (render-content.ts). Contacts whose address is on the suppression list are left out and
  * counted. The expansion keeps at most `queue_ahead` marketing messages due ahead of delivery, so
  * a broadcast never floods the queue nor holds the store for long beside transactional sends,
  * and a cancel stops it within one batch.
@@ -22,7 +23,7 @@ import { AppError } from '../platform/http/errors.js';
 import { newId } from '../platform/ids.js';
 import type { Logger } from '../platform/log.js';
 import type { ParsedContent } from '../templates/parsed.js';
-import { personalize, prepareContent } from './content.js';
+import { contactVariables, personalizeSubject, prepareContent } from './content.js';
 import { type PublishedTemplates, senderOf } from './service.js';
 import type { BroadcastRow, BroadcastStore, LedgerEntry } from './store.js';
 import { type UnsubscribeLinks, unsubscribeHeaders } from './unsubscribe-headers.js';
@@ -249,19 +250,16 @@ export class Expansion {
       );
       return undefined;
     }
-    let content: ReturnType<typeof personalize>;
+    const variables = contactVariables({
+      email: contact.email,
+      first_name: contact.first_name,
+      last_name: contact.last_name,
+      metadata: JSON.parse(contact.metadata) as Record<string, string>,
+      unsubscribe_url: links.url,
+    });
+    let subject: string;
     try {
-      content = personalize(
-        prepared.parsed,
-        {
-          email: contact.email,
-          first_name: contact.first_name,
-          last_name: contact.last_name,
-          metadata: JSON.parse(contact.metadata) as Record<string, string>,
-          unsubscribe_url: links.url,
-        },
-        this.#d.maxBodyBytes,
-      );
+      subject = personalizeSubject(prepared.parsed, variables, this.#d.maxBodyBytes);
     } catch (error) {
       this.#d.log.warn(
         { broadcast_id: row.id, contact_id: contact.id, err: error },
@@ -279,9 +277,11 @@ export class Expansion {
       from: prepared.from,
       replyTo: prepared.replyTo,
       recipients: [{ kind: 'to', mailbox: mailbox.value, email: contact.email }],
-      subject: content.subject,
-      html: content.html,
-      text: content.text,
+      subject,
+      // Written at composition from the broadcast's content and these values (render-content.ts).
+      html: null,
+      text: null,
+      personalization: variables,
       headers: unsubscribeHeaders(links),
       tags: prepared.tags,
       template: prepared.template,

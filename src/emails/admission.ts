@@ -78,6 +78,15 @@ export function createAdmission(deps: AdmissionDeps) {
     maxBatch: 256,
     afterCommit: throttled(() => events.notify()),
   });
+  // A broadcast's batches commit on their own, with synchronous=NORMAL (durability.ts): never in a
+  // transactional send's transaction, whose 202 would wait for them, and without an fsync that
+  // blocks the event loop per batch. A power cut rolls a batch back with its ledger and cursor,
+  // and it is queued again: what delivery's relaxed outcomes already accept (at least once).
+  const commitMarketingUnit = createGroupCommit(
+    deps,
+    (trx, unit: (trx: Db) => Promise<unknown>) => unit(trx),
+    { maxBatch: 1, durability: 'relaxed', afterCommit: throttled(() => events.notify()) },
+  );
 
   /**
    * Validated request → Draft; a named template is rendered from its published version here
@@ -178,9 +187,9 @@ export function createAdmission(deps: AdmissionDeps) {
     /**
      * Broadcast messages (channel `marketing`, no API key): the caller built and checked the
      * drafts (sender verified, recipients subscribed and not suppressed); only the daily quota is
-     * applied here. They are written in ONE unit of the group commit with `within`, which writes
-     * the caller's own rows in the same transaction (a broadcast's ledger and cursor), so either
-     * all of them are queued or none is. They are not signed at admission: delivery renders them
+     * applied here. They are written in ONE transaction with `within`, which writes the caller's
+     * own rows in it (a broadcast's ledger and cursor), so either all of them are queued or none
+     * is; a transaction of their own, committed without an fsync (`commitMarketingUnit`). They are not signed at admission: delivery renders them
      * (marketing never takes the render threads from transactional mail ahead of its turn).
      */
     async commitMarketing(drafts: readonly Draft[], within: (trx: Db) => Promise<void>): Promise<void> {
@@ -189,7 +198,7 @@ export function createAdmission(deps: AdmissionDeps) {
       await limits.prepare(first.projectId, first.mode);
       const reservation = limits.reserveDaily(first.projectId, first.mode, drafts.length);
       try {
-        await commitUnit(async (trx: Db) => {
+        await commitMarketingUnit(async (trx: Db) => {
           const now = Date.now();
           for (const draft of drafts) {
             const written = store.insertAccepted(trx, draft, now);

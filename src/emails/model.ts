@@ -44,6 +44,12 @@ export interface Draft {
     readonly version: number;
     readonly variables: Record<string, string>;
   } | null;
+  /**
+   * A broadcast message's contact values, kept as the message's `variables`: such a message is
+   * queued with no bodies (`html` and `text` null) and the render worker writes them at composition
+   * from its broadcast's content and these values (broadcasts/render-content.ts).
+   */
+  readonly personalization?: Readonly<Record<string, string>>;
   readonly sendAt: number | null;
   readonly trackOpens: boolean | null;
   readonly trackClicks: boolean | null;
@@ -97,10 +103,22 @@ export function detailBody(detail: MessageDetail) {
   };
 }
 
-/** Live or test: the mode of the key a message was sent with (`EmailService.messageMode`; analytics and webhooks read it). */
+/**
+ * Live or test: the mode of the key a message was sent with (`EmailService.messageMode`; the
+ * SQLite adapters of the webhook fan-out and the reputation projection read it synchronously).
+ */
 export type MessageMode = (messageId: string) => KeyMode | undefined;
+
+/** The modes of several messages at once (`EmailService.messageModes`); unknown ones are left out. */
+export type MessageModes = (messageIds: readonly string[]) => Promise<Map<string, KeyMode>>;
 
 /** Recipient domains in first-seen order: one delivery job each. */
 export function recipientDomains(draft: Draft): string[] {
   return [...new Set(draft.recipients.map((r) => r.mailbox.domain))];
+}
+
+/** `messages.variables`: a broadcast message's contact values, a template send's variables, else null. */
+export function variablesOf(draft: Draft): string | null {
+  if (draft.personalization !== undefined) return JSON.stringify(draft.personalization);
+  return draft.template ? JSON.stringify(draft.template.variables) : null;
 }

@@ -10,7 +10,7 @@
 import type { Db } from '../platform/db/database.js';
 import type { KeyMode, MessageStatus } from '../platform/db/tables.js';
 import { newId } from '../platform/ids.js';
-import { type Draft, type MessageRef, recipientDomains } from './model.js';
+import { type Draft, type MessageRef, recipientDomains, variablesOf } from './model.js';
 
 const bool = (value: boolean | null) => (value === null ? null : value ? 1 : 0);
 
@@ -94,7 +94,7 @@ export async function insertAcceptedOnPostgres(
       tags: JSON.stringify(draft.tags),
       template_id: draft.template?.id ?? null,
       template_version: draft.template?.version ?? null,
-      variables: draft.template ? JSON.stringify(draft.template.variables) : null,
+      variables: variablesOf(draft),
       send_at: draft.sendAt,
       track_opens: bool(draft.trackOpens),
       track_clicks: bool(draft.trackClicks),

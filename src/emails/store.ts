@@ -15,6 +15,7 @@ import {
   type MessageRef,
   type MessageScope,
   recipientDomains,
+  variablesOf,
 } from './model.js';
 import { findIdempotentOnPostgres, insertAcceptedOnPostgres, modeOfOnPostgres } from './store-accepted-pg.js';
 import { heldQueries } from './store-held.js';
@@ -110,7 +111,7 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database, engine: Engine
         tags: JSON.stringify(draft.tags),
         template_id: draft.template?.id ?? null,
         template_version: draft.template?.version ?? null,
-        variables: draft.template ? JSON.stringify(draft.template.variables) : null,
+        variables: variablesOf(draft),
         send_at: draft.sendAt,
         track_opens: bool(draft.trackOpens),
         track_clicks: bool(draft.trackClicks),
@@ -154,6 +155,22 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database, engine: Engine
     modeOf(messageId: string): KeyMode | undefined | Promise<KeyMode | undefined> {
       if (postgres) return modeOfOnPostgres(db, messageId);
       return (stmt().modeOf.get(messageId) as { mode: KeyMode } | undefined)?.mode;
+    },
+
+    /** The modes of several messages in one query (either engine); unknown ones are left out. */
+    async modesOf(messageIds: readonly string[]): Promise<Map<string, KeyMode>> {
+      const modes = new Map<string, KeyMode>();
+      const unique = [...new Set(messageIds)];
+      // Chunked: SQLite caps the number of bound parameters of one statement.
+      for (let i = 0; i < unique.length; i += 500) {
+        const rows = await db
+          .selectFrom('messages')
+          .select(['id', 'mode'])
+          .where('id', 'in', unique.slice(i, i + 500))
+          .execute();
+        for (const row of rows) modes.set(row.id, row.mode);
+      }
+      return modes;
     },
 
     async get(scope: MessageScope, id: string, executor: Db = db): Promise<MessageRef | undefined> {

@@ -144,6 +144,33 @@ export function renderParsed(
   variables: Readonly<Record<string, string>>,
   limits: RenderLimits = { maxBodyBytes: Number.POSITIVE_INFINITY },
 ): RenderedContent {
+  const { subject, html, text } = checkedFill(parsed, variables, limits);
+  return {
+    subject: joined(subject),
+    html: html === null ? null : joined(html),
+    text: text === null ? null : joined(text),
+  };
+}
+
+/**
+ * The subject `renderParsed` would write, after every check it makes (the bodies' sizes too), with
+ * the bodies left unwritten: a broadcast message's bodies are written at composition, in a render
+ * worker, from its broadcast's content and the same values (broadcasts/render-content.ts).
+ */
+export function renderSubject(
+  parsed: ParsedContent,
+  variables: Readonly<Record<string, string>>,
+  limits: RenderLimits = { maxBodyBytes: Number.POSITIVE_INFINITY },
+): string {
+  return joined(checkedFill(parsed, variables, limits).subject);
+}
+
+/** Each field sized with its values written once, and checked; nothing joined yet. */
+function checkedFill(
+  parsed: ParsedContent,
+  variables: Readonly<Record<string, string>>,
+  limits: RenderLimits,
+): { subject: Filled; html: Filled | null; text: Filled | null } {
   const raw = (name: string) => (Object.hasOwn(variables, name) ? (variables[name] as string) : '');
   const write = (use: Use): string => {
     switch (use.writing) {
@@ -162,11 +189,7 @@ export function renderParsed(
   const html = parsed.html === null ? null : fill(parsed.html, write);
   const text = parsed.text === null ? null : fill(parsed.text, write);
   checkBodies(html, text, limits);
-  return {
-    subject: joined(subject),
-    html: html === null ? null : joined(html),
-    text: text === null ? null : joined(text),
-  };
+  return { subject, html, text };
 }
 
 /** Parses and renders `content` (what `renderParsed` does with a version's cached parse). */

@@ -16,8 +16,12 @@ export interface CliResult {
 export interface Workdir {
   readonly dir: string;
   run(args: readonly string[], env?: Record<string, string>): CliResult;
+  /** `run` without blocking the test's process: several can run at once. */
+  runAsync(args: readonly string[], env?: Record<string, string>): Promise<CliResult>;
   /** Runs and parses stdout as JSON, failing the test with stderr when the command fails. */
   json<T = any>(args: readonly string[], env?: Record<string, string>): T;
+  /** `json` without blocking the test's process. */
+  jsonAsync<T = any>(args: readonly string[], env?: Record<string, string>): Promise<T>;
   spawn(args: readonly string[], env?: Record<string, string>): ReturnType<typeof spawn>;
 }
 
@@ -38,9 +42,37 @@ export function workdir(t: ExecutionContext, options: { config?: boolean } = {})
     const result = spawnSync(BIN, args, { cwd: dir, env: baseEnv(env), encoding: 'utf8', timeout: 30_000 });
     return { code: result.status, stdout: result.stdout, stderr: result.stderr };
   };
+  const runAsync = (args: readonly string[], env?: Record<string, string>): Promise<CliResult> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(BIN, args, { cwd: dir, env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+      });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
   return {
     dir,
     run,
+    runAsync,
+    async jsonAsync(args, env) {
+      const result = await runAsync(args, env);
+      if (result.code !== 0)
+        throw new Error(`posthorn ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
+      return JSON.parse(result.stdout);
+    },
     json(args, env) {
       const result = run(args, env);
       if (result.code !== 0)
@@ -55,5 +87,11 @@ export function workdir(t: ExecutionContext, options: { config?: boolean } = {})
 /** `admin bootstrap` of an organization with its first project, as the CLI tests start; its project ID. */
 export function bootstrapProject(w: Workdir): string {
   return w.json(['admin', 'bootstrap', '--email', 'a@example.test', '--org', 'Acme', '--json'])
+    .project_id as string;
+}
+
+/** `bootstrapProject` without blocking the test's process. */
+export async function bootstrapProjectAsync(w: Workdir): Promise<string> {
+  return (await w.jsonAsync(['admin', 'bootstrap', '--email', 'a@example.test', '--org', 'Acme', '--json']))
     .project_id as string;
 }

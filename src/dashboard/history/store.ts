@@ -5,6 +5,7 @@
  * `pg_trgm` behind this interface (DESIGN.md §8).
  */
 import { type RawBuilder, sql } from 'kysely';
+import { broadcastBodiesOf } from '../../broadcasts/render-content.js';
 import type { Db } from '../../platform/db/database.js';
 import type { KeyMode, MessageStatus } from '../../platform/db/tables.js';
 import { normalizeEmail } from '../../platform/normalize-email.js';
@@ -151,6 +152,11 @@ export function createHistoryStore(db: Db) {
         .where('messages.project_id', '=', projectId)
         .executeTakeFirst();
       if (!message) return undefined;
+      // A broadcast's message keeps no bodies of its own: they are written from its broadcast's.
+      if (message.html === null && message.text === null && message.traffic === 'marketing') {
+        const written = await broadcastBodiesOf(db, id);
+        if (written !== undefined) Object.assign(message, written);
+      }
       const recipients = await db
         .selectFrom('message_recipients')
         .select(['email', 'kind', 'status', 'smtp_reply'])

@@ -235,11 +235,26 @@ function discard(bytes: Buffer): void {
     (bytes.buffer as ArrayBuffer & { transfer(length: number): ArrayBuffer }).transfer(0);
 }
 
-/** Reads the bodies on this worker's own read-only connection. */
-async function readContent(messageId: string): Promise<MessageContent> {
+/** A message's bodies: UTF-8 bytes as stored, or a string written here. */
+interface Bodies {
+  readonly html: string | Uint8Array | null;
+  readonly text: string | Uint8Array | null;
+}
+
+let broadcastBodies: ((messageId: string) => Promise<Bodies | undefined>) | null = null;
+
+/**
+ * Reads the bodies on this worker's own read-only connection. A broadcast's message has none
+ * stored: its bodies are written here from the broadcast's content and the contact's values
+ * (broadcasts/render-content.ts, loaded with the first such message).
+ */
+async function readContent(messageId: string): Promise<Bodies> {
   const content = await database().first<MessageContent>(CONTENT_QUERY, [messageId]);
-  if (content === undefined) throw new Error(`message ${messageId} has no stored body (deleted?)`);
-  return content;
+  if (content !== undefined) return content;
+  broadcastBodies ??= (await import('../../broadcasts/render-content.js')).broadcastBodyReader(database());
+  const written = await broadcastBodies(messageId);
+  if (written === undefined) throw new Error(`message ${messageId} has no stored body (deleted?)`);
+  return written;
 }
 
 function checked(

@@ -4,6 +4,7 @@
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from '../log.js';
+import { isStorageFull } from '../db/storage-full.js';
 import { newId } from '../ids.js';
 import { truncateIp } from '../ip-prefix.js';
 import { AppError } from './errors.js';
@@ -69,6 +70,14 @@ interface HttpLikeError {
 }
 
 function renderError(ctx: Context, error: unknown, log: Logger): void {
+  if (!(error instanceof AppError && error.status < 500) && isStorageFull(error)) {
+    // Logged at error: the operator must free space; the client only has to try again.
+    log.error({ err: error }, 'the store has no room left on its disk');
+    ctx.status = 503;
+    ctx.set('Retry-After', '30');
+    ctx.body = { error: 'The server has no disk space left; nothing was stored. Try again later.' };
+    return;
+  }
   if (error instanceof AppError) {
     ctx.status = error.status;
     for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
