@@ -60,12 +60,31 @@ export async function startBackground(
     if (kernel.store.engine === 'sqlite') engines.push(start());
     else notOnPostgres.push(name);
   };
+  // Singleton engines: on PostgreSQL one node at a time runs each, the holder of its advisory lock,
+  // and another takes it over when that node dies (platform/db/leadership.ts); on SQLite, at once.
+  const leadership = kernel.store.leadership;
+  leadership.observe({
+    // Taking and giving up engines at start and stop is routine; losing them to a failure is not.
+    onChange: ({ name, held, reason }) => {
+      if (held) kernel.log.debug({ engine: name }, `this node now runs ${name}`);
+      else if (reason === 'stopped' || reason === 'closing')
+        kernel.log.debug({ engine: name }, `this node stopped ${name}`);
+      else kernel.log.warn({ engine: name, reason }, `this node lost ${name}; another node takes it over`);
+    },
+    onError: (error) => kernel.log.warn({ err: error }, 'engine leadership: the lock connection failed'),
+  });
+  const single = (name: string, start: () => Engine, options: { postgres: boolean } = { postgres: true }) => {
+    if (kernel.store.engine === 'postgresql' && !options.postgres) notOnPostgres.push(name);
+    else engines.push(leadership.lead(name, start));
+  };
   try {
     engines.push(lastUsedFlusher(kernel, services));
-    sqliteOnly('history-indexer', () =>
-      startHistoryIndexer(services.history.indexer, kernel.log.child({ capability: 'dashboard' })),
+    single(
+      'history-indexer',
+      () => startHistoryIndexer(services.history.indexer, kernel.log.child({ capability: 'dashboard' })),
+      { postgres: false },
     );
-    engines.push(
+    single('scheduler', () =>
       startScheduler(
         kernel.db,
         services.emails.store,
@@ -74,10 +93,12 @@ export async function startBackground(
         kernel.log.child({ capability: 'emails' }),
       ),
     );
-    engines.push(services.oauth.start());
-    engines.push(startApprovalExpiry(services.approvals, kernel.log.child({ capability: 'approvals' })));
-    sqliteOnly('webhooks', () => startWebhooks(kernel, services.webhooks, services));
-    sqliteOnly('analytics-projection', () =>
+    single('oauth', () => services.oauth.start());
+    single('approval-expiry', () =>
+      startApprovalExpiry(services.approvals, kernel.log.child({ capability: 'approvals' })),
+    );
+    single('webhooks', () => startWebhooks(kernel, services.webhooks, services), { postgres: false });
+    single('analytics-projection', () =>
       startAnalyticsProjection(
         services.analytics,
         services.events,
@@ -86,21 +107,24 @@ export async function startBackground(
     );
     // Before delivery starts: a project with a dedicated IP never sends its first mail from a shared one.
     await services.reputation.sources.load();
-    sqliteOnly('reputation-projection', () =>
-      startReputationProjection(
-        services.reputation.center,
-        (listener) => services.events.onAppended(listener),
-        kernel.log.child({ capability: 'reputation' }),
-      ),
+    single(
+      'reputation-projection',
+      () =>
+        startReputationProjection(
+          services.reputation.center,
+          (listener) => services.events.onAppended(listener),
+          kernel.log.child({ capability: 'reputation' }),
+        ),
+      { postgres: false },
     );
-    engines.push(
+    single('provider-sync', () =>
       startProviderSync(
         services.reputation.connections,
         kernel.config.reputation.sync_cron,
         kernel.log.child({ capability: 'reputation' }),
       ),
     );
-    sqliteOnly('retention', () =>
+    single('retention', () =>
       startRetention(
         kernel.config.retention.events_days,
         {
@@ -112,7 +136,7 @@ export async function startBackground(
         kernel.log.child({ capability: 'retention' }),
       ),
     );
-    sqliteOnly('message-retention', () =>
+    single('message-retention', () =>
       startRetention(
         kernel.config.retention.messages_days,
         {
@@ -126,15 +150,17 @@ export async function startBackground(
       ),
     );
     // Always: accepted mail is signed ahead of delivery when there is time (delivery/compose/prerender.ts).
-    sqliteOnly('delivery', () => services.delivery.start({ deliver: kernel.config.delivery.enabled }));
-    engines.push(startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log));
-    sqliteOnly('tracking', () =>
-      startTracking(services.tracking, kernel.log.child({ capability: 'tracking' })),
+    engines.push(services.delivery.start({ deliver: kernel.config.delivery.enabled }));
+    single('domain-recheck', () =>
+      startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log),
     );
-    sqliteOnly('broadcasts', () => services.broadcasts.start());
+    single('tracking', () => startTracking(services.tracking, kernel.log.child({ capability: 'tracking' })), {
+      postgres: false,
+    });
+    single('broadcasts', () => services.broadcasts.start(), { postgres: false });
     if (kernel.config.smtp_in.enabled) sqliteOnly('inbound', () => services.inbound.start());
     // Last: its first measurement sees the engines above running.
-    engines.push(services.status.start());
+    single('status', () => services.status.start());
     if (notOnPostgres.length > 0)
       kernel.log.warn(
         { engines: notOnPostgres },

@@ -15,7 +15,7 @@ import type { MessageMode } from '../emails/model.js';
 import { withRelaxedSync } from '../platform/db/durability.js';
 import type { KeyMode } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
-import { DailyChanges } from './daily-changes.js';
+import { type DailyChange, DailyChanges } from './daily-changes.js';
 import { LatencyHistogram } from './latency-histogram.js';
 import {
   type AnalyticsEvent,
@@ -41,7 +41,7 @@ const TYPES = [
   'email.clicked',
 ];
 
-interface EventRow {
+export interface EventRow {
   id: string;
   project_id: string;
   type: string;
@@ -51,7 +51,13 @@ interface EventRow {
   created_at: number;
 }
 
-type DailyRow = Counters & { project_id: string; mode: KeyMode; day: number; lane: string; latency: string };
+export type DailyRow = Counters & {
+  project_id: string;
+  mode: KeyMode;
+  day: number;
+  lane: string;
+  latency: string;
+};
 
 function prepare(sqlite: SQLite.Database) {
   const columns = COUNTERS.join(', ');
@@ -114,62 +120,17 @@ export function createAnalyticsProjector(sqlite: SQLite.Database, messageMode: M
         const rows = s.events.all(cursor, limit);
         const last = rows.at(-1);
         if (!last) return 0;
-        const records = new Map<string, RecipientRecord | undefined>();
-        const dirty = new Set<string>();
-        const changes = new DailyChanges();
-        const modes = new Map<string, KeyMode>();
-        const modeOf = (messageId: string): KeyMode => {
-          let mode = modes.get(messageId);
-          if (!mode) {
-            mode = messageMode(messageId) ?? 'live';
-            modes.set(messageId, mode);
-          }
-          return mode;
-        };
-
-        for (const row of rows) {
-          if (!row.message_id || !TYPES.includes(row.type)) continue;
-          let data: Record<string, unknown>;
-          try {
-            data = JSON.parse(row.data) as Record<string, unknown>;
-          } catch {
-            log.warn({ event_id: row.id }, 'analytics skipped an event whose data is not JSON');
-            continue;
-          }
-          const event: AnalyticsEvent = {
-            project_id: row.project_id,
-            mode: modeOf(row.message_id),
-            type: row.type,
-            message_id: row.message_id,
-            created_at: row.created_at,
-            data,
-          };
-          for (const recipient of recipientsOf(row.recipient, data)) {
-            const key = `${row.message_id}\u0000${recipient}`;
-            const previous = records.has(key) ? records.get(key) : s.recipient.get(row.message_id, recipient);
-            const next = transition(previous, event, recipient);
-            records.set(key, next ?? previous);
-            if (!next) continue;
-            dirty.add(key);
-            changes.move(previous, next);
-          }
-        }
-
-        for (const key of dirty) s.putRecipient.run(records.get(key) as RecipientRecord);
+        const { dirty, changes } = applyEvents(
+          rows,
+          {
+            record: (messageId, recipient) => s.recipient.get(messageId, recipient),
+            mode: (messageId) => messageMode(messageId) as KeyMode | undefined,
+          },
+          log,
+        );
+        for (const record of dirty) s.putRecipient.run(record);
         for (const entry of changes.values()) {
-          const current = s.daily.get(entry.project_id, entry.mode, entry.day, entry.lane);
-          const histogram = LatencyHistogram.parse(current?.latency ?? '[]');
-          for (const latency of entry.removed) histogram.remove(latency);
-          for (const latency of entry.added) histogram.add(latency);
-          const next: Record<string, number | string> = {
-            project_id: entry.project_id,
-            mode: entry.mode,
-            day: entry.day,
-            lane: entry.lane,
-            latency: histogram.serialize(),
-          };
-          for (const name of COUNTERS) next[name] = (current?.[name] ?? 0) + entry.counters[name];
-          s.putDaily.run(next);
+          s.putDaily.run(nextDaily(s.daily.get(entry.project_id, entry.mode, entry.day, entry.lane), entry));
         }
         s.setCursor.run(ANALYTICS_CURSOR, last.id, Date.now());
         return rows.length;
@@ -178,6 +139,82 @@ export function createAnalyticsProjector(sqlite: SQLite.Database, messageMode: M
   }
 
   return { runBatch };
+}
+
+/** What a batch reads besides the events: a recipient's record, a message's mode (synchronous). */
+export interface BatchLookups {
+  record(messageId: string, recipient: string): RecipientRecord | undefined;
+  /** Undefined for a message the store does not know (counted as live). */
+  mode(messageId: string): KeyMode | undefined;
+}
+
+/** The recipients' records and the aggregate changes a page of events makes (both adapters). */
+export function applyEvents(
+  rows: readonly EventRow[],
+  lookups: BatchLookups,
+  log: Logger,
+): { dirty: RecipientRecord[]; changes: DailyChanges } {
+  const records = new Map<string, RecipientRecord | undefined>();
+  const dirty = new Set<string>();
+  const changes = new DailyChanges();
+  const modes = new Map<string, KeyMode>();
+  const modeOf = (messageId: string): KeyMode => {
+    let mode = modes.get(messageId);
+    if (!mode) {
+      mode = lookups.mode(messageId) ?? 'live';
+      modes.set(messageId, mode);
+    }
+    return mode;
+  };
+  for (const row of rows) {
+    const data = analyticsData(row, log);
+    if (data === undefined || row.message_id === null) continue;
+    const event: AnalyticsEvent = {
+      project_id: row.project_id,
+      mode: modeOf(row.message_id),
+      type: row.type,
+      message_id: row.message_id,
+      created_at: row.created_at,
+      data,
+    };
+    for (const recipient of recipientsOf(row.recipient, data)) {
+      const key = `${row.message_id}\u0000${recipient}`;
+      const previous = records.has(key) ? records.get(key) : lookups.record(row.message_id, recipient);
+      const next = transition(previous, event, recipient);
+      records.set(key, next ?? previous);
+      if (!next) continue;
+      dirty.add(key);
+      changes.move(previous, next);
+    }
+  }
+  return { dirty: [...dirty].map((key) => records.get(key) as RecipientRecord), changes };
+}
+
+/** The event's data when analytics projects it (a type it counts, about a message), else undefined. */
+export function analyticsData(row: EventRow, log: Logger): Record<string, unknown> | undefined {
+  if (!row.message_id || !TYPES.includes(row.type)) return undefined;
+  try {
+    return JSON.parse(row.data) as Record<string, unknown>;
+  } catch {
+    log.warn({ event_id: row.id }, 'analytics skipped an event whose data is not JSON');
+    return undefined;
+  }
+}
+
+/** An aggregate row after a batch's change to it (`current`: the row before, if any). */
+export function nextDaily(current: DailyRow | undefined, entry: DailyChange): DailyRow {
+  const histogram = LatencyHistogram.parse(current?.latency ?? '[]');
+  for (const latency of entry.removed) histogram.remove(latency);
+  for (const latency of entry.added) histogram.add(latency);
+  const next: Record<string, number | string> = {
+    project_id: entry.project_id,
+    mode: entry.mode,
+    day: entry.day,
+    lane: entry.lane,
+    latency: histogram.serialize(),
+  };
+  for (const name of COUNTERS) next[name] = (current?.[name] ?? 0) + entry.counters[name];
+  return next as DailyRow;
 }
 
 export type AnalyticsProjector = ReturnType<typeof createAnalyticsProjector>;

@@ -13,13 +13,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { KeyMode } from '../platform/db/tables.js';
 import { dayNumber, dayString } from './days.js';
 import { LatencyHistogram } from './latency-histogram.js';
-import type { AnalyticsProjector } from './projector.js';
 import type { AnalyticsReport } from './schemas.js';
 import type { AnalyticsStore } from './store.js';
 import { type Counters, COUNTERS, zeroCounters } from './transitions.js';
 
 const BATCH = 1000;
-/** A report waits this long for the projection to catch up, then answers with what it has. */
+/**
+ * A report waits this long for the projection to catch up, then answers with what it has. On
+ * PostgreSQL a batch is a dozen round trips, and a report may wait for a run in progress before
+ * its own: it waits longer there (`reportWaitMs`).
+ */
 const REPORT_WAIT_MS = 2000;
 /** Batches of one catch-up run; a longer backlog is finished by the next run. */
 const MAX_CATCH_UP_BATCHES = 1000;
@@ -29,9 +32,29 @@ const HISTOGRAM_CACHE = 10_000;
 const ratio = (part: number, whole: number): number => (whole > 0 ? part / whole : 0);
 const UNROUTED = 'unrouted';
 
-export function createAnalyticsService(deps: { store: AnalyticsStore; projector: AnalyticsProjector }) {
+/** The projection's batch, either adapter's: read count, or null when SQLite's connection is busy. */
+export interface ProjectionBatches {
+  runBatch(limit: number): number | null | Promise<number | null>;
+  /**
+   * Whether committed events are still unread, some perhaps held back by a transaction running
+   * elsewhere (PostgreSQL's commit-safe order, events/log-pg.ts): a catch-up goes on, for a
+   * while, so that a report counts every event committed before it was asked.
+   */
+  waiting?(): Promise<boolean>;
+}
+
+/** How long a catch-up waits for events held back by another transaction (then reports without them). */
+const HELD_BACK_WAIT_MS = 5000;
+
+export function createAnalyticsService(deps: {
+  store: AnalyticsStore;
+  projector: ProjectionBatches;
+  reportWaitMs?: number;
+}) {
   const { store, projector } = deps;
+  const reportWaitMs = deps.reportWaitMs ?? REPORT_WAIT_MS;
   let catching: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
 
   // Rows of past days rarely change, so their parsed histograms are kept (merging never alters
   // them); a row whose text changed is parsed again.
@@ -51,29 +74,47 @@ export function createAnalyticsService(deps: { store: AnalyticsStore; projector:
   }
 
   async function drain(): Promise<void> {
+    const waitUntil = Date.now() + HELD_BACK_WAIT_MS;
     for (let batches = 0; batches < MAX_CATCH_UP_BATCHES; ) {
-      const read = projector.runBatch(BATCH);
+      const ran = projector.runBatch(BATCH);
+      // SQLite's adapter answers synchronously: no promise on its path.
+      const read = ran instanceof Promise ? await ran : ran;
       if (read === null) {
         // Another transaction holds the connection; let it finish.
         await sleep(1);
         continue;
       }
       batches += 1;
-      if (read < BATCH) return;
+      if (read < BATCH) {
+        if (projector.waiting === undefined || Date.now() > waitUntil || !(await projector.waiting())) return;
+        await sleep(20);
+        continue;
+      }
       // Yield between batches so HTTP requests are served during a long catch-up.
       await sleep(0);
     }
   }
 
-  /** Projects every committed event; concurrent callers share one run. */
+  /**
+   * Projects every event committed before the call. A caller arriving during a run waits for the
+   * next one (shared by every caller that arrives meanwhile): the running one may have read the
+   * log before the caller's events were committed (PostgreSQL's batches are asynchronous).
+   */
   function catchUp(): Promise<void> {
     if (!catching) {
       const run = drain().finally(() => {
         if (catching === run) catching = undefined;
       });
       catching = run;
+      return run;
     }
-    return catching;
+    queued ??= catching
+      .catch(() => undefined)
+      .then(() => {
+        queued = undefined;
+        return catchUp();
+      });
+    return queued;
   }
 
   /** The report of a project's live or test traffic (the mode of the key that asks). */
@@ -86,7 +127,7 @@ export function createAnalyticsService(deps: { store: AnalyticsStore; projector:
     const wait = new AbortController();
     await Promise.race([
       catchUp(),
-      sleep(REPORT_WAIT_MS, undefined, { signal: wait.signal }).catch(() => undefined),
+      sleep(reportWaitMs, undefined, { signal: wait.signal }).catch(() => undefined),
     ]);
     wait.abort();
     const last = dayNumber(now);
@@ -95,7 +136,7 @@ export function createAnalyticsService(deps: { store: AnalyticsStore; projector:
     const byLane = new Map<string, { counters: Counters; latency: LatencyHistogram }>();
     const overall = zeroCounters();
     const overallLatency = new LatencyHistogram();
-    for (const row of store.window(projectId, mode, first, last)) {
+    for (const row of await store.window(projectId, mode, first, last)) {
       const day = byDay.get(row.day) ?? zeroCounters();
       byDay.set(row.day, day);
       const lane = row.lane || UNROUTED;
@@ -174,6 +215,8 @@ export function createAnalyticsService(deps: { store: AnalyticsStore; projector:
      */
     laneOf(messageId: string, recipient: string): string | undefined {
       const lane = store.laneOf(messageId, recipient);
+      // The reputation projection asks synchronously on SQLite; on PostgreSQL it reads lanes in bulk.
+      if (lane instanceof Promise) throw new Error('laneOf is synchronous, SQLite only');
       return lane === '' ? undefined : lane;
     },
     /**

@@ -1,14 +1,93 @@
 /**
  * The only file that reads `analytics_daily` and `analytics_recipients` for reports and
- * retention (the projection writes them through its own prepared statements, projector.ts).
+ * retention (the projection writes them through its own statements, projector.ts and
+ * projector-pg.ts). Two adapters of one port: SQLite's prepared statements, answering
+ * synchronously (the reputation projection asks `laneOf` per event), and PostgreSQL's Kysely
+ * queries, answering with promises.
  */
 import type SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import type { Db } from '../platform/db/database.js';
 import type { KeyMode } from '../platform/db/tables.js';
 import type { Counters } from './transitions.js';
 
 export type DailyAggregate = Counters & { day: number; lane: string; latency: string };
 
-export function createAnalyticsStore(sqlite: SQLite.Database) {
+/** What either adapter answers: at once (SQLite) or later (PostgreSQL). */
+type Answer<T> = T | Promise<T>;
+
+export interface AnalyticsStore {
+  /** The lane recorded for one recipient of a message ('' before delivery chose one), if any. */
+  laneOf(messageId: string, recipient: string): Answer<string | undefined>;
+  /** Aggregate rows of a project's live or test traffic for days `first`..`last`. */
+  window(projectId: string, mode: KeyMode, first: number, last: number): Answer<DailyAggregate[]>;
+  /** Forgets up to `batch` settled records unchanged since `cutoff`; returns how many went. */
+  purgeSettledBefore(cutoff: number, batch?: number): Answer<number>;
+}
+
+export function createAnalyticsStore(
+  store: { readonly engine: 'sqlite' | 'postgresql'; readonly sqlite: SQLite.Database },
+  db: Db,
+): AnalyticsStore {
+  return store.engine === 'postgresql'
+    ? createPostgresAnalyticsStore(db)
+    : createSqliteAnalyticsStore(store.sqlite);
+}
+
+const WINDOW_COLUMNS = [
+  'day',
+  'lane',
+  'accepted',
+  'queued',
+  'deferred',
+  'delivered',
+  'bounced',
+  'complained',
+  'failed',
+  'suppressed',
+  'unique_opens',
+  'unique_clicks',
+  'machine_opens',
+  'machine_clicks',
+  'latency',
+] as const;
+
+/** PostgreSQL: the same reads through Kysely. */
+export function createPostgresAnalyticsStore(db: Db): AnalyticsStore {
+  return {
+    async laneOf(messageId, recipient) {
+      const row = await db
+        .selectFrom('analytics_recipients')
+        .select('lane')
+        .where('message_id', '=', messageId)
+        .where('recipient', '=', recipient)
+        .executeTakeFirst();
+      return row?.lane;
+    },
+    window(projectId, mode, first, last) {
+      return db
+        .selectFrom('analytics_daily')
+        .select(WINDOW_COLUMNS)
+        .where('project_id', '=', projectId)
+        .where('mode', '=', mode)
+        .where('day', '>=', first)
+        .where('day', '<=', last)
+        .execute();
+    },
+    async purgeSettledBefore(cutoff, batch = 5000) {
+      // A bounded batch: PostgreSQL's delete has no limit, so the rows are chosen by ctid.
+      const result = await sql`
+        delete from analytics_recipients where ctid = any(array(
+          select ctid from analytics_recipients
+           where status not in ('scheduled', 'queued', 'deferred') and updated_at < ${cutoff}
+           limit ${batch}))`.execute(db);
+      return Number(result.numAffectedRows ?? 0);
+    },
+  };
+}
+
+/** SQLite: prepared statements, answering synchronously. */
+export function createSqliteAnalyticsStore(sqlite: SQLite.Database) {
   let window: SQLite.Statement<[string, KeyMode, number, number], DailyAggregate> | undefined;
   let purge: SQLite.Statement<[number, number]> | undefined;
   let lane: SQLite.Statement<[string, string], { lane: string }> | undefined;
@@ -46,5 +125,3 @@ export function createAnalyticsStore(sqlite: SQLite.Database) {
     },
   };
 }
-
-export type AnalyticsStore = ReturnType<typeof createAnalyticsStore>;

@@ -200,8 +200,10 @@ export class DeliveryEngine {
     const jobs = await this.#o.store.claim(traffic, lane, limit, Date.now(), this.#o.leaseMs);
     if (jobs.length < limit) this.#drained.add(key);
     for (const job of jobs) {
-      // A lease that ran out while the job was still being worked on: it is already in hand.
-      if (!this.#held.has(job.id)) start(job);
+      // A lease that ran out while the job was still being worked on: it is already in hand, and
+      // keeps the new claim's token (its renewals and outcome must name it).
+      if (this.#held.has(job.id)) this.#held.relet(job);
+      else start(job);
     }
   }
 
@@ -249,7 +251,12 @@ export class DeliveryEngine {
         const reachedServer = ctx.via !== null && ctx.via.mxHost !== null;
         if (result === RELEASED || (this.#stopping && !reachedServer)) {
           if (ctx.answered.size > 0) return await this.#recordCutOff(ctx, cutOff(ctx));
-          this.#held.queueRelease({ id: job.id, lane: lane?.name ?? SANDBOX_LANE, traffic: job.traffic });
+          this.#held.queueRelease({
+            id: job.id,
+            lease: job.lease,
+            lane: lane?.name ?? SANDBOX_LANE,
+            traffic: job.traffic,
+          });
           if (this.#stopping) await this.#flushReleases();
           return;
         }

@@ -69,8 +69,8 @@ const BACKLOG_MS = 15 * 60_000;
 const BLOCK_SHOWN_MS = 60 * 60_000;
 
 export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
-  const store = createDeliveryStore(kernel.db, kernel.store.sqlite);
-  const raw = createRawStore(kernel.db, kernel.store.sqlite);
+  const store = createDeliveryStore(kernel.store);
+  const raw = createRawStore(kernel.store);
   const key = verpKey(kernel.masterKey);
   const log = kernel.log.child({ capability: 'delivery' });
   let engine: DeliveryEngine | null = null;
@@ -190,7 +190,10 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
       // With the engine, the threads start now (the first delivery should not wait for them);
       // without it, with the first message accepted, so an API-only server starts none.
       // Marketing renders take at most two places per render thread at a time (render-priority.ts).
-      const pool = (deliver ? createRenderer : lazyRenderer)(kernel.config.dkim.workers, kernel.store.file);
+      const pool = (deliver ? createRenderer : lazyRenderer)(
+        kernel.config.dkim.workers,
+        kernel.store.workerAccess,
+      );
       const renderer = marketingGate(pool, 2 * pool.threads);
       const admission = new Prerender({ store, raw, renderer, keys, tracking: deps.tracking, log });
       const unsubscribe = deps.admissions.onAdmitted((ids) => admission.enqueue(ids));

@@ -103,8 +103,14 @@ export function detailBody(detail: MessageDetail) {
   };
 }
 
-/** Live or test: the mode of the key a message was sent with (`EmailService.messageMode`; analytics and webhooks read it). */
+/**
+ * Live or test: the mode of the key a message was sent with (`EmailService.messageMode`; the
+ * SQLite adapters of the webhook fan-out and the reputation projection read it synchronously).
+ */
 export type MessageMode = (messageId: string) => KeyMode | undefined;
+
+/** The modes of several messages at once (`EmailService.messageModes`); unknown ones are left out. */
+export type MessageModes = (messageIds: readonly string[]) => Promise<Map<string, KeyMode>>;
 
 /** Recipient domains in first-seen order: one delivery job each. */
 export function recipientDomains(draft: Draft): string[] {

@@ -100,12 +100,20 @@ export function createEmailService(deps: EmailServiceDeps) {
       });
     },
 
-    /** Live or test: the key mode a message was sent with (analytics reports the modes apart). */
+    /**
+     * Live or test: the key mode a message was sent with, synchronously (a prepared statement, for
+     * the SQLite adapters' synchronous batches). PostgreSQL's readers ask `messageModes`.
+     */
     messageMode(messageId: string): KeyMode | undefined {
       const mode = store.modeOf(messageId);
-      // The projectors that ask synchronously run on SQLite only, so far.
-      if (mode instanceof Promise) throw new Error('messageMode has no PostgreSQL adapter yet');
+      if (mode instanceof Promise)
+        throw new Error('messageMode is synchronous, SQLite only: use messageModes');
       return mode;
+    },
+
+    /** The modes of several messages at once (messages the store does not know are left out). */
+    messageModes(messageIds: readonly string[]): Promise<Map<string, KeyMode>> {
+      return store.modesOf(messageIds);
     },
 
     async list(

@@ -157,6 +157,22 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database, engine: Engine
       return (stmt().modeOf.get(messageId) as { mode: KeyMode } | undefined)?.mode;
     },
 
+    /** The modes of several messages in one query (either engine); unknown ones are left out. */
+    async modesOf(messageIds: readonly string[]): Promise<Map<string, KeyMode>> {
+      const modes = new Map<string, KeyMode>();
+      const unique = [...new Set(messageIds)];
+      // Chunked: SQLite caps the number of bound parameters of one statement.
+      for (let i = 0; i < unique.length; i += 500) {
+        const rows = await db
+          .selectFrom('messages')
+          .select(['id', 'mode'])
+          .where('id', 'in', unique.slice(i, i + 500))
+          .execute();
+        for (const row of rows) modes.set(row.id, row.mode);
+      }
+      return modes;
+    },
+
     async get(scope: MessageScope, id: string, executor: Db = db): Promise<MessageRef | undefined> {
       const row = await executor
         .selectFrom('messages')

@@ -19,17 +19,26 @@ export async function purgeAll(
   cutoff: number,
 ): Promise<Record<string, number>> {
   const removed: Record<string, number> = {};
+  const failed: unknown[] = [];
   for (const [name, purge] of Object.entries(purgers)) {
     let total = 0;
-    for (;;) {
-      const n = await purge(cutoff);
-      total += n;
-      if (n === 0) break;
-      // Let other work in between batches.
-      await new Promise((resolve) => setImmediate(resolve));
+    try {
+      for (;;) {
+        const n = await purge(cutoff);
+        total += n;
+        if (n === 0) break;
+        // Let other work in between batches.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } catch (error) {
+      // One table's failure leaves the others' purges to run; the run still fails, naming it.
+      failed.push(
+        new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }),
+      );
     }
     removed[name] = total;
   }
+  if (failed.length > 0) throw new AggregateError(failed, `retention failed for ${failed.length} table(s)`);
   return removed;
 }
 

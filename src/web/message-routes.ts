@@ -35,13 +35,13 @@ const timelineEvent = z.object({
 export type HtmlOf = (projectId: string, messageId: string) => Promise<string | null | undefined>;
 
 export function webMessageRoutes(deps: {
-  readonly emails: Pick<EmailService, 'get' | 'messageMode'>;
+  readonly emails: Pick<EmailService, 'get' | 'messageModes'>;
   readonly events: Pick<EventService, 'timeline'>;
   readonly htmlOf?: HtmlOf;
 }): RouteSpec[] {
   const ownMessage = async (session: SessionPrincipal, id: string) => {
     requirePermission(session, 'messages:read');
-    const mode = deps.emails.messageMode(id);
+    const mode = (await deps.emails.messageModes([id])).get(id);
     const found = mode && (await deps.emails.get({ projectId: session.projectId, mode }, id));
     if (!found) throw notFound(`Message ${id}`);
   };

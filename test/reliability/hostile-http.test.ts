@@ -301,3 +301,34 @@ test('connections past server.max_connections are closed at once, and those unde
   await new Promise((r) => setTimeout(r, 200));
   t.is((await ph.request('GET', '/v1/domains')).status, 200, 'served once a place is free');
 });
+
+test('no origin is granted cross-origin access: preflights and requests from another site get no Access-Control-Allow header', async (t) => {
+  const ph = await startPosthorn(t);
+  const origin = { origin: 'https://evil.example' };
+  const preflights = await Promise.all(
+    ['/v1/emails', '/v1/auth/login-password', '/v1/dashboard/api-keys', '/oauth/token'].map((path) =>
+      ph.request('OPTIONS', path, {
+        key: null,
+        headers: {
+          ...origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type',
+        },
+      }),
+    ),
+  );
+  const reads = await Promise.all([
+    ph.request('GET', '/v1/domains', { headers: origin }),
+    ph.request('GET', '/v1/auth/session', { headers: origin }),
+    ph.request('GET', '/health', { key: null, headers: origin }),
+  ]);
+  for (const res of [...preflights, ...reads]) {
+    const granted = [...res.headers.keys()].filter((name) => name.startsWith('access-control-allow'));
+    t.deepEqual(granted, [], `${res.status}: ${granted.join(', ')}`);
+  }
+  t.is(
+    reads[0]?.status,
+    200,
+    'the request itself is served; the browser keeps its answer from the other site',
+  );
+});

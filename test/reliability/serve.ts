@@ -13,14 +13,23 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN } from '../helpers/cli.js';
-import { freePort, waitForPort } from '../inbound/serve-process.js';
+import { createServer } from 'node:net';
+import { waitForPort } from '../inbound/serve-process.js';
 
 export type Sections = Record<string, Record<string, unknown>>;
 
-/** Serve processes still running: a runner that exits (or is stopped) takes them with it. */
+/**
+ * Serve processes still running, and data directories not yet disposed of: a runner that exits (or
+ * is stopped, e.g. scripts/chaos interrupted) takes them with it.
+ */
 const live = new Set<ChildProcess>();
+const dirs = new Map<string, boolean>(); // data directory → a tmpfs is mounted on it
 process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
+  for (const [dir, mounted] of dirs) {
+    if (mounted) spawnSync('umount', ['-l', dir]);
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 function toml(sections: Sections): string {
@@ -71,6 +80,23 @@ export function mountTmpfs(dir: string, bytes: number): void {
   }
 }
 
+/**
+ * A free port below the ephemeral range (32768 and up on Linux): the process is killed and started
+ * again on the same ports, and a port of the ephemeral range can be taken in between as the local
+ * end of any outgoing connection on the machine (the test's own included), so the restart fails.
+ */
+export async function restartablePort(): Promise<number> {
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * 22_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
 export async function spawnPosthorn(options: {
   readonly sections?: Sections;
   readonly diskBytes?: number;
@@ -78,9 +104,13 @@ export async function spawnPosthorn(options: {
   readonly env?: Record<string, string>;
 }): Promise<ServeProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'posthorn-reliability-'));
-  if (options.diskBytes !== undefined) mountTmpfs(dataDir, options.diskBytes);
-  const httpPort = await freePort();
-  const smtpPort = await freePort();
+  dirs.set(dataDir, false);
+  if (options.diskBytes !== undefined) {
+    mountTmpfs(dataDir, options.diskBytes);
+    dirs.set(dataDir, true);
+  }
+  const httpPort = await restartablePort();
+  const smtpPort = await restartablePort();
   const base: Sections = {
     server: { listen: `127.0.0.1:${httpPort}`, public_url: `http://127.0.0.1:${httpPort}` },
     storage: { data_dir: dataDir, synchronous: 'full' },
@@ -166,6 +196,7 @@ export async function spawnPosthorn(options: {
       if (child) await proc.kill();
       if (options.diskBytes !== undefined) spawnSync('umount', ['-l', dataDir]);
       rmSync(dataDir, { recursive: true, force: true });
+      dirs.delete(dataDir);
     },
   };
   return proc;

@@ -37,16 +37,25 @@ function csrfToken(): string {
   return 'sign-in';
 }
 
+/** A body sent as it is (a file), with its own content type, instead of JSON. */
+export class RawBody {
+  constructor(
+    readonly blob: Blob,
+    readonly contentType: string,
+  ) {}
+}
+
 function send(method: string, path: string, body?: unknown): Promise<Response> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (method !== 'GET') headers['X-Posthorn-CSRF'] = csrfToken();
   if (projectId) headers['X-Posthorn-Project-ID'] = projectId;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (body instanceof RawBody) headers['Content-Type'] = body.contentType;
+  else if (body !== undefined) headers['Content-Type'] = 'application/json';
   return fetch(path, {
     method,
     headers,
     credentials: 'same-origin',
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body instanceof RawBody ? body.blob : body === undefined ? undefined : JSON.stringify(body),
   });
 }
 

@@ -4,10 +4,12 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, post, whenSignedOut } from './api';
 import { Account } from './pages/account';
 import { AudienceDetail, Audiences } from './pages/audiences';
+import { BroadcastDetail } from './pages/broadcast-detail';
 import { Broadcasts } from './pages/broadcasts';
 import { Inbound } from './pages/inbound';
 import { InboundDetail } from './pages/inbound-detail';
 import { Reputation } from './pages/reputation';
+import { SystemStatus } from './pages/status';
 import { Tracking } from './pages/tracking';
 import { Validation } from './pages/validation';
 import { Analytics } from './pages/analytics';
@@ -55,9 +57,11 @@ const ROUTES: ReadonlyArray<[string, Page]> = [
   ['/audiences', Audiences],
   ['/audiences/:id', AudienceDetail],
   ['/broadcasts', Broadcasts],
+  ['/broadcasts/:id', BroadcastDetail],
   ['/tracking', Tracking],
   ['/validation', Validation],
   ['/reputation', Reputation],
+  ['/system-status', SystemStatus],
   ['/api-keys', ApiKeys],
   ['/approvals', Approvals],
   ['/connected-apps', ConnectedApps],
@@ -99,6 +103,7 @@ const NAV: ReadonlyArray<{ title: string; items: ReadonlyArray<[string, string]>
     items: [
       ['/reputation', 'Reputation'],
       ['/validation', 'Validation'],
+      ['/system-status', 'Status'],
     ],
   },
   {
@@ -199,7 +204,16 @@ function Shell({
   const version = useProjectVersion();
   return (
     <div class="shell">
-      <a class="skip" href="#main">
+      {/* With <base href>, "#main" alone would load the base page: move focus here instead. */}
+      {/* biome-ignore lint/a11y/useValidAnchor: a skip link is an in-page link (WCAG 2.4.1); the click only keeps <base href> from turning it into a page load */}
+      <a
+        class="skip"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          main.current?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header class="topbar">

@@ -389,3 +389,16 @@ export function Pre({
     </pre>
   );
 }
+
+/** One figure of a `<dl class="stats">`, with an optional note (a rate, a share). */
+export function Stat({ label, value, note }: { label: string; value: string; note?: string }) {
+  return (
+    <div class="stat">
+      <dt>{label}</dt>
+      <dd>
+        <span class="stat-value">{value}</span>
+        {note && <span class="muted"> {note}</span>}
+      </dd>
+    </div>
+  );
+}

@@ -118,15 +118,19 @@ export async function startListener(deps: ListenerDeps): Promise<InboundListener
     return state;
   };
 
+  const tooManyCommands = `Too many commands (over ${config.max_commands}) before DATA, closing connection`;
   const logger = smtpLogger(log, (connectionId) => {
     const state = sessions.get(connectionId);
-    if (state) state.commands += 1;
+    if (!state) return;
+    state.commands += 1;
+    // NOOP, RSET, VRFY, HELP and unknown commands never reach onMailFrom or onRcptTo: a client
+    // pipelining thousands of them is cut off here, once, as soon as it passes the limit. The cut
+    // comes before the command's own reply (a reply after a 421 is never written).
+    if (state.commands === config.max_commands + 1) void cutOff(connectionId, tooManyCommands);
   });
 
   const tooChatty = (state: SessionState): Error | undefined =>
-    state.commands > config.max_commands
-      ? smtpError(421, `Too many commands (over ${config.max_commands}) before DATA, closing connection`)
-      : undefined;
+    state.commands > config.max_commands ? smtpError(421, tooManyCommands) : undefined;
 
   const options: SMTPServerOptions = {
     name: config.hostname,

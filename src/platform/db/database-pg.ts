@@ -57,6 +57,9 @@ export function openPostgres(settings: PostgresSettings): PostgresHandle {
   // An idle client losing its connection (the server restarting) must not crash the process: the
   // pool drops it and the next query connects anew.
   pool.on('error', () => {});
+  // Nor may a client in use (checked out, between the queries of a transaction), which the pool
+  // no longer listens to: its error is the next query's, and the pool discards it on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, pool };
 }

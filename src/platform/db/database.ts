@@ -17,6 +17,7 @@ import { guarded } from './connection-guard.js';
 import { openPostgres, poolConfig, redactedUrl } from './database-pg.js';
 import { ensurePrivateDatabase, ensurePrivateDir } from './file-modes.js';
 import { localNotifications, type Notifications, postgresNotifications } from './notifications.js';
+import { type Leadership, localLeadership, postgresLeadership } from './leadership.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
 import { type WorkerAccess, workerClientConfig } from './worker-reader.js';
@@ -40,6 +41,8 @@ export interface Store {
    * plain data, handed over in `workerData`.
    */
   readonly workerAccess: WorkerAccess;
+  /** Which node runs each singleton engine (leadership.ts): this one on SQLite, a lock's holder on PostgreSQL. */
+  readonly leadership: Leadership;
   /** Runs a trivial query (on `table` when named), throwing when the database cannot answer. */
   ping(table?: 'delivery_jobs'): Promise<void>;
   close(): Promise<void>;
@@ -90,6 +93,7 @@ export function openPostgresStore(settings: {
   const { db, pool } = openPostgres(settings);
   const client = poolConfig(settings, 1);
   const notifications = postgresNotifications({ client, pool });
+  const leadership = postgresLeadership({ client });
   let closed: Promise<void> | undefined;
   return {
     engine: 'postgresql',
@@ -99,13 +103,14 @@ export function openPostgresStore(settings: {
     file: redactedUrl(settings.url),
     notifications,
     workerAccess: { engine: 'postgresql', client: workerClientConfig(client) },
+    leadership,
     async ping(table) {
       await (table === undefined ? sql`select 1` : sql`select 1 from ${sql.table(table)} limit 1`).execute(
         db,
       );
     },
     close() {
-      closed ??= notifications.close().then(() => db.destroy());
+      closed ??= Promise.all([leadership.close(), notifications.close()]).then(() => db.destroy());
       return closed;
     },
   };
@@ -155,6 +160,7 @@ export function openStore(
     file,
     notifications,
     workerAccess: { engine: 'sqlite', file },
+    leadership: localLeadership(),
     async ping(table) {
       sqlite.prepare(table === undefined ? 'select 1' : `select 1 from ${table} limit 1`).get();
     },

@@ -122,9 +122,25 @@ test('a client sending too many commands before DATA is cut off', async (t) => {
   const smtp = await openSmtp(env.smtpPort);
   t.teardown(() => smtp.end());
   await smtp.command('EHLO client.example');
-  for (let i = 0; i < 6; i++) t.is((await smtp.command('NOOP')).code, 250);
+  for (let i = 0; i < 5; i++) t.is((await smtp.command('NOOP')).code, 250);
   const cut = await smtp.command('MAIL FROM:<a@sender.example>');
   t.is(cut.code, 421);
+  await smtp.closed();
+});
+
+test('a client pipelining a flood of NOOPs is cut off with 421 once past max_commands', async (t) => {
+  const env = await startInboundEnv(t, { smtp_in: { max_commands: 6 } });
+  const smtp = await openSmtp(env.smtpPort);
+  t.teardown(() => smtp.end());
+  await smtp.write(`EHLO client.example\r\n${'NOOP\r\n'.repeat(1000)}`);
+  const codes: number[] = [];
+  for (;;) {
+    const reply = await smtp.next().catch(() => undefined);
+    if (!reply) break;
+    codes.push(reply.code);
+    if (reply.code === 421) break;
+  }
+  t.deepEqual(codes, [250, 250, 250, 250, 250, 250, 421], 'EHLO and five NOOPs answered, then 421');
   await smtp.closed();
 });
 

@@ -1,7 +1,7 @@
 /** The report of GET /v1/analytics: totals, rates, the daily series and providers, drawn as SVG here. */
 import { useState } from 'preact/hooks';
 import { get } from '../api';
-import { Empty, PageHeader, Select, Show, Table, useLoad } from '../ui';
+import { Empty, PageHeader, Select, Show, Stat, Table, useLoad } from '../ui';
 
 interface Day {
   day: string;
@@ -36,6 +36,8 @@ interface Report {
   unique_clicks?: number;
   open_rate?: number;
   click_rate?: number;
+  machine_opens?: number;
+  machine_clicks?: number;
   median_delivery_latency_ms?: number;
   daily: Day[];
   providers: Provider[];
@@ -78,6 +80,8 @@ export function Analytics() {
               <Stat label="Complaints" value={num(r.complained)} note={pct(r.complaint_rate)} />
               <Stat label="Unique opens" value={num(r.unique_opens)} note={pct(r.open_rate)} />
               <Stat label="Unique clicks" value={num(r.unique_clicks)} note={pct(r.click_rate)} />
+              <Stat label="Machine opens left out" value={num(r.machine_opens)} />
+              <Stat label="Machine clicks left out" value={num(r.machine_clicks)} />
               <Stat
                 label="Median delivery"
                 value={
@@ -149,18 +153,6 @@ export function Analytics() {
         )}
       </Show>
     </>
-  );
-}
-
-function Stat({ label, value, note }: { label: string; value: string; note?: string }) {
-  return (
-    <div class="stat">
-      <dt>{label}</dt>
-      <dd>
-        <span class="stat-value">{value}</span>
-        {note && <span class="muted"> {note}</span>}
-      </dd>
-    </div>
   );
 }
 

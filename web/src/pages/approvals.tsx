@@ -1,6 +1,7 @@
 /** Agent sends held for a person: what each will send, approve (queued as a normal send) or reject with a note. */
 import { useState } from 'preact/hooks';
 import { get, post, query } from '../api';
+import { ApprovalPolicy } from './approval-policy';
 import {
   ActionButton,
   CursorPager,
@@ -87,6 +88,7 @@ export function Approvals() {
           )
         }
       </Show>
+      <ApprovalPolicy />
     </>
   );
 }

@@ -1,7 +1,11 @@
-/** Audiences: the lists, a new one; one audience's contacts with their consent, added one at a time. */
+/**
+ * Audiences: the lists, a new one; one audience's contacts with their consent, added one at a time
+ * or imported from a CSV or JSON-lines file with a report of the rows refused.
+ */
 import { useState } from 'preact/hooks';
 import { del, get, post, query } from '../api';
-import { Link } from '../router';
+import { ImportContacts } from './contact-import';
+import { Link, navigate } from '../router';
 import {
   ActionButton,
   CursorPager,
@@ -121,7 +125,18 @@ export function AudienceDetail({ params }: { params: Record<string, string> }) {
       <p class="crumbs">
         <Link to="/audiences">Audiences</Link> / <span>{audience.data?.name ?? id}</span>
       </p>
-      <PageHeader title={audience.data?.name ?? 'Audience'} />
+      <PageHeader title={audience.data?.name ?? 'Audience'}>
+        <ActionButton
+          label={`Delete audience ${audience.data?.name ?? id}`}
+          confirm="Delete this audience, its contacts and their consent history?"
+          action={async () => {
+            await del(`/v1/audiences/${id}`);
+            navigate('/audiences');
+          }}
+        >
+          Delete audience
+        </ActionButton>
+      </PageHeader>
       <Form
         label="Add a contact"
         class="form inline"
@@ -158,6 +173,7 @@ export function AudienceDetail({ params }: { params: Record<string, string> }) {
           onInput={(e) => setForm({ ...form, consent_source: e.currentTarget.value })}
         />
       </Form>
+      <ImportContacts audienceId={id} onImported={contacts.reload} />
       <div class="filters">
         <Select
           label="Show"

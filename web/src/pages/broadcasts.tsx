@@ -1,6 +1,7 @@
 /** Broadcasts: drafts to an audience, scheduled or sent now on the marketing queue, cancelled, with progress. */
 import { useState } from 'preact/hooks';
 import { get, post, query } from '../api';
+import { Link } from '../router';
 import {
   ActionButton,
   CursorPager,
@@ -103,7 +104,7 @@ export function Broadcasts() {
                 {page.data.map((b) => (
                   <tr key={b.id}>
                     <td class="clip">
-                      {b.name}
+                      <Link to={`/broadcasts/${b.id}`}>{b.name}</Link>
                       {b.error && <p class="hint">{b.error}</p>}
                     </td>
                     <td class="clip">{names.get(b.audience_id) ?? b.audience_id}</td>

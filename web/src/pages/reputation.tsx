@@ -1,6 +1,10 @@
-/** The reputation center: state per sending domain and provider lane, and mailbox-provider connections. */
+/**
+ * The reputation center: state per sending domain and provider lane, the dedicated IP (asked for,
+ * reviewed, warming up), and mailbox-provider connections.
+ */
 import { useState } from 'preact/hooks';
 import { del, get, post } from '../api';
+import { type DedicatedIps, DedicatedIpsSection } from './dedicated-ips';
 import {
   ActionButton,
   Empty,
@@ -33,6 +37,7 @@ interface Report {
   state: string;
   domains: Entity[];
   lanes: Entity[];
+  dedicated_ips?: DedicatedIps;
 }
 interface Connection {
   id: string;
@@ -94,6 +99,7 @@ export function Reputation() {
                 )}
               </section>
             ))}
+            {r.dedicated_ips && <DedicatedIpsSection ips={r.dedicated_ips} onChanged={report.reload} />}
           </>
         )}
       </Show>

@@ -1,7 +1,21 @@
-/** Open and click tracking settings of the project (GET/PUT /v1/tracking). */
+/**
+ * Open and click tracking of the project: the last 30 days' figures (people only, with the machine
+ * hits left out counted beside them) and the settings (GET/PUT /v1/tracking).
+ */
 import { useState } from 'preact/hooks';
 import { get, put } from '../api';
-import { Field, Form, PageHeader, Show, Status, useLoad, When } from '../ui';
+import { Link } from '../router';
+import { Field, Form, PageHeader, Show, Stat, Status, useLoad, When } from '../ui';
+
+interface Figures {
+  delivered: number;
+  unique_opens: number;
+  unique_clicks: number;
+  open_rate: number;
+  click_rate: number;
+  machine_opens: number;
+  machine_clicks: number;
+}
 
 interface Settings {
   opens_enabled: boolean;
@@ -14,9 +28,40 @@ interface Settings {
 
 export function Tracking() {
   const load = useLoad(() => get<Settings>('/v1/tracking'), []);
+  const figures = useLoad(() => get<Figures>('/v1/analytics?days=30'), []);
   return (
     <>
       <PageHeader title="Tracking" />
+      <section aria-labelledby="figures-title">
+        <h2 id="figures-title">Last 30 days</h2>
+        <Show load={figures}>
+          {(f) => (
+            <>
+              <dl class="stats">
+                <Stat label="Delivered" value={f.delivered.toLocaleString('en')} />
+                <Stat
+                  label="Opened by people"
+                  value={f.unique_opens.toLocaleString('en')}
+                  note={`${(f.open_rate * 100).toFixed(1)}%`}
+                />
+                <Stat
+                  label="Clicked by people"
+                  value={f.unique_clicks.toLocaleString('en')}
+                  note={`${(f.click_rate * 100).toFixed(1)}%`}
+                />
+                <Stat label="Machine opens left out" value={f.machine_opens.toLocaleString('en')} />
+                <Stat label="Machine clicks left out" value={f.machine_clicks.toLocaleString('en')} />
+              </dl>
+              <p class="hint">
+                Opens by privacy proxies and pre-fetchers and clicks by link scanners are not counted as
+                people's; each message's timeline names who made a hit. Daily figures are in{' '}
+                <Link to="/analytics">Analytics</Link>.
+              </p>
+            </>
+          )}
+        </Show>
+      </section>
+      <h2>Settings</h2>
       <Show load={load}>{(s) => <TrackingForm settings={s} onSaved={load.reload} />}</Show>
     </>
   );
