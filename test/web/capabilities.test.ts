@@ -6,7 +6,8 @@
  * figures (people's opens, machine opens left out), another broadcast
  * scheduled then cancelled, the system status with an open incident and a maintenance window, a
  * dedicated IP asked for, the approval policy trusting a connected application, and keyboard
- * use (skip link, visible focus, navigation, focus on the new heading, a form sent with Enter).
+ * use (skip link, visible focus, navigation, focus on the new heading, a form sent with Enter);
+ * then an audience, a template and a domain deleted and a scheduled send cancelled from their pages.
  * One browser and one server; every page passes axe-core and fits 1280 px and 390 px.
  */
 import test from 'ava';
@@ -36,7 +37,7 @@ async function stat(page: Page, label: string): Promise<string> {
   return ((await value.textContent()) ?? '').trim();
 }
 
-test('a person imports contacts from a file, sends a broadcast and watches it delivered, reads opens by people apart from machines, schedules and cancels another, reads the system status, asks for a dedicated IP, trusts a connected application, and gets around by keyboard alone', async (t) => {
+test('a person imports contacts from a file, sends a broadcast and watches it delivered, reads opens by people apart from machines, schedules and cancels another, reads the system status, asks for a dedicated IP, trusts a connected application, gets around by keyboard alone, and deletes and cancels from the pages', async (t) => {
   t.timeout(180_000);
   const env = await startDeliveryEnv(t, {
     config: await issuerConfig({ tracking: { scanner_window: '1s' } }),
@@ -303,6 +304,57 @@ test('a person imports contacts from a file, sends a broadcast and watches it de
   await page.keyboard.press('Enter');
   await page.getByRole('link', { name: 'Keyboard list' }).waitFor();
   await checkPage(t, page, 'audiences');
+
+  // What can be undone is undone from its page: an audience deleted, a scheduled send cancelled, a
+  // template and a domain deleted, each after a confirmation.
+  await page.getByRole('link', { name: 'Keyboard list' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Keyboard list' }).waitFor();
+  page.once('dialog', (dialog) => dialog.accept());
+  await page.getByRole('button', { name: 'Delete audience Keyboard list' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+  await page.getByRole('link', { name: 'Keyboard list' }).waitFor({ state: 'detached' });
+
+  const later = await env.ph.request('POST', '/v1/emails', {
+    body: {
+      from: 'Acme <hello@acme.test>',
+      to: ['ann@example.net'],
+      subject: 'Tomorrow’s reminder',
+      text: 'See you.',
+      send_at: new Date(Date.now() + 86_400_000).toISOString(),
+    },
+  });
+  t.is(later.status, 202, later.text);
+  t.is(later.body.status, 'scheduled');
+  await page.goto(`${env.ph.url}/messages/${later.body.id}`);
+  await page.getByRole('heading', { level: 1, name: 'Tomorrow’s reminder' }).waitFor();
+  page.once('dialog', (dialog) => dialog.accept());
+  await page.getByRole('button', { name: 'Cancel scheduled send' }).click();
+  await page.locator('.page-header .badge', { hasText: 'cancelled' }).waitFor();
+  await page.locator('.tl-what', { hasText: 'Cancelled' }).first().waitFor();
+  t.is(await page.getByRole('button', { name: 'Cancel scheduled send' }).count(), 0);
+  t.is((await env.ph.request('GET', `/v1/emails/${later.body.id}`)).body.status, 'cancelled');
+
+  const template = await env.ph.request('POST', '/v1/templates', {
+    body: { name: 'Old receipt', subject: 'Receipt', html_body: '<p>Thanks</p>', variables: [] },
+  });
+  t.is(template.status, 201, template.text);
+  await page.goto(`${env.ph.url}/templates/${template.body.id}`);
+  await page.getByRole('heading', { level: 1, name: 'Old receipt' }).waitFor();
+  page.once('dialog', (dialog) => dialog.accept());
+  await page.getByRole('button', { name: 'Delete template Old receipt' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Templates' }).waitFor();
+  t.is((await env.ph.request('GET', `/v1/templates/${template.body.id}`)).status, 404);
+
+  const old = await env.ph.request('POST', '/v1/domains', { body: { name: 'old-brand.test' } });
+  t.is(old.status, 201, old.text);
+  await open(page, 'Domains');
+  const oldCard = page.getByRole('region', { name: 'old-brand.test', exact: true });
+  await oldCard.waitFor();
+  page.once('dialog', (dialog) => dialog.accept());
+  await oldCard.getByRole('button', { name: 'Delete old-brand.test' }).click();
+  await oldCard.waitFor({ state: 'detached' });
+  await page.getByRole('region', { name: 'acme.test', exact: true }).waitFor();
+  t.is((await env.ph.request('GET', `/v1/domains/${old.body.id}`)).status, 404);
 });
 
 /** The focused element as `tag:text` (text trimmed; empty for inputs and containers with children). */
