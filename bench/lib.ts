@@ -100,6 +100,8 @@ export function fmt(ms: number): string {
 /** What one wrk run measured: requests per second, latency percentiles, and errors of any kind. */
 export interface WrkResult {
   readonly rps: number;
+  /** Requests completed in the run. */
+  readonly requests: number;
   readonly p50: number;
   readonly p99: number;
   readonly errors: number;
@@ -129,5 +131,6 @@ export async function runWrk(
   const errors =
     Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0) +
     (socket?.slice(1).reduce((a, b) => a + Number(b), 0) ?? 0);
-  return { rps, p50: ms('50'), p99: ms('99'), errors };
+  const requests = Number(/(\d+) requests in /.exec(stdout)?.[1] ?? Number.NaN);
+  return { rps, requests, p50: ms('50'), p99: ms('99'), errors };
 }

@@ -15,21 +15,24 @@
  * window reads MX answers from the resolver's own cache (TTL 300 s), as a busy server does.
  * Posthorn runs with its defaults except delivery and inbound SMTP off and the validation rate
  * limit off. Target: cached ≥ 0.8× the floor's throughput.
+ *
+ * Beside each rate, the CPU time of the server's main thread (its event loop, where both servers do
+ * all their work) per request answered, read from /proc: a CPU-bound server's rate is the inverse
+ * of it, and unlike the rate it holds when other processes take turns on the host's cores.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import { validateConfig } from '../src/platform/config/load.js';
 import { createLogger } from '../src/platform/log.js';
 import { startServer } from '../src/server.js';
 import { startDnsServer } from '../test/helpers/dns-server.js';
 import { floorServerSource, sendBody } from './floor.js';
-import { freePort, median, spawnQuiet, stopChild, waitReady } from './lib.js';
+import { mainThreadCpuMs } from './delivery/proc.js';
+import { freePort, median, runWrk, spawnQuiet, stopChild, waitReady, type WrkResult } from './lib.js';
 import { benchProject } from './project.js';
 
-const run = promisify(execFile);
 const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: '3' },
@@ -50,11 +53,9 @@ const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'bin/posthorn');
 
 type Subject = 'floor' | 'cached' | 'uncached';
-interface Result {
-  readonly rps: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly errors: number;
+interface Result extends WrkResult {
+  /** CPU time of the server's main thread (its event loop) per request answered, in µs. */
+  readonly cpuUs: number;
 }
 
 const dns = await startDnsServer();
@@ -86,23 +87,7 @@ async function load(url: string, subject: Subject, key: string, seconds: number,
   const script = path.join(dir, `${phase}.lua`);
   writeFileSync(script, wrkScript(subject, key, phase));
   const pathname = subject === 'floor' ? '/v1/emails' : '/v1/validation';
-  const { stdout } = await run(
-    'wrk',
-    ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, `${url}${pathname}`],
-    { maxBuffer: 1 << 20 },
-  );
-  const ms = (label: string) => {
-    const m = new RegExp(`^\\s*${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(stdout);
-    if (!m) throw new Error(`wrk output without ${label}%:\n${stdout}`);
-    const value = Number(m[1]);
-    return m[2] === 'us' ? value / 1000 : m[2] === 's' ? value * 1000 : value;
-  };
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? Number.NaN);
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
-  const errors =
-    Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0) +
-    (socket?.slice(1).reduce((a, b) => a + Number(b), 0) ?? 0);
-  return { rps, p50: ms('50'), p99: ms('99'), errors };
+  return runWrk(`${url}${pathname}`, { connections, seconds, script });
 }
 
 /** A fresh data dir with a project and a key with `validation:use`; the config file for serve. */
@@ -176,7 +161,10 @@ async function measure(subject: Subject): Promise<Result> {
       await waitReady(`${url}/health`, performance.now());
       if (subject !== 'floor') await sanityCheck(url, key);
       if (warmup > 0) await load(url, subject, key, warmup, dir, 'w');
-      return await load(url, subject, key, duration, dir, 'm');
+      const pid = child.pid as number;
+      const cpuBefore = mainThreadCpuMs(pid);
+      const result = await load(url, subject, key, duration, dir, 'm');
+      return { ...result, cpuUs: ((mainThreadCpuMs(pid) - cpuBefore) * 1000) / result.requests };
     } finally {
       await stopChild(child);
     }
@@ -191,7 +179,7 @@ for (let round = 1; round <= rounds; round++) {
     const result = await measure(subject);
     samples[subject].push(result);
     console.error(
-      `round ${round} ${subject}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}`,
+      `round ${round} ${subject}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}, server CPU ${result.cpuUs.toFixed(0)} µs/request`,
     );
   }
 }
@@ -203,8 +191,11 @@ console.log(
   `POST /v1/validation vs the floor of scripts/bench api, ${connections} connections, ${duration} s per run, ` +
     `${rounds} alternating rounds, wrk -t2, ${domains} domains, floor synchronous=${synchronous}, node ${process.version}`,
 );
-console.log('| subject | req/s (median) | p50 | p99 | errors | throughput ratio to floor |');
-console.log('|---|---|---|---|---|---|');
+const floorCpu = med(samples.floor, 'cpuUs');
+console.log(
+  "| subject | req/s (median) | p50 | p99 | errors | throughput ratio to floor | server CPU per request (median) | floor's CPU ÷ subject's |",
+);
+console.log('|---|---|---|---|---|---|---|---|');
 const names: Record<Subject, string> = {
   floor: 'floor (scripts/bench api)',
   cached: 'validation, cached',
@@ -215,6 +206,7 @@ for (const subject of ['floor', 'cached', 'uncached'] as const) {
   const rps = med(list, 'rps');
   console.log(
     `| ${names[subject]} | ${rps.toFixed(0)} | ${med(list, 'p50').toFixed(1)} ms | ${med(list, 'p99').toFixed(1)} ms | ` +
-      `${list.reduce((a, r) => a + r.errors, 0)} | ${(rps / floorRps).toFixed(2)}x |`,
+      `${list.reduce((a, r) => a + r.errors, 0)} | ${(rps / floorRps).toFixed(2)}x | ` +
+      `${med(list, 'cpuUs').toFixed(0)} µs | ${(floorCpu / med(list, 'cpuUs')).toFixed(2)}x |`,
   );
 }

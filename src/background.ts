@@ -150,7 +150,7 @@ export async function startBackground(
       ),
     );
     // Always: accepted mail is signed ahead of delivery when there is time (delivery/compose/prerender.ts).
-    sqliteOnly('delivery', () => services.delivery.start({ deliver: kernel.config.delivery.enabled }));
+    engines.push(services.delivery.start({ deliver: kernel.config.delivery.enabled }));
     single('domain-recheck', () =>
       startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log),
     );

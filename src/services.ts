@@ -41,9 +41,9 @@ export function buildServices(kernel: Kernel) {
   const health = createHealthRegistry();
   const audit = createAuditService(db);
   const projects = createProjectService(createProjectStore(db), audit);
-  const keys = createKeyService(createKeyStore(db), projects, audit);
+  const keys = createKeyService(createKeyStore(db, kernel.store), projects, audit);
   const events = createEventService(db, kernel.store);
-  const suppressions = createSuppressionService(createSuppressionStore(db), {
+  const suppressions = createSuppressionService(createSuppressionStore(db, kernel.store), {
     testDomain: kernel.config.sandbox.test_domain,
   });
   const domains = buildDomains(kernel, { events, projects });

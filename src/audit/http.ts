@@ -20,8 +20,9 @@ function targetOf(params: unknown, result: RouteResult): string | null {
 
 export function auditedRequests(audit: AuditService): AroundHandler {
   return async ({ spec, principal, ctx }, run) => {
+    if (spec.method === 'get' || spec.audit === false) return run();
     const actor = actorOf(principal, ctx.ip || null, ctx.get('User-Agent') || null);
-    if (!actor || spec.method === 'get' || spec.audit === false) return run();
+    if (!actor) return run();
     const scope = {
       actor,
       organizationId: 'organizationId' in principal ? principal.organizationId : null,

@@ -37,12 +37,28 @@ export function auditRoutes(audit: AuditService): RouteSpec[] {
           .min(1, 'must be at least 1')
           .max(500, 'must be at most 500')
           .default(100),
+        after: z
+          .string()
+          .max(64)
+          .optional()
+          .describe('Only records older than this one (an `aud_log_` ID of the previous page).'),
+        action: z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('Only records whose action starts with this, e.g. `member.` or `POST /v1/domains`.'),
       }),
-      responses: { 200: { description: 'The records.', schema: z.object({ data: z.array(record) }) } },
+      responses: {
+        200: {
+          description: 'The records, and whether older ones remain.',
+          schema: z.object({ data: z.array(record), has_more: z.boolean() }),
+        },
+      },
       handler: async (req) => {
         const session = requireSession(req.principal);
         requirePermission(session, 'audit:read');
-        return { status: 200, body: { data: await audit.list(session.organizationId, req.query.limit) } };
+        return { status: 200, body: await audit.list(session.organizationId, req.query) };
       },
     }),
   ];

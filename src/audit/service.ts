@@ -97,8 +97,17 @@ export function createAuditService(db: Db) {
     },
 
     /** The organization's records, newest first (`GET /v1/dashboard/audit-logs`). */
-    async list(organizationId: string, limit: number): Promise<AuditRecordView[]> {
-      return (await store.listByOrganization(organizationId, limit)).map(auditView);
+    /** A page of the organization's records, newest first, and whether older ones remain. */
+    async list(
+      organizationId: string,
+      options: { limit: number; after?: string; action?: string },
+    ): Promise<{ data: AuditRecordView[]; has_more: boolean }> {
+      const rows = await store.listByOrganization(organizationId, {
+        limit: options.limit + 1,
+        ...(options.after === undefined ? {} : { after: options.after }),
+        ...(options.action === undefined ? {} : { actionPrefix: options.action }),
+      });
+      return { data: rows.slice(0, options.limit).map(auditView), has_more: rows.length > options.limit };
     },
   };
 }

@@ -8,8 +8,8 @@
  * A broadcast's content is fixed once it is scheduled (only a draft can be changed, and a template
  * is copied in when sending starts), so each thread parses it once and keeps the parse.
  */
-import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
+import type { EngineQuery, WorkerReader } from '../platform/db/worker-reader.js';
 import type { ParsedContent } from '../templates/parsed.js';
 import { type BroadcastContent, personalizeBodies, prepareContent } from './content.js';
 
@@ -51,28 +51,37 @@ interface LedgerRow {
   readonly variables: string | null;
 }
 
+const LEDGER: EngineQuery = {
+  sqlite: `select l.broadcast_id, m.variables from broadcast_messages l
+           join messages m on m.id = l.message_id where l.message_id = ?`,
+  postgresql: `select l.broadcast_id, m.variables from broadcast_messages l
+               join messages m on m.id = l.message_id where l.message_id = $1`,
+};
+const CONTENT: EngineQuery = {
+  sqlite: 'select subject, html, text from broadcasts where id = ?',
+  postgresql: 'select subject, html, text from broadcasts where id = $1',
+};
+
 /**
- * Reads and writes a broadcast message's bodies on `sqlite` (a render worker's connection);
- * undefined when the message is no broadcast's.
+ * Reads and writes a broadcast message's bodies through `reader` (a render worker's own
+ * connection, platform/db/worker-reader.ts); undefined when the message is no broadcast's.
  */
 export function broadcastBodyReader(
-  sqlite: SQLite.Database,
-): (messageId: string) => BroadcastBodies | undefined {
-  const ledger = sqlite.prepare<[string], LedgerRow>(
-    `select l.broadcast_id, m.variables from broadcast_messages l
-     join messages m on m.id = l.message_id where l.message_id = ?`,
-  );
-  const content = sqlite.prepare<
-    [string],
-    { subject: string | null; html: string | null; text: string | null }
-  >('select subject, html, text from broadcasts where id = ?');
-  return (messageId) => {
-    const row = ledger.get(messageId);
+  reader: WorkerReader,
+): (messageId: string) => Promise<BroadcastBodies | undefined> {
+  return async (messageId) => {
+    const row = await reader.first<LedgerRow>(LEDGER, [messageId]);
     if (row === undefined) return undefined;
-    const parsed = parsedContent(row.broadcast_id, () => {
-      const found = content.get(row.broadcast_id);
-      return found && { subject: found.subject ?? '', html: found.html, text: found.text };
-    });
+    // The content is read only when this thread has not parsed it yet.
+    const found = parses.has(row.broadcast_id)
+      ? undefined
+      : await reader.first<{ subject: string | null; html: string | null; text: string | null }>(CONTENT, [
+          row.broadcast_id,
+        ]);
+    const parsed = parsedContent(
+      row.broadcast_id,
+      () => found && { subject: found.subject ?? '', html: found.html, text: found.text },
+    );
     return parsed && writeBodies(parsed, row.variables);
   };
 }

@@ -11,11 +11,13 @@ import type { Traffic } from '../platform/db/tables.js';
 import type { Logger } from '../platform/log.js';
 import type { CutOff } from './replies/outcome.js';
 import type { JobContext } from './steps.js';
-import type { DeliveryStore } from './queue/store.js';
+import type { ClaimedJob, DeliveryStore } from './queue/store.js';
 
 /** A job to give back to the queue, with the lane it keeps. */
 export interface Released {
   readonly id: string;
+  /** The token of the claim that leased it (store-rows.ts `JobLease`). */
+  readonly lease: string | null;
   readonly lane: string | null;
   readonly traffic: Traffic;
 }
@@ -45,6 +47,12 @@ export class HeldJobs {
 
   add(ctx: JobContext): void {
     this.#jobs.set(ctx.job.id, ctx);
+  }
+
+  /** The job was claimed again while held (its lease had run out): it holds the new claim's token. */
+  relet(job: ClaimedJob): void {
+    const ctx = this.#jobs.get(job.id);
+    if (ctx) ctx.job = { ...ctx.job, lease: job.lease };
   }
 
   /** The job's result is known and being written: a stop no longer abandons it. */
@@ -90,7 +98,7 @@ export class HeldJobs {
         ...this.#toRelease.splice(0),
         ...abandoned
           .filter((ctx) => ctx.answered.size === 0)
-          .map(({ job: { id, lane, traffic } }) => ({ id, lane, traffic })),
+          .map(({ job: { id, lease, lane, traffic } }) => ({ id, lease, lane, traffic })),
       ],
       now,
       now,
@@ -113,7 +121,8 @@ export class HeldJobs {
   /** Extends the lease of every job held (called every lease/3); a failure is logged, not thrown. */
   async renewLeases(): Promise<void> {
     try {
-      await this.#store.renew([...this.#jobs.keys()], Date.now() + this.#leaseMs);
+      const jobs = [...this.#jobs.values()].map(({ job }) => ({ id: job.id, lease: job.lease }));
+      await this.#store.renew(jobs, Date.now() + this.#leaseMs);
     } catch (error) {
       this.#log.error({ err: error }, 'renewing delivery leases failed');
     }

@@ -27,6 +27,7 @@ import { MtaSts } from './routing/mta-sts.js';
 import { MxConnection } from './smtp/mx-connection.js';
 import { OutcomeWriter, type SuppressionPort } from './outcomes/outcome-writer.js';
 import { Prerender } from './compose/prerender.js';
+import { MarketingPace } from './marketing-pace.js';
 import { createRawStore } from './compose/raw-store.js';
 import { marketingGate, type PrioritizedRenderer } from './compose/render-priority.js';
 import { createRenderer, lazyRenderer } from './compose/renderer.js';
@@ -68,8 +69,8 @@ const BACKLOG_MS = 15 * 60_000;
 const BLOCK_SHOWN_MS = 60 * 60_000;
 
 export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
-  const store = createDeliveryStore(kernel.db, kernel.store.sqlite);
-  const raw = createRawStore(kernel.db, kernel.store.sqlite);
+  const store = createDeliveryStore(kernel.store);
+  const raw = createRawStore(kernel.store);
   const key = verpKey(kernel.masterKey);
   const log = kernel.log.child({ capability: 'delivery' });
   let engine: DeliveryEngine | null = null;
@@ -167,6 +168,12 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
       claimBatch: config.claim_batch,
       drainMs: parseDuration(config.drain_timeout),
       onWake: (wake) => deps.events.onAppended(wake),
+      pace: new MarketingPace({
+        max: laneTable
+          .lanes('marketing')
+          .reduce((sum, l) => sum + (lanes.get(`marketing/${l.name}`)?.highWater ?? 0), 0),
+        onRaise: () => engine?.wake(),
+      }),
     });
     engine = running;
     running.start();
@@ -183,7 +190,10 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
       // With the engine, the threads start now (the first delivery should not wait for them);
       // without it, with the first message accepted, so an API-only server starts none.
       // Marketing renders take at most two places per render thread at a time (render-priority.ts).
-      const pool = (deliver ? createRenderer : lazyRenderer)(kernel.config.dkim.workers, kernel.store.file);
+      const pool = (deliver ? createRenderer : lazyRenderer)(
+        kernel.config.dkim.workers,
+        kernel.store.workerAccess,
+      );
       const renderer = marketingGate(pool, 2 * pool.threads);
       const admission = new Prerender({ store, raw, renderer, keys, tracking: deps.tracking, log });
       const unsubscribe = deps.admissions.onAdmitted((ids) => admission.enqueue(ids));

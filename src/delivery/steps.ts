@@ -55,7 +55,8 @@ export interface StepDeps {
 
 /** What the steps learn about a job as they go. */
 export interface JobContext {
-  readonly job: ClaimedJob;
+  /** Replaced when the job is claimed again while held (a new lease token, held-jobs.ts). */
+  job: ClaimedJob;
   /** The lane the job was claimed for; null for the sandbox. */
   readonly lane: Lane | null;
   message: MessageRow | null;

@@ -79,7 +79,7 @@ export function buildInbound(kernel: Kernel, deps: InboundDeps) {
   const sentMail = createSentMail({ db, events: deps.events, suppress });
   const bounceTarget = async (address: string) => (await deps.delivery.bounceTarget(address)) ?? undefined;
   const recordDsn = createDsnWriter({
-    store: createDeliveryStore(db, kernel.store.sqlite),
+    store: createDeliveryStore(kernel.store),
     events: deps.events,
     suppress,
     softBounceLimit: config.delivery.soft_bounce_limit,

@@ -89,6 +89,12 @@ export function statusRoutes(status: Status): RouteSpec[] {
       path: '/v1/status/subscriptions',
       summary:
         'Subscribe to incident notices by email (verified by a link) or webhook (verified by a challenge)',
+      description:
+        'An email subscription is verified by the link mailed to it. A webhook subscription (https, public ' +
+        'address) is verified by a challenge: Posthorn POSTs `{"type": "status.subscription.challenge", ' +
+        '"created_at": "...", "data": {"subscription_id": "sub_...", "challenge": "..."}}`, signed as every ' +
+        'notice (Standard Webhooks headers, the `secret` of the answer), and the endpoint answers 2xx with ' +
+        '`{"challenge": "<the same value>"}`. Unanswered challenges are tried again on `status.retry_schedule`.',
       tag: 'Status',
       auth: 'none',
       body: subscriptionRequest,

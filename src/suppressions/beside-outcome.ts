@@ -11,7 +11,7 @@
  */
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
-import { inSavepoint } from '../platform/db/savepoints.js';
+import { savepointIn } from '../platform/db/savepoints.js';
 import type { Logger } from '../platform/log.js';
 import type { SuppressionInput } from './service.js';
 
@@ -22,13 +22,13 @@ export type SuppressBesideOutcome = (
 ) => Promise<boolean>;
 
 export function suppressBesideOutcome(deps: {
-  /** The raw handle the caller's transaction runs on (under Kysely's connection lock). */
+  /** SQLite: the raw handle the caller's transaction runs on (under Kysely's connection lock). */
   readonly sqlite: SQLite.Database;
   readonly log: Logger;
   readonly suppressions: { addWithin(trx: Db, input: SuppressionInput): Promise<unknown> };
 }): SuppressBesideOutcome {
   return async (trx, input, logContext = {}) => {
-    const added = await inSavepoint(deps.sqlite, 'suppression', () =>
+    const added = await savepointIn(trx, deps.sqlite, 'suppression', () =>
       deps.suppressions.addWithin(trx, input),
     );
     if (!added.ok) {

@@ -130,6 +130,20 @@ export function createSuppressionService(store: SuppressionStore, options: { rea
       return row ? suppressionRecord(row) : undefined;
     },
 
+    /**
+     * `get` for an address already in `normalizeEmail`'s form (as the validation cache keeps it):
+     * it is not normalized again, which cost more than the lookup on every validation.
+     */
+    async getNormalized(
+      projectId: string,
+      normalized: string,
+      mode: KeyMode = 'live',
+    ): Promise<SuppressionRecord | undefined> {
+      if (reserved(normalized)) return undefined;
+      const row = await store.find(projectId, mode, normalized);
+      return row ? suppressionRecord(row) : undefined;
+    },
+
     /** True when the address was listed and is now removed. */
     async remove(projectId: string, email: string, mode: KeyMode = 'live', executor?: Db): Promise<boolean> {
       const normalized = normalizeEmail(email);

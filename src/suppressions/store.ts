@@ -1,5 +1,10 @@
-/** The only file that queries `suppressions`. Every query names the list: a project's live or test one. */
-import type { Db } from '../platform/db/database.js';
+/**
+ * The only file that queries `suppressions`. Every query names the list: a project's live or test
+ * one. The one-address lookup (`find`, asked by every validation) is a prepared statement on
+ * SQLite (platform/db/prepared-read.ts), Kysely on PostgreSQL.
+ */
+import type { Db, Store } from '../platform/db/database.js';
+import { preparedRead } from '../platform/db/prepared-read.js';
 import type { KeyMode, SuppressionReason, SuppressionsTable } from '../platform/db/tables.js';
 
 export type SuppressionRow = SuppressionsTable;
@@ -7,7 +12,11 @@ export type SuppressionRow = SuppressionsTable;
 /** SQLite allows 32,766 bound parameters; far more than one send's recipients. */
 export const LOOKUP_CHUNK = 1000;
 
-export function createSuppressionStore(db: Db) {
+export function createSuppressionStore(db: Db, store?: Pick<Store, 'engine' | 'db' | 'sqlite'>) {
+  const findOne = preparedRead<[string, KeyMode, string], SuppressionRow>(
+    store,
+    'select * from suppressions where project_id = ? and mode = ? and email = ?',
+  );
   return {
     /** Inserts, or on an address already listed updates its reason and source (keeping id and created_at). */
     async upsert(row: SuppressionRow, executor: Db = db): Promise<SuppressionRow> {
@@ -27,6 +36,7 @@ export function createSuppressionStore(db: Db) {
     },
 
     async find(projectId: string, mode: KeyMode, email: string): Promise<SuppressionRow | undefined> {
+      if (findOne) return findOne(projectId, mode, email);
       return db
         .selectFrom('suppressions')
         .selectAll()

@@ -6,8 +6,16 @@
  */
 import type { AddressChecks } from './checks.js';
 
+/**
+ * The checks as cached: with the address as the suppression list spells it (`normalizeEmail`'s
+ * form; null when it has none), worked out once per entry rather than on every cached answer.
+ */
+export interface CachedChecks extends AddressChecks {
+  readonly listAddress: string | null;
+}
+
 export class ValidationCache {
-  readonly #entries = new Map<string, AddressChecks>();
+  readonly #entries = new Map<string, CachedChecks>();
   readonly #ttlMs: number;
   readonly #max: number;
 
@@ -16,7 +24,7 @@ export class ValidationCache {
     this.#max = maxEntries;
   }
 
-  get(key: string, now = Date.now()): AddressChecks | undefined {
+  get(key: string, now = Date.now()): CachedChecks | undefined {
     const hit = this.#entries.get(key);
     if (!hit) return undefined;
     if (now - hit.checkedAt >= this.#ttlMs) {
@@ -29,7 +37,7 @@ export class ValidationCache {
     return hit;
   }
 
-  set(key: string, checks: AddressChecks): void {
+  set(key: string, checks: CachedChecks): void {
     if (this.#ttlMs <= 0 || this.#max === 0 || checks.domain.result === 'unknown') return;
     this.#entries.delete(key);
     this.#entries.set(key, checks);

@@ -7,8 +7,9 @@
 import type { KeyMode } from '../platform/db/tables.js';
 import type { DnsResolver } from '../platform/dns/resolver.js';
 import type { SuppressionService } from '../suppressions/service.js';
-import type { ValidationCache } from './cache.js';
-import { type AddressChecks, runAddressChecks, type SimpleCheck } from './checks.js';
+import { normalizeEmail } from '../platform/normalize-email.js';
+import type { CachedChecks, ValidationCache } from './cache.js';
+import { runAddressChecks, type SimpleCheck } from './checks.js';
 import type { DisposableDomains } from './disposable.js';
 import type { createValidationLimit } from './rate-limit.js';
 import type { ValidationResult } from './schemas.js';
@@ -19,7 +20,7 @@ export interface ValidationDeps {
   readonly disposable: DisposableDomains;
   readonly cache: ValidationCache;
   readonly limit: ReturnType<typeof createValidationLimit>;
-  readonly suppressions: Pick<SuppressionService, 'get'>;
+  readonly suppressions: Pick<SuppressionService, 'getNormalized'>;
 }
 
 type SuppressionCheck = ValidationResult['checks']['suppression'];
@@ -30,11 +31,15 @@ async function suppressionCheck(
   deps: ValidationDeps,
   projectId: string,
   mode: KeyMode,
-  checks: AddressChecks,
+  checks: CachedChecks,
 ): Promise<SuppressionCheck> {
   if (checks.normalized === null)
     return { result: 'skipped', reason: 'not checked: the address is not valid' };
-  const record = await deps.suppressions.get(projectId, checks.normalized, mode);
+  // An address the suppression list cannot spell is on no list (as `suppressions.get` answers).
+  const record =
+    checks.listAddress === null
+      ? undefined
+      : await deps.suppressions.getNormalized(projectId, checks.listAddress, mode);
   if (!record) return { result: 'pass', reason: 'not on this project’s suppression list' };
   return {
     result: 'fail',
@@ -49,11 +54,15 @@ export function createValidationService(deps: ValidationDeps) {
   async function addressChecks(
     email: string,
     now: number,
-  ): Promise<{ checks: AddressChecks; cached: boolean }> {
+  ): Promise<{ checks: CachedChecks; cached: boolean }> {
     const key = email.trim().normalize('NFC');
     const hit = deps.cache.get(key, now);
     if (hit) return { checks: hit, cached: true };
-    const checks = await runAddressChecks(deps, key, now);
+    const found = await runAddressChecks(deps, key, now);
+    const checks: CachedChecks = {
+      ...found,
+      listAddress: found.normalized === null ? null : (normalizeEmail(found.normalized) ?? null),
+    };
     deps.cache.set(key, checks);
     return { checks, cached: false };
   }

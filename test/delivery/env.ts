@@ -7,6 +7,7 @@ import type { ExecutionContext } from 'ava';
 import { type DnsTestServer, startDnsServer } from '../helpers/dns-server.js';
 import { type ConfigOverrides, type Posthorn, startPosthorn } from '../helpers/server.js';
 import { type SmtpPeer, type SmtpPeerOptions, startSmtpPeer } from '../helpers/smtp-peer.js';
+import { querySync } from '../helpers/sql.js';
 
 export const EHLO_NAME = 'mta.posthorn.test';
 export const FROM = 'Acme <hello@acme.test>';
@@ -90,8 +91,10 @@ export async function send(env: DeliveryEnv, body: Record<string, unknown>, key?
   return res.body.id as string;
 }
 
+/** Rows of the server's store, on either engine (synchronously: helpers/sql.ts `querySync`). */
 export function rows<T = Record<string, unknown>>(ph: Posthorn, sql: string, ...params: unknown[]): T[] {
-  return ph.server.kernel.store.sqlite.prepare(sql).all(...params) as T[];
+  const { kernel } = ph.server;
+  return querySync<T>(kernel.store, kernel.config.storage.url, sql, params);
 }
 
 export interface EventRow {

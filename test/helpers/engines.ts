@@ -35,7 +35,7 @@ export async function migratedStore(
     if (options.migrate !== false) await migrateToLatest(store.db);
     return store;
   }
-  const url = options.url ?? (await freshDatabase(t)).url;
+  const url = options.url ?? (await freshDatabase(t, { migrated: options.migrate !== false })).url;
   const store = openPostgresStore({ url, password_file: '', pool_size: 4 });
   t.teardown(() => store.close());
   if (options.migrate !== false) await migrateToLatest(store.db);

@@ -74,7 +74,7 @@ export async function startPosthorn(
   const dataDir = mkdtempSync(path.join(tmpdir(), 'posthorn-test-'));
   const database =
     testEngine() === 'postgresql' && overrides.storage?.engine === undefined
-      ? await freshDatabase(null)
+      ? await freshDatabase(null, { migrated: true })
       : undefined;
   const storage = database ? { engine: 'postgresql' as const, url: database.url, pool_size: 4 } : {};
   const config = testConfig(dataDir, { ...overrides, storage: { ...storage, ...overrides.storage } });

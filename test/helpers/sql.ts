@@ -6,6 +6,7 @@
  * @example
  *   const [row] = await query<{ n: number }>(ph.server.kernel.store, 'select count(*) as n from events where type = ?', 'email.sent');
  */
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { Store } from '../../src/platform/db/database.js';
 
 export async function query<T = Record<string, unknown>>(
@@ -59,4 +60,45 @@ export async function failInserts(
 export async function stopFailingInserts(store: Store, name: string, table: string): Promise<void> {
   if (store.engine === 'sqlite') store.sqlite.exec(`drop trigger ${name}`);
   else await query(store, `drop trigger ${name} on ${table}`);
+}
+
+let bridge: { port: MessagePort; signal: Int32Array } | undefined;
+
+/**
+ * `query` synchronously, for helpers whose callers read rows without awaiting. On PostgreSQL a
+ * thread of its own (sql-sync-worker.ts) runs the query while this one waits for its rows, a
+ * round trip long (spawning a client per query blocked every test server of the process).
+ */
+export function querySync<T = Record<string, unknown>>(
+  store: Store,
+  url: string,
+  text: string,
+  params: readonly unknown[],
+): T[] {
+  if (store.engine === 'sqlite') {
+    const statement = store.sqlite.prepare(text);
+    if (statement.reader) return statement.all(...params) as T[];
+    statement.run(...params);
+    return [];
+  }
+  if (bridge === undefined) {
+    const { port1, port2 } = new MessageChannel();
+    const signal = new Int32Array(new SharedArrayBuffer(4));
+    const worker = new Worker(new URL('./sql-sync-worker.js', import.meta.url), {
+      workerData: { signal, port: port2 },
+      transferList: [port2],
+    });
+    worker.unref();
+    port1.unref();
+    bridge = { port: port1, signal };
+  }
+  let n = 0;
+  const numbered = text.replace(/\?/g, () => `$${++n}`);
+  Atomics.store(bridge.signal, 0, 0);
+  bridge.port.postMessage({ url, text: numbered, params: [...params] });
+  if (Atomics.wait(bridge.signal, 0, 0, 30_000) === 'timed-out') throw new Error(`no answer to ${text}`);
+  const reply = receiveMessageOnPort(bridge.port)?.message as { rows: T[] } | { error: string } | undefined;
+  if (reply === undefined) throw new Error(`no answer to ${text}`);
+  if ('error' in reply) throw new Error(`${reply.error} (${text})`);
+  return reply.rows;
 }

@@ -337,6 +337,15 @@ test('a person signs in by code, finds a message sent through the API and reads 
 
   await open(page, 'Audit log');
   await page.getByRole('cell', { name: 'member.add', exact: true }).waitFor();
+  await page.getByLabel('Action starts with').fill('api_key.');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.getByText('member.add', { exact: true }).waitFor({ state: 'detached' });
+  const actions = await page.locator('tbody tr td:nth-child(3)').allTextContents();
+  t.deepEqual(
+    actions,
+    ['api_key.revoke', 'api_key.create', 'api_key.create'],
+    'only the API key records, newest first: CI revoked, CI created, the bootstrap key',
+  );
   await checkPage(t, page, 'audit-log');
 
   // The later capabilities' pages: tracking, inbound, audiences and broadcasts, validation, reputation.

@@ -1,13 +1,16 @@
 /**
  * Messages rendered at admission (`message_raw`, migration 0019): written by the prerender stage,
  * read by render workers on their own connections, dropped by a trigger once the message's status
- * is final and, for anything left (a message that never ends), by message retention.
+ * is final and, for anything left (a message that never ends), by message retention. On SQLite the
+ * batch is prepared statements in one transaction; on PostgreSQL one statement over `unnest`.
  */
 import type SQLite from 'better-sqlite3';
 import { exclusive } from '../../platform/db/connection-guard.js';
-import type { Db } from '../../platform/db/database.js';
+import type { Db, Store } from '../../platform/db/database.js';
+import type { EngineQuery } from '../../platform/db/worker-reader.js';
 import { withRelaxedSync } from '../../platform/db/durability.js';
 import { idFloor } from '../../platform/ids.js';
+import { sql } from 'kysely';
 import { FINAL_MESSAGE_STATUSES } from '../queue/message-status.js';
 
 export interface RawMessage {
@@ -24,15 +27,32 @@ export interface RawRow extends RawMessage {
 
 const FINAL = FINAL_MESSAGE_STATUSES.map((status) => `'${status}'`).join(', ');
 
-/** The stored rendering of a message, read on a render worker's connection. */
-export function rawReader(sqlite: SQLite.Database): (messageId: string) => RawMessage | undefined {
-  const statement = sqlite.prepare<[string], RawMessage>(
-    'select signing, size, bytes from message_raw where message_id = ?',
+/** The stored rendering of a message, read on a render worker's connection (worker-reader.ts). */
+export const RAW_QUERY: EngineQuery = {
+  sqlite: 'select signing, size, bytes from message_raw where message_id = ?',
+  postgresql: 'select signing, size, bytes from message_raw where message_id = $1',
+};
+
+/** Renderings on PostgreSQL: one statement for the batch (the last rendering of a message wins). */
+async function writeOnPostgres(db: Db, rows: readonly RawRow[], now: number): Promise<number> {
+  const last = [...new Map(rows.map((row) => [row.messageId, row])).values()];
+  const result = await sql`
+    insert into message_raw (message_id, signing, size, bytes, created_at)
+    select v.id, v.signing, v.size, v.bytes, ${now}
+      from unnest(${last.map((r) => r.messageId)}::text[], ${last.map((r) => r.signing)}::text[],
+                  ${last.map((r) => r.size)}::bigint[], ${last.map((r) => r.bytes)}::bytea[])
+           as v(id, signing, size, bytes)
+     where exists (select 1 from messages m where m.id = v.id and m.status not in (${sql.raw(FINAL)}))
+    on conflict (message_id) do update
+       set signing = excluded.signing, size = excluded.size, bytes = excluded.bytes, created_at = excluded.created_at`.execute(
+    db,
   );
-  return (messageId) => statement.get(messageId);
+  return Number(result.numAffectedRows ?? 0);
 }
 
-export function createRawStore(db: Db, sqlite: SQLite.Database) {
+export function createRawStore(store: Pick<Store, 'engine' | 'db' | 'sqlite'>) {
+  const { db } = store;
+  const postgres = store.engine === 'postgresql';
   let insert:
     | SQLite.Statement<[{ id: string; signing: string; size: number; bytes: Buffer; now: number }]>
     | undefined;
@@ -44,6 +64,8 @@ export function createRawStore(db: Db, sqlite: SQLite.Database) {
      */
     write(rows: readonly RawRow[], now: number): Promise<number> {
       if (rows.length === 0) return Promise.resolve(0);
+      if (postgres) return writeOnPostgres(db, rows, now);
+      const { sqlite } = store;
       insert ??= sqlite.prepare(
         `insert or replace into message_raw (message_id, signing, size, bytes, created_at)
          select @id, @signing, @size, @bytes, @now where exists

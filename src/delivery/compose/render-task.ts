@@ -18,15 +18,15 @@ import { DkimSigner } from 'mailauth/lib/dkim/dkim-signer.js';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { parseHeaders } from 'mailauth/lib/tools.js';
 import { workerData } from 'node:worker_threads';
-import SQLite from 'better-sqlite3';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { SIGNED_HEADERS } from '../../dkim/sign-worker.js';
 import { type ComposeFields, composeMessage, SIGNATURE_HEADROOM, splitHeaderBody } from './compose.js';
 import { stuffDots } from './dot-stuffing.js';
 import { type SlabLayout, slotView } from './message-slab.js';
-import { type RawMessage, rawReader } from './raw-store.js';
+import { RAW_QUERY, type RawMessage } from './raw-store.js';
 import { type BodyFacts, relaxedBodyHash } from './relaxed-body.js';
-import { contentReader, type MessageContent } from '../queue/store.js';
+import { CONTENT_QUERY, type MessageContent } from '../queue/store.js';
+import { openWorkerReader, type WorkerAccess, type WorkerReader } from '../../platform/db/worker-reader.js';
 import type { RenderTracking } from '../../tracking/render-input.js';
 
 /** One key a message is signed with; `algorithm` must match the key. */
@@ -87,7 +87,7 @@ const CANONICALIZATION = 'relaxed/relaxed';
  * and its size before stuffing.
  */
 export default async function render(task: RenderTask): Promise<RenderOutput> {
-  const stored = task.reuse === true && task.messageId !== null ? storedRendering(task) : undefined;
+  const stored = task.reuse === true && task.messageId !== null ? await storedRendering(task) : undefined;
   if (stored !== undefined) return stored;
   const bodies =
     task.messageId === null ? (task.bodies ?? { html: null, text: null }) : await readContent(task.messageId);
@@ -193,16 +193,14 @@ export async function sign(
   return checked(lines, signer.errors);
 }
 
-let connection: SQLite.Database | null = null;
-let reader: ((messageId: string) => MessageContent | undefined) | null = null;
-let raw: ((messageId: string) => RawMessage | undefined) | null = null;
+let connection: WorkerReader | null = null;
 
-/** This worker's own read-only connection, opened on first use. */
-function database(): SQLite.Database {
+/** This worker's own read-only way into the store (platform/db/worker-reader.ts), opened on first use. */
+function database(): WorkerReader {
   if (connection === null) {
-    const file = (workerData as { databaseFile?: string } | null)?.databaseFile;
-    if (!file) throw new Error('the render worker was started without a database file');
-    connection = new SQLite(file, { readonly: true, fileMustExist: true });
+    const access = (workerData as { access?: WorkerAccess } | null)?.access;
+    if (!access) throw new Error('the render worker was started without access to the store');
+    connection = openWorkerReader(access);
   }
   return connection;
 }
@@ -211,9 +209,8 @@ function database(): SQLite.Database {
  * The message as rendered at admission, when that was signed with the task's keys: copied into
  * the task's slot, or moved over in a buffer of its own when it does not fit.
  */
-function storedRendering(task: RenderTask): RenderOutput | undefined {
-  raw ??= rawReader(database());
-  const row = raw(task.messageId as string);
+async function storedRendering(task: RenderTask): Promise<RenderOutput | undefined> {
+  const row = await database().first<RawMessage>(RAW_QUERY, [task.messageId]);
   if (row === undefined || row.signing !== task.signing) return undefined;
   const slot = task.slot === undefined || task.slot === null ? null : slotOf(task.slot);
   const length = row.bytes.length;
@@ -244,7 +241,7 @@ interface Bodies {
   readonly text: string | Uint8Array | null;
 }
 
-let broadcastBodies: ((messageId: string) => Bodies | undefined) | null = null;
+let broadcastBodies: ((messageId: string) => Promise<Bodies | undefined>) | null = null;
 
 /**
  * Reads the bodies on this worker's own read-only connection. A broadcast's message has none
@@ -252,11 +249,10 @@ let broadcastBodies: ((messageId: string) => Bodies | undefined) | null = null;
  * (broadcasts/render-content.ts, loaded with the first such message).
  */
 async function readContent(messageId: string): Promise<Bodies> {
-  reader ??= contentReader(database());
-  const content = reader(messageId);
+  const content = await database().first<MessageContent>(CONTENT_QUERY, [messageId]);
   if (content !== undefined) return content;
   broadcastBodies ??= (await import('../../broadcasts/render-content.js')).broadcastBodyReader(database());
-  const written = broadcastBodies(messageId);
+  const written = await broadcastBodies(messageId);
   if (written === undefined) throw new Error(`message ${messageId} has no stored body (deleted?)`);
   return written;
 }

@@ -8,6 +8,7 @@
  * it calls `release()`, once the SMTP transaction that sent the bytes is over.
  */
 import { fileURLToPath } from 'node:url';
+import type { WorkerAccess } from '../../platform/db/worker-reader.js';
 import { Piscina } from 'piscina';
 import { workerCount } from '../../dkim/signer.js';
 import { markStuffed } from './dot-stuffing.js';
@@ -46,20 +47,21 @@ const DEFAULT_SLOTS = 256;
 const DEFAULT_SLOT_SIZE = 256 * 1024;
 
 /**
- * @example const renderer = createRenderer(config.dkim.workers, kernel.store.file);
+ * @example const renderer = createRenderer(config.dkim.workers, kernel.store.workerAccess);
  * const message = await renderer.render(task); try { send(message.bytes) } finally { message.release() }
  */
 export function createRenderer(
   workers: number,
-  databaseFile: string,
+  store: WorkerAccess | string,
   options: RendererOptions = {},
 ): Renderer {
+  const access: WorkerAccess = typeof store === 'string' ? { engine: 'sqlite', file: store } : store;
   const threads = workerCount(workers);
   const slab = new MessageSlab(options.slots ?? DEFAULT_SLOTS, options.slotSize ?? DEFAULT_SLOT_SIZE);
   const pool = new Piscina<RenderTask, RenderOutput>({
     filename: WORKER_FILE,
     // Each worker reads message bodies on its own read-only connection and writes into the slab.
-    workerData: { databaseFile, slab: { buffer: slab.buffer, slotSize: slab.slotSize } },
+    workerData: { access, slab: { buffer: slab.buffer, slotSize: slab.slotSize } },
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: Number.POSITIVE_INFINITY,
@@ -111,12 +113,16 @@ export function createRenderer(
  * A renderer whose worker pool starts with the first message, so a `serve` without the delivery
  * engine that accepts no mail starts no render threads.
  */
-export function lazyRenderer(workers: number, databaseFile: string, options: RendererOptions = {}): Renderer {
+export function lazyRenderer(
+  workers: number,
+  store: WorkerAccess | string,
+  options: RendererOptions = {},
+): Renderer {
   let pool: Renderer | null = null;
   return {
     threads: workerCount(workers),
     render(task) {
-      pool ??= createRenderer(workers, databaseFile, options);
+      pool ??= createRenderer(workers, store, options);
       return pool.render(task);
     },
     async close() {

@@ -37,7 +37,14 @@ import {
 } from './outcome-events.js';
 import { nextAttempt, type RetryPolicy } from './retry-policy.js';
 import { formatSmtpReply } from '../replies/smtp-reply.js';
-import type { ClaimedJob, DeliveryStore, MessageRow, RecipientRow } from '../queue/store.js';
+import type {
+  ClaimedJob,
+  DeliveryStore,
+  MessageRow,
+  OutcomeWrites,
+  RecipientCounts,
+  RecipientRow,
+} from '../queue/store.js';
 
 /** Where suppressions go (the suppressions capability's `addWithin`). */
 export interface SuppressionPort {
@@ -45,10 +52,10 @@ export interface SuppressionPort {
 }
 
 export interface RecorderDeps {
-  /** The raw handle: the writer's transaction and savepoints run on it under Kysely's lock. */
+  /** SQLite's raw handle: the writer's transaction and savepoints run on it under Kysely's lock. */
   readonly sqlite: SQLite.Database;
-  readonly store: Pick<DeliveryStore, 'writes'>;
-  readonly events: Pick<EventService, 'appendInTransaction'>;
+  readonly store: Pick<DeliveryStore, 'writesIn'>;
+  readonly events: Pick<EventService, 'appendWithin' | 'appendInTransaction'>;
   readonly suppressions: SuppressionPort;
   readonly retry: RetryPolicy;
   readonly softBounceLimit: number;
@@ -94,9 +101,10 @@ export class OutcomeRecorder {
   async apply(trx: Db, report: JobReport, now: number): Promise<void> {
     const { ctx, result } = report;
     const { job, message } = ctx;
-    const writes = this.#deps.store.writes;
+    const writes = this.#deps.store.writesIn(trx);
     if (message === null || ctx.recipients.length === 0) {
-      writes.finishJob(job.id, report.lane, null, now);
+      await writes.finishJob(job, report.lane, null, now);
+      await writes.flush();
       return;
     }
     const attempt = job.attempts + 1;
@@ -126,16 +134,17 @@ export class OutcomeRecorder {
         lane: report.lane,
       };
       if (outcome.kind !== 'delivered') lastError ??= formatSmtpReply(outcome.reply);
-      statuses.push(await this.#recipient(trx, recipient, outcome, next, event, now, job.mode));
+      statuses.push(await this.#recipient(trx, writes, recipient, outcome, next, event, now, job.mode));
     }
     // A stop cut the job off: the rest go back due now, as a released job (no attempt counted).
-    if (cutOff) writes.releaseJob(job.id, report.lane, now);
-    else if (next instanceof Date) writes.rescheduleJob(job.id, next.getTime(), report.lane, lastError, now);
-    else writes.finishJob(job.id, report.lane, lastError, now);
-    const counts = cutOff ? writes.statusCounts(message.id) : this.#counts(ctx, statuses);
-    writes.setMessageStatus(message.id, messageStatus(counts), now);
+    if (cutOff) await writes.releaseJob(job, report.lane, now);
+    else if (next instanceof Date)
+      await writes.rescheduleJob(job, next.getTime(), report.lane, lastError, now);
+    else await writes.finishJob(job, report.lane, lastError, now);
+    const counts = cutOff ? await writes.statusCounts(message.id) : await this.#counts(writes, ctx, statuses);
+    await writes.setMessageStatus(message.id, messageStatus(counts), now);
     const first = outcomes[0]?.[1];
-    writes.attempt({
+    await writes.attempt({
       jobId: job.id,
       messageId: message.id,
       lane: report.lane,
@@ -147,10 +156,12 @@ export class OutcomeRecorder {
       startedAt: report.startedAt,
       durationMs: Math.max(0, now - report.startedAt),
     });
+    await writes.flush();
   }
 
   async #recipient(
     trx: Db,
+    writes: OutcomeWrites,
     recipient: RecipientRow,
     outcome: Outcome,
     next: Date | 'expired' | null,
@@ -158,7 +169,6 @@ export class OutcomeRecorder {
     now: number,
     mode: KeyMode,
   ): Promise<RecipientStatus> {
-    const writes = this.#deps.store.writes;
     const { message } = event;
     const update = (status: RecipientStatus, category: string | null, deliveredAt: number | null) =>
       writes.recipient(
@@ -176,11 +186,11 @@ export class OutcomeRecorder {
       this.#suppress(trx, recipient, message, reason, now, mode);
     switch (outcome.kind) {
       case 'delivered': {
-        update(outcome.complained ? 'complained' : 'delivered', null, now);
-        writes.clearSoftBounce(message.project_id, recipient.email);
-        this.#event(event, deliveredEvent(event, outcome.reply, now), now);
+        await update(outcome.complained ? 'complained' : 'delivered', null, now);
+        await writes.clearSoftBounce(message.project_id, recipient.email);
+        await this.#event(trx, event, deliveredEvent(event, outcome.reply, now), now);
         if (outcome.complained) {
-          this.#event(event, complainedEvent(event), now);
+          await this.#event(trx, event, complainedEvent(event), now);
           await suppress('spam_complaint');
           return 'complained';
         }
@@ -188,27 +198,32 @@ export class OutcomeRecorder {
       }
       case 'deferred': {
         if (next instanceof Date) {
-          update('deferred', outcome.class.category, null);
-          this.#event(event, delayedEvent(event, outcome.reply, outcome.class, next.getTime()), now);
+          await update('deferred', outcome.class.category, null);
+          await this.#event(
+            trx,
+            event,
+            delayedEvent(event, outcome.reply, outcome.class, next.getTime()),
+            now,
+          );
           return 'deferred';
         }
         // Retries ran out (RFC 5321 §4.5.4.1): the recipient bounces with 5.4.7.
         const cls = expired(outcome.class);
-        update('bounced', cls.category, null);
-        this.#event(event, bouncedEvent(event, outcome.reply, cls, true), now);
-        await this.#softBounce(event, cls, suppress, now);
+        await update('bounced', cls.category, null);
+        await this.#event(trx, event, bouncedEvent(event, outcome.reply, cls, true), now);
+        await this.#softBounce(writes, event, cls, suppress, now);
         return 'bounced';
       }
       case 'bounced': {
-        update('bounced', outcome.class.category, null);
-        this.#event(event, bouncedEvent(event, outcome.reply, outcome.class, false), now);
+        await update('bounced', outcome.class.category, null);
+        await this.#event(trx, event, bouncedEvent(event, outcome.reply, outcome.class, false), now);
         if (outcome.class.hard) await suppress('hard_bounce');
-        else await this.#softBounce(event, outcome.class, suppress, now);
+        else await this.#softBounce(writes, event, outcome.class, suppress, now);
         return 'bounced';
       }
       case 'failed': {
-        update('failed', null, null);
-        this.#event(event, failedEvent(event, outcome.reason), now);
+        await update('failed', null, null);
+        await this.#event(trx, event, failedEvent(event, outcome.reason), now);
         return 'failed';
       }
     }
@@ -236,31 +251,35 @@ export class OutcomeRecorder {
   }
 
   /** Recipient counts of the message: from this job alone when it holds them all, else a query. */
-  #counts(ctx: RecordedJob, statuses: readonly RecipientStatus[]): Partial<Record<RecipientStatus, number>> {
-    if (ctx.settledElsewhere === null) return this.#deps.store.writes.statusCounts(ctx.job.messageId);
-    const counts: Partial<Record<RecipientStatus, number>> = {};
+  #counts(
+    writes: OutcomeWrites,
+    ctx: RecordedJob,
+    statuses: readonly RecipientStatus[],
+  ): RecipientCounts | Promise<RecipientCounts> {
+    if (ctx.settledElsewhere === null) return writes.statusCounts(ctx.job.messageId);
+    const counts: RecipientCounts = {};
     for (const status of [...ctx.settledElsewhere, ...statuses]) counts[status] = (counts[status] ?? 0) + 1;
     return counts;
   }
 
   async #softBounce(
+    writes: OutcomeWrites,
     event: EventContext,
     cls: BounceClass,
     suppress: (reason: SuppressionInput['reason']) => Promise<boolean>,
     now: number,
   ): Promise<void> {
     if (!countsAsSoftBounce(cls)) return;
-    const writes = this.#deps.store.writes;
-    const count = writes.bumpSoftBounce(event.message.project_id, event.recipient, now);
+    const count = await writes.bumpSoftBounce(event.message.project_id, event.recipient, now);
     if (count < this.#deps.softBounceLimit) return;
     // Kept when the suppression failed, so the next soft bounce tries again.
     if (await suppress('repeated_soft_bounce'))
-      writes.clearSoftBounce(event.message.project_id, event.recipient);
+      await writes.clearSoftBounce(event.message.project_id, event.recipient);
   }
 
-  /** Appended in the batch's transaction (the writer holds the connection with BEGIN IMMEDIATE). */
-  #event(ctx: EventContext, draft: EventDraft, now: number): void {
-    this.#deps.events.appendInTransaction({
+  /** Appended in the batch's transaction (on SQLite the writer holds the connection with BEGIN IMMEDIATE). */
+  async #event(trx: Db, ctx: EventContext, draft: EventDraft, now: number): Promise<void> {
+    await this.#deps.events.appendWithin(trx, {
       projectId: ctx.message.project_id,
       type: draft.type,
       messageId: ctx.message.id,

@@ -20,8 +20,7 @@
  */
 import type { EventService } from '../../events/service.js';
 import type { Db } from '../../platform/db/database.js';
-import { withRelaxedSyncAsync } from '../../platform/db/durability.js';
-import { commitEach, type ItemOutcome, inSavepoint } from '../../platform/db/savepoints.js';
+import { type ItemOutcome, savepointIn, writeTransaction } from '../../platform/db/savepoints.js';
 import {
   type JobReport,
   OutcomeRecorder,
@@ -29,12 +28,14 @@ import {
   type SuppressionPort,
 } from './outcome-recorder.js';
 import { planUnrecorded } from './unrecorded-outcome.js';
+import type { DeliveryStore } from '../queue/store.js';
 
 export type { JobReport, SuppressionPort };
 
 export interface WriterDeps extends RecorderDeps {
   readonly db: Db;
-  readonly events: Pick<EventService, 'appendInTransaction' | 'notify'>;
+  readonly store: Pick<DeliveryStore, 'writesIn' | 'heldLeases'>;
+  readonly events: Pick<EventService, 'appendWithin' | 'appendInTransaction' | 'notify'>;
 }
 
 interface Pending {
@@ -88,18 +89,19 @@ export class OutcomeWriter {
     this.#scheduled = false;
     this.#flushedAt = performance.now();
     while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, MAX_BATCH);
+      // In message order: writers on several nodes then lock the rows of the messages they share
+      // in the same order, and never wait on each other in a cycle.
+      const batch = this.#queue.splice(0, MAX_BATCH).sort(byMessage);
       try {
-        const { sqlite } = this.#deps;
         const now = Date.now();
         // Each job in its own savepoint: one that cannot be recorded rolls back alone.
-        const outcomes = await this.#deps.db
-          .connection()
-          .execute((conn) =>
-            withRelaxedSyncAsync(sqlite, () =>
-              commitEach(sqlite, batch, (item) => this.#applyOrDefer(conn, item.report, now)),
-            ),
-          );
+        const write = () => this.#eachHeld(batch, (trx, item) => this.#applyOrDefer(trx, item.report, now));
+        // PostgreSQL may still end a transaction to break a deadlock (or a serialization
+        // conflict): the batch is written again once before its jobs are deferred.
+        const outcomes = await write().catch((error: unknown) => {
+          if (!isRetryable(error)) throw error;
+          return write();
+        });
         this.#notify();
         settle(batch, outcomes);
       } catch (error) {
@@ -111,7 +113,7 @@ export class OutcomeWriter {
 
   /** The job's outcome, or, when it cannot be written, its deferral (unrecorded-outcome.ts). */
   async #applyOrDefer(trx: Db, report: JobReport, now: number): Promise<void> {
-    const applied = await inSavepoint(this.#deps.sqlite, 'outcome', () =>
+    const applied = await savepointIn(trx, this.#deps.sqlite, 'outcome', () =>
       this.#recorder.apply(trx, report, now),
     );
     if (applied.ok) return;
@@ -119,21 +121,51 @@ export class OutcomeWriter {
       { err: applied.error, job_id: report.ctx.job.id, message_id: report.ctx.job.messageId },
       'a delivery outcome could not be recorded; deferring the job',
     );
-    this.#defer(report, applied.error, now);
+    await this.#defer(trx, report, applied.error, now);
+  }
+
+  /**
+   * One transaction (relaxed durability on SQLite) writing each job of `batch` in a savepoint of
+   * its own, once the jobs' leases are checked and held (on PostgreSQL their rows are locked): a
+   * job whose lease another claim has taken since is not written (its outcome is that claim's now),
+   * and settles as written, with a warning.
+   */
+  async #eachHeld(
+    batch: readonly Pending[],
+    write: (trx: Db, item: Pending) => Promise<void>,
+  ): Promise<ItemOutcome<void>[]> {
+    const { db, sqlite, store, log } = this.#deps;
+    return writeTransaction(
+      db,
+      sqlite,
+      async (trx) => {
+        const held = await store.heldLeases(
+          trx,
+          batch.map((item) => item.report.ctx.job),
+        );
+        const outcomes: ItemOutcome<void>[] = [];
+        for (const item of batch) {
+          const { job } = item.report.ctx;
+          if (held.has(job.id)) outcomes.push(await savepointIn(trx, sqlite, 'item', () => write(trx, item)));
+          else {
+            log.warn(
+              { job_id: job.id, message_id: job.messageId },
+              'a delivery outcome was not recorded: the job was claimed again after its lease ran out',
+            );
+            outcomes.push({ ok: true, value: undefined });
+          }
+        }
+        return outcomes;
+      },
+      { relaxed: true },
+    );
   }
 
   /** After a batch's transaction failed: each job's deferral, in a transaction of their own. */
   async #deferAll(batch: readonly Pending[], error: unknown): Promise<void> {
-    const { sqlite } = this.#deps;
     const now = Date.now();
     try {
-      const outcomes = await this.#deps.db
-        .connection()
-        .execute(() =>
-          withRelaxedSyncAsync(sqlite, () =>
-            commitEach(sqlite, batch, async (item) => this.#defer(item.report, error, now)),
-          ),
-        );
+      const outcomes = await this.#eachHeld(batch, (trx, item) => this.#defer(trx, item.report, error, now));
       settle(batch, outcomes);
     } catch {
       // The database refuses writes: so does the claim, so the job is not sent again meanwhile.
@@ -141,12 +173,13 @@ export class OutcomeWriter {
     }
   }
 
-  #defer(report: JobReport, error: unknown, now: number): void {
+  async #defer(trx: Db, report: JobReport, error: unknown, now: number): Promise<void> {
     const { job } = report.ctx;
-    const writes = this.#deps.store.writes;
+    const writes = this.#deps.store.writesIn(trx);
     const plan = planUnrecorded(this.#deps.retry, report.ctx, error, now);
-    if (plan.kind === 'retry') writes.rescheduleJob(job.id, plan.at, report.lane, plan.lastError, now);
-    else writes.finishJob(job.id, report.lane, plan.lastError, now);
+    if (plan.kind === 'retry') await writes.rescheduleJob(job, plan.at, report.lane, plan.lastError, now);
+    else await writes.finishJob(job, report.lane, plan.lastError, now);
+    await writes.flush();
   }
 
   /**
@@ -166,6 +199,18 @@ export class OutcomeWriter {
       this.#deps.events.notify();
     }, wait);
   }
+}
+
+const byMessage = (a: Pending, b: Pending): number => {
+  const x = a.report.ctx.job.messageId;
+  const y = b.report.ctx.job.messageId;
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+/** PostgreSQL's deadlock and serialization failures (SQLSTATE 40P01, 40001): the retry succeeds. */
+function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
 }
 
 /** Acted on once the batch has committed. */

@@ -1,6 +1,6 @@
 /**
- * The rows of the delivery engine's tables as the engine holds them (store.ts reads and writes
- * them; store-statements.ts holds the SQL).
+ * The rows of the delivery engine's tables as the engine holds them (the store's adapters,
+ * store-sqlite.ts and store-pg.ts, read and write them).
  */
 import type {
   KeyMode,
@@ -10,9 +10,18 @@ import type {
   Traffic,
 } from '../../platform/db/tables.js';
 
-/** A leased job, as the engine holds it. */
-export interface ClaimedJob {
+/**
+ * A job and the token of the claim that leased it (PostgreSQL: every write of the job names it, so
+ * a node whose lease ran out cannot overwrite the outcome of the node that claimed the job after
+ * it; null on SQLite, where one node holds every lease).
+ */
+export interface JobLease {
   readonly id: string;
+  readonly lease: string | null;
+}
+
+/** A leased job, as the engine holds it. */
+export interface ClaimedJob extends JobLease {
   readonly messageId: string;
   readonly projectId: string;
   readonly domain: string;
@@ -93,4 +102,12 @@ export interface LaneDepth {
   readonly inFlight: number;
   readonly deferred: number;
   readonly oldestCreatedAt: number | null;
+}
+
+/**
+ * Recipients in ID order (the order they were submitted in: IDs sort by creation), as SQLite's
+ * `order by id` would give them: IDs are ASCII, so comparing UTF-16 code units is comparing bytes.
+ */
+export function inIdOrder<R extends { readonly id: string }>(rows: R[]): R[] {
+  return rows.length < 2 ? rows : rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

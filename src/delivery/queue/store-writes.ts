@@ -1,15 +1,49 @@
 /**
  * The writes of one delivery outcome (and of a DSN the inbound listener records): recipient
- * status, the job's end or next try, the message status, soft-bounce counts and the attempt log.
- * Each is one synchronous prepared statement, to run inside the caller's transaction, which holds
- * Kysely's connection lock (outcome-writer.ts, inbound's dsn-outcome.ts); none opens a
- * transaction or takes the lock itself. Part of the delivery store (store.ts).
+ * status, the job's end or next try, the message status, soft-bounce counts and the attempt log,
+ * run in the caller's transaction (outcome-writer.ts, inbound's dsn-outcome.ts); none opens a
+ * transaction itself. Part of the delivery store (store.ts).
+ *
+ * A port with two adapters. SQLite (here): each write is one synchronous prepared statement, run on
+ * the raw handle while the caller's transaction holds Kysely's connection lock; nothing returns a
+ * promise. PostgreSQL (store-writes-pg.ts): the writes are collected and sent as one statement per
+ * table when a read needs them or the caller flushes, so a batch of outcomes costs a few round
+ * trips instead of several per job. Callers await every call (a no-op on SQLite's values).
  */
 import type { MessageStatus, RecipientStatus } from '../../platform/db/tables.js';
-import type { AttemptRow, MessageRow, RecipientUpdate } from './store-rows.js';
+import type { AttemptRow, JobLease, MessageRow, RecipientRow, RecipientUpdate } from './store-rows.js';
 import type { Statements } from './store-statements.js';
 
-/** The writes, over statements prepared on first use (`statements()`). */
+type Maybe<T> = T | Promise<T>;
+
+export type RecipientCounts = Partial<Record<RecipientStatus, number>>;
+
+export interface OutcomeWrites {
+  recipient(update: RecipientUpdate, now: number): Maybe<void>;
+  finishJob(job: JobLease, lane: string | null, lastError: string | null, now: number): Maybe<void>;
+  rescheduleJob(
+    job: JobLease,
+    dueAt: number,
+    lane: string | null,
+    lastError: string | null,
+    now: number,
+  ): Maybe<void>;
+  /** Back to the queue due at `now`, its attempts not counted (a stop cut it off). */
+  releaseJob(job: JobLease, lane: string | null, now: number): Maybe<void>;
+  /** The message's recipients counted by status, with the writes before this call in them. */
+  statusCounts(messageId: string): Maybe<RecipientCounts>;
+  setMessageStatus(messageId: string, status: MessageStatus, now: number): Maybe<void>;
+  /** Counts one more soft bounce in a row; returns the count. */
+  bumpSoftBounce(projectId: string, email: string, now: number): Maybe<number>;
+  clearSoftBounce(projectId: string, email: string): Maybe<void>;
+  attempt(row: AttemptRow): Maybe<void>;
+  recipientById(id: string): Maybe<(RecipientRow & { message_id: string; project_id: string }) | undefined>;
+  message(id: string): Maybe<MessageRow | undefined>;
+  /** Sends what is still collected (PostgreSQL); nothing to do on SQLite. */
+  flush(): Maybe<void>;
+}
+
+/** SQLite's writes, over statements prepared on first use (`statements()`); all synchronous. */
 export function outcomeWrites(statements: () => Statements) {
   return {
     recipient(update: RecipientUpdate, now: number): void {
@@ -23,31 +57,29 @@ export function outcomeWrites(statements: () => Statements) {
         update.id,
       );
     },
-    finishJob(jobId: string, lane: string | null, lastError: string | null, now: number): void {
-      statements().finishJob.run(lane, lastError, now, jobId);
+    finishJob(job: JobLease, lane: string | null, lastError: string | null, now: number): void {
+      statements().finishJob.run(lane, lastError, now, job.id);
     },
     rescheduleJob(
-      jobId: string,
+      job: JobLease,
       dueAt: number,
       lane: string | null,
       lastError: string | null,
       now: number,
     ): void {
-      statements().rescheduleJob.run(dueAt, lane, lastError, now, jobId);
+      statements().rescheduleJob.run(dueAt, lane, lastError, now, job.id);
     },
-    /** Back to the queue due at `now`, its attempts not counted (a stop cut it off). */
-    releaseJob(jobId: string, lane: string | null, now: number): void {
-      statements().release.run(lane, now, now, jobId);
+    releaseJob(job: JobLease, lane: string | null, now: number): void {
+      statements().release.run(lane, now, now, job.id);
     },
-    statusCounts(messageId: string): Partial<Record<RecipientStatus, number>> {
-      const counts: Partial<Record<RecipientStatus, number>> = {};
+    statusCounts(messageId: string): RecipientCounts {
+      const counts: RecipientCounts = {};
       for (const row of statements().statusCounts.all(messageId)) counts[row.status] = row.n;
       return counts;
     },
-    setMessageStatus(messageId: string, status: MessageStatus, now: number): boolean {
-      return statements().setMessageStatus.run(status, now, messageId, status).changes > 0;
+    setMessageStatus(messageId: string, status: MessageStatus, now: number): void {
+      statements().setMessageStatus.run(status, now, messageId, status);
     },
-    /** Counts one more soft bounce in a row; returns the count. */
     bumpSoftBounce(projectId: string, email: string, now: number): number {
       return statements().bumpSoftBounce.get(projectId, email, now)?.count ?? 1;
     },
@@ -74,5 +106,6 @@ export function outcomeWrites(statements: () => Statements) {
     message(id: string): MessageRow | undefined {
       return statements().message.get(id);
     },
-  };
+    flush(): void {},
+  } satisfies OutcomeWrites;
 }

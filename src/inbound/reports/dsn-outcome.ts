@@ -27,7 +27,7 @@ import type { SuppressBesideOutcome } from '../../suppressions/beside-outcome.js
 import type { DsnOutcome } from './feedback.js';
 
 export interface DsnWriterDeps {
-  readonly store: Pick<DeliveryStore, 'writes'>;
+  readonly store: Pick<DeliveryStore, 'writesIn'>;
   readonly events: Pick<EventService, 'append'>;
   /** Suppressions beside the outcome: one that fails never undoes it (suppressions/beside-outcome.ts). */
   readonly suppress: SuppressBesideOutcome;
@@ -50,11 +50,10 @@ export function dsnReply(outcome: Pick<DsnOutcome, 'report' | 'bounce'>): SmtpRe
 }
 
 export function createDsnWriter(deps: DsnWriterDeps) {
-  const { writes } = deps.store;
-
   return async function recordDsn(trx: Db, outcome: DsnOutcome): Promise<void> {
-    const message = writes.message(outcome.message.messageId);
-    const recipient = writes.recipientById(outcome.recipient.id);
+    const writes = deps.store.writesIn(trx);
+    const message = await writes.message(outcome.message.messageId);
+    const recipient = await writes.recipientById(outcome.recipient.id);
     if (!message || !recipient) return;
     const reply = dsnReply(outcome);
     const at = outcome.at;
@@ -82,7 +81,7 @@ export function createDsnWriter(deps: DsnWriterDeps) {
       return;
     }
     if (recipient.status === 'bounced' || recipient.status === 'complained') return;
-    writes.recipient(
+    await writes.recipient(
       {
         id: recipient.id,
         status: 'bounced',
@@ -93,7 +92,7 @@ export function createDsnWriter(deps: DsnWriterDeps) {
       },
       at,
     );
-    writes.setMessageStatus(message.id, messageStatusOf(writes.statusCounts(message.id)), at);
+    await writes.setMessageStatus(message.id, messageStatusOf(await writes.statusCounts(message.id)), at);
     await append(bouncedEvent(ctx, reply, outcome.bounce, false));
     const suppress = (reason: 'hard_bounce' | 'repeated_soft_bounce') =>
       deps.suppress(
@@ -104,11 +103,12 @@ export function createDsnWriter(deps: DsnWriterDeps) {
     if (outcome.bounce.hard) {
       await suppress('hard_bounce');
     } else if (countsAsSoftBounce(outcome.bounce)) {
-      const count = writes.bumpSoftBounce(message.project_id, recipient.email, at);
+      const count = await writes.bumpSoftBounce(message.project_id, recipient.email, at);
       if (count >= deps.softBounceLimit) {
         await suppress('repeated_soft_bounce');
-        writes.clearSoftBounce(message.project_id, recipient.email);
+        await writes.clearSoftBounce(message.project_id, recipient.email);
       }
     }
+    await writes.flush();
   };
 }

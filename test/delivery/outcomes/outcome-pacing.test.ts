@@ -31,8 +31,8 @@ test('outcomes finishing on successive turns of the event loop share one transac
   const writer = new OutcomeWriter({
     db: store.db,
     sqlite: store.sqlite,
-    store: createDeliveryStore(store.db, store.sqlite),
-    events: { appendInTransaction: () => ({}) as never, notify: () => {} },
+    store: createDeliveryStore(store),
+    events: { appendWithin: () => ({}) as never, appendInTransaction: () => ({}) as never, notify: () => {} },
     suppressions: { addWithin: async () => undefined },
     retry: retryPolicyFrom({ retry_schedule: ['1m'], max_age: '1d' }),
     softBounceLimit: 3,

@@ -11,6 +11,7 @@ const minute = 60_000;
 function context(attempts: number, sendAt: number | null) {
   const job: ClaimedJob = {
     id: 'job_1',
+    lease: null,
     messageId: 'msg_1',
     projectId: 'prj_1',
     domain: 'example.net',

@@ -1,7 +1,7 @@
-/** The organization's audit log, newest first. */
+/** The organization's audit log, newest first, paged, filtered by the start of the action. */
 import { useState } from 'preact/hooks';
-import { get } from '../api';
-import { Empty, PageHeader, Select, Show, Table, useLoad, When } from '../ui';
+import { get, query } from '../api';
+import { CursorPager, Empty, Field, Form, PageHeader, Show, Table, useCursor, useLoad, When } from '../ui';
 
 interface Entry {
   id: string;
@@ -16,49 +16,69 @@ interface Entry {
 }
 
 export function AuditLog() {
-  const [limit, setLimit] = useState('100');
-  const load = useLoad(() => get<{ data: Entry[] }>(`/v1/dashboard/audit-logs?limit=${limit}`), [limit]);
+  const cursor = useCursor();
+  const [action, setAction] = useState('');
+  const [filter, setFilter] = useState('');
+  const load = useLoad(
+    () =>
+      get<{ data: Entry[]; has_more: boolean }>(
+        `/v1/dashboard/audit-logs${query({ limit: 50, after: cursor.after, action: filter })}`,
+      ),
+    [cursor.after, filter],
+  );
   return (
     <>
-      <PageHeader title="Audit log">
-        <Select
-          label="Show"
-          value={limit}
-          options={[
-            ['100', 'Latest 100'],
-            ['250', 'Latest 250'],
-            ['500', 'Latest 500'],
-          ]}
-          onChange={(e) => setLimit(e.currentTarget.value)}
+      <PageHeader title="Audit log" />
+      <Form
+        label="Filter the audit log"
+        class="form inline"
+        submit="Filter"
+        onSubmit={async () => {
+          cursor.reset();
+          setFilter(action.trim());
+        }}
+      >
+        <Field
+          label="Action starts with"
+          placeholder="member. or POST /v1/domains"
+          value={action}
+          onInput={(e) => setAction(e.currentTarget.value)}
         />
-      </PageHeader>
+      </Form>
       <Show load={load}>
         {(page) =>
           page.data.length === 0 ? (
-            <Empty title="Nothing recorded yet." />
+            <Empty title={filter ? 'No records with this action.' : 'Nothing recorded yet.'} />
           ) : (
-            <Table caption="Audit records, newest first" head={['When', 'Who', 'Action', 'Target', 'From']}>
-              {page.data.map((e) => (
-                <tr key={e.id}>
-                  <td class="nowrap">
-                    <When at={e.created_at} />
-                  </td>
-                  <td>
-                    <code>{e.actor.id}</code>
-                    <span class="muted">
-                      {' '}
-                      {e.actor.type}
-                      {e.actor.auth_method ? ` · ${e.actor.auth_method}` : ''}
-                    </span>
-                  </td>
-                  <td>
-                    <code>{e.action}</code>
-                  </td>
-                  <td class="clip">{e.target ?? <span class="muted">—</span>}</td>
-                  <td class="clip">{e.ip_address ?? <span class="muted">—</span>}</td>
-                </tr>
-              ))}
-            </Table>
+            <>
+              <Table caption="Audit records, newest first" head={['When', 'Who', 'Action', 'Target', 'From']}>
+                {page.data.map((e) => (
+                  <tr key={e.id}>
+                    <td class="nowrap">
+                      <When at={e.created_at} />
+                    </td>
+                    <td>
+                      <code>{e.actor.id}</code>
+                      <span class="muted">
+                        {' '}
+                        {e.actor.type}
+                        {e.actor.auth_method ? ` · ${e.actor.auth_method}` : ''}
+                      </span>
+                    </td>
+                    <td>
+                      <code>{e.action}</code>
+                    </td>
+                    <td class="clip">{e.target ?? <span class="muted">—</span>}</td>
+                    <td class="clip">{e.ip_address ?? <span class="muted">—</span>}</td>
+                  </tr>
+                ))}
+              </Table>
+              <CursorPager
+                cursor={cursor}
+                hasMore={page.has_more}
+                lastId={page.data[page.data.length - 1]?.id}
+              />
+            </>
           )
         }
       </Show>

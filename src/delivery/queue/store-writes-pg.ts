@@ -1,0 +1,250 @@
+/**
+ * The outcome writes on PostgreSQL (the port is store-writes.ts): collected, then sent as ONE
+ * statement per table (`update ... from unnest(...)`, a multi-row insert) when a read needs them
+ * (a read sees every write before it, as on SQLite), or when the caller flushes. A batch of outcomes
+ * then costs a few round trips in all; sent write by write it cost several per job, each a round
+ * trip the single writer waited for.
+ *
+ * Job writes name the claim's lease token: a job another node has claimed since is not written.
+ * The outcome writer locks the jobs it records first (`heldLeases`, store-pg.ts), so this never
+ * happens there; it is the last line of defence.
+ *
+ * `flush()` may throw (a refused write): the caller's transaction then fails, and with it every
+ * write collected.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../../platform/db/database.js';
+import type { MessageStatus } from '../../platform/db/tables.js';
+import type { AttemptRow, JobLease, MessageRow, RecipientRow, RecipientUpdate } from './store-rows.js';
+import type { OutcomeWrites, RecipientCounts } from './store-writes.js';
+
+interface JobWrite {
+  readonly id: string;
+  readonly lease: string | null;
+  /** done: finished; retry: due again at `dueAt`, an attempt counted; release: due at `dueAt`, none counted. */
+  readonly kind: 'done' | 'retry' | 'release';
+  readonly dueAt: number | null;
+  readonly lane: string | null;
+  readonly lastError: string | null;
+  readonly now: number;
+}
+
+const columns = <T, K extends string>(rows: readonly T[], pick: (row: T) => Record<K, unknown>) => {
+  const out = {} as Record<K, unknown[]>;
+  for (const row of rows) {
+    for (const [key, value] of Object.entries(pick(row)) as [K, unknown][]) {
+      const column = out[key] ?? [];
+      column.push(value);
+      out[key] = column;
+    }
+  }
+  return out;
+};
+
+export class PgOutcomeWrites implements OutcomeWrites {
+  readonly #trx: Db;
+  #recipients: { update: RecipientUpdate; now: number }[] = [];
+  #jobs: JobWrite[] = [];
+  #statuses = new Map<string, { status: MessageStatus; now: number }>();
+  #cleared: { projectId: string; email: string }[] = [];
+  #attempts: AttemptRow[] = [];
+
+  /** Writes in `trx`, a transaction (its connection). */
+  constructor(trx: Db) {
+    this.#trx = trx;
+  }
+
+  recipient(update: RecipientUpdate, now: number): void {
+    this.#recipients.push({ update, now });
+  }
+
+  finishJob(job: JobLease, lane: string | null, lastError: string | null, now: number): void {
+    this.#jobs.push({ ...job, kind: 'done', dueAt: null, lane, lastError, now });
+  }
+
+  rescheduleJob(
+    job: JobLease,
+    dueAt: number,
+    lane: string | null,
+    lastError: string | null,
+    now: number,
+  ): void {
+    this.#jobs.push({ ...job, kind: 'retry', dueAt, lane, lastError, now });
+  }
+
+  releaseJob(job: JobLease, lane: string | null, now: number): void {
+    this.#jobs.push({ ...job, kind: 'release', dueAt: now, lane, lastError: null, now });
+  }
+
+  /**
+   * Locks the message's row first: two nodes recording jobs of one message (one per recipient
+   * domain) then count one after the other, the second seeing the first's recipients, so the last
+   * to commit writes the status of all of them.
+   */
+  async statusCounts(messageId: string): Promise<RecipientCounts> {
+    await this.flush();
+    await sql`select 1 from messages where id = ${messageId} for no key update`.execute(this.#trx);
+    const { rows } = await sql<{ status: keyof RecipientCounts; n: number }>`
+      select status, count(*)::int as n from message_recipients where message_id = ${messageId} group by status`.execute(
+      this.#trx,
+    );
+    const counts: RecipientCounts = {};
+    for (const row of rows) counts[row.status] = row.n;
+    return counts;
+  }
+
+  setMessageStatus(messageId: string, status: MessageStatus, now: number): void {
+    // The last status written for a message is the one that counts (as on SQLite, in order).
+    this.#statuses.delete(messageId);
+    this.#statuses.set(messageId, { status, now });
+  }
+
+  async bumpSoftBounce(projectId: string, email: string, now: number): Promise<number> {
+    await this.flush();
+    const row = await this.#trx
+      .insertInto('delivery_soft_bounces')
+      .values({ project_id: projectId, email, count: 1, last_at: now })
+      .onConflict((oc) =>
+        oc.columns(['project_id', 'email']).doUpdateSet((eb) => ({
+          count: eb('delivery_soft_bounces.count', '+', 1),
+          last_at: eb.ref('excluded.last_at'),
+        })),
+      )
+      .returning('count')
+      .executeTakeFirst();
+    return Number(row?.count ?? 1);
+  }
+
+  clearSoftBounce(projectId: string, email: string): void {
+    this.#cleared.push({ projectId, email });
+  }
+
+  attempt(row: AttemptRow): void {
+    this.#attempts.push(row);
+  }
+
+  async recipientById(id: string) {
+    await this.flush();
+    return (await this.#trx
+      .selectFrom('message_recipients')
+      .select(['id', 'message_id', 'project_id', 'kind', 'email', 'display', 'domain', 'status', 'attempts'])
+      .where('id', '=', id)
+      .executeTakeFirst()) as (RecipientRow & { message_id: string; project_id: string }) | undefined;
+  }
+
+  async message(id: string): Promise<MessageRow | undefined> {
+    await this.flush();
+    return this.#trx.selectFrom('messages').select(MESSAGE_COLUMNS).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Sends every write collected, one statement per table. */
+  async flush(): Promise<void> {
+    const recipients = this.#recipients;
+    const jobs = this.#jobs;
+    const statuses = this.#statuses;
+    const cleared = this.#cleared;
+    const attempts = this.#attempts;
+    this.#recipients = [];
+    this.#jobs = [];
+    this.#statuses = new Map();
+    this.#cleared = [];
+    this.#attempts = [];
+    const trx = this.#trx;
+    if (recipients.length > 0) {
+      const v = columns(recipients, ({ update: u, now }) => ({
+        id: u.id,
+        status: u.status,
+        code: u.smtpCode,
+        reply: u.smtpReply,
+        category: u.category,
+        delivered: u.deliveredAt,
+        now,
+      }));
+      await sql`
+        update message_recipients r
+           set status = v.status, attempts = r.attempts + 1, smtp_code = v.code, smtp_reply = v.reply,
+               bounce_category = v.category, delivered_at = coalesce(v.delivered, r.delivered_at), updated_at = v.now
+          from unnest(${v.id}::text[], ${v.status}::text[], ${v.code}::bigint[], ${v.reply}::text[],
+                      ${v.category}::text[], ${v.delivered}::bigint[], ${v.now}::bigint[])
+               as v(id, status, code, reply, category, delivered, now)
+         where r.id = v.id`.execute(trx);
+    }
+    if (jobs.length > 0) {
+      const v = columns(jobs, (j) => ({
+        id: j.id,
+        lease: j.lease,
+        kind: j.kind,
+        due: j.dueAt,
+        lane: j.lane,
+        error: j.lastError,
+        now: j.now,
+      }));
+      await sql`
+        update delivery_jobs j
+           set state = case when v.kind = 'done' then 'done' else j.state end,
+               due_at = coalesce(v.due, j.due_at),
+               locked_until = null, lease = null,
+               attempts = j.attempts + case when v.kind = 'release' then 0 else 1 end,
+               lane = case when v.kind = 'release' then v.lane else coalesce(v.lane, j.lane) end,
+               last_error = case when v.kind = 'release' then j.last_error else v.error end,
+               updated_at = v.now
+          from unnest(${v.id}::text[], ${v.lease}::text[], ${v.kind}::text[], ${v.due}::bigint[],
+                      ${v.lane}::text[], ${v.error}::text[], ${v.now}::bigint[])
+               as v(id, lease, kind, due, lane, error, now)
+         where j.id = v.id and j.lease is not distinct from v.lease
+           and (v.kind <> 'release' or j.state = 'queued')`.execute(trx);
+    }
+    if (statuses.size > 0) {
+      const entries = [...statuses];
+      const v = columns(entries, ([id, s]) => ({ id, status: s.status, now: s.now }));
+      await sql`
+        update messages m set status = v.status, updated_at = v.now
+          from unnest(${v.id}::text[], ${v.status}::text[], ${v.now}::bigint[]) as v(id, status, now)
+         where m.id = v.id and m.status <> v.status and m.status <> 'cancelled'`.execute(trx);
+    }
+    if (cleared.length > 0) {
+      const v = columns(cleared, (c) => ({ project: c.projectId, email: c.email }));
+      await sql`
+        delete from delivery_soft_bounces d
+         using unnest(${v.project}::text[], ${v.email}::text[]) as v(project, email)
+         where d.project_id = v.project and d.email = v.email`.execute(trx);
+    }
+    if (attempts.length > 0) {
+      await trx
+        .insertInto('delivery_attempts')
+        .values(
+          attempts.map((a) => ({
+            job_id: a.jobId,
+            message_id: a.messageId,
+            lane: a.lane,
+            mx_host: a.mxHost,
+            tls: a.tls ? 1 : 0,
+            outcome: a.outcome,
+            smtp_code: a.smtpCode,
+            smtp_reply: a.smtpReply,
+            started_at: a.startedAt,
+            duration_ms: a.durationMs,
+          })),
+        )
+        .execute();
+    }
+  }
+}
+
+/** The message columns a delivery reads (store-statements.ts' `message`). */
+export const MESSAGE_COLUMNS = [
+  'id',
+  'project_id',
+  'status',
+  'from_header',
+  'from_email',
+  'from_domain',
+  'reply_to',
+  'subject',
+  'headers',
+  'tags',
+  'send_at',
+  'created_at',
+  'track_opens',
+  'track_clicks',
+] as const;
