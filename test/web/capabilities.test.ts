@@ -2,7 +2,8 @@
  * The dashboard's pages for the later capabilities, in a real browser (Debian's chromium through
  * playwright-core) against the real server with its delivery engine, a real DNS server and a real
  * SMTP server on loopback (the MX of example.net): contacts imported from a CSV file with the
- * refused rows reported, a broadcast sent from its page and followed to delivered, the tracking
+ * refused rows reported, a broadcast sent from its page and followed to delivered, a contact's
+ * consent history after a one-click unsubscribe, the tracking
  * figures (people's opens, machine opens left out), another broadcast
  * scheduled then cancelled, the system status with an open incident and a maintenance window, a
  * dedicated IP asked for, the approval policy trusting a connected application, and keyboard
@@ -12,7 +13,7 @@
  */
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
-import { audienceWith } from '../broadcasts/env.js';
+import { audienceWith, headersOf } from '../broadcasts/env.js';
 import { simpleParser } from 'mailparser';
 import { eventually, mx, send, settled, startDeliveryEnv } from '../delivery/env.js';
 import { APPLE_PROXY, CHROME } from '../tracking/env.js';
@@ -37,7 +38,7 @@ async function stat(page: Page, label: string): Promise<string> {
   return ((await value.textContent()) ?? '').trim();
 }
 
-test('a person imports contacts from a file, sends a broadcast and watches it delivered, reads opens by people apart from machines, schedules and cancels another, reads the system status, asks for a dedicated IP, trusts a connected application, gets around by keyboard alone, and deletes and cancels from the pages', async (t) => {
+test('a person imports contacts from a file, sends a broadcast and watches it delivered, reads a contact’s history, reads opens by people apart from machines, schedules and cancels another, reads the system status, asks for a dedicated IP, trusts a connected application, gets around by keyboard alone, and deletes and cancels from the pages', async (t) => {
   t.timeout(180_000);
   const env = await startDeliveryEnv(t, {
     config: await issuerConfig({ tracking: { scanner_window: '1s' } }),
@@ -131,6 +132,36 @@ test('a person imports contacts from a file, sends a broadcast and watches it de
     'each subscriber with consent got it; the refused rows did not',
   );
   await checkPage(t, page, 'broadcast');
+
+  // Ann leaves by the one-click link of her copy (RFC 8058, as her mailbox provider would post
+  // it); her contact page tells her history, and her names are edited there.
+  const annCopy = env.peer.messages.find((m) => m.rcptTo[0] === 'ann@example.net');
+  const unsubscribe = /<(https?:\/\/[^>]+)>/.exec(
+    headersOf(annCopy?.data as Buffer).get('list-unsubscribe') ?? '',
+  )?.[1];
+  t.truthy(unsubscribe, 'the broadcast carries a one-click unsubscribe URL');
+  const left = await fetch(`${env.ph.url}${new URL(unsubscribe as string).pathname}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'List-Unsubscribe=One-Click',
+  });
+  t.is(left.status, 200);
+  await open(page, 'Audiences');
+  await page.getByRole('link', { name: 'Newsletter' }).click();
+  await page.getByRole('link', { name: 'ann@example.net' }).click();
+  await page.getByRole('heading', { level: 1, name: 'ann@example.net' }).waitFor();
+  const history = page.getByRole('table', { name: 'Consent history, oldest first' }).getByRole('row');
+  await history.nth(2).waitFor();
+  t.is(await history.count(), 3, 'a header, the subscription and the unsubscription');
+  t.regex((await history.nth(1).textContent()) ?? '', /subscribed.*signup form/);
+  t.regex((await history.nth(2).textContent()) ?? '', /unsubscribed.*one click.*bc_/);
+  t.is((await page.locator('.facts .badge').first().textContent()) ?? '', 'unsubscribed');
+  await page.getByLabel('Last name').fill('Archer');
+  await page.getByRole('button', { name: 'Save names' }).click();
+  await page.getByText('Names saved.').waitFor();
+  const ann = await env.ph.request('GET', `/v1/audiences/${audienceId}/contacts/ann@example.net`);
+  t.like(ann.body, { first_name: 'Ann', last_name: 'Archer', status: 'unsubscribed' });
+  await checkPage(t, page, 'contact');
 
   // Tracking figures: a receipt opened once by Apple's proxy and once by a person; the analytics and
   // tracking pages count the person and say how many machine opens they left out.
