@@ -6,7 +6,7 @@
  * consent history after a one-click unsubscribe, the tracking
  * figures (people's opens, machine opens left out), another broadcast
  * scheduled then cancelled, the system status with an open incident and a maintenance window, a
- * dedicated IP asked for, the approval policy trusting a connected application, and keyboard
+ * dedicated IP asked for, an agent's send rejected with a note, the approval policy trusting a connected application, and keyboard
  * use (skip link, visible focus, navigation, focus on the new heading, a form sent with Enter);
  * then an audience, a template and a domain deleted and a scheduled send cancelled from their pages.
  * One browser and one server; every page passes axe-core and fits 1280 px and 390 px.
@@ -38,7 +38,7 @@ async function stat(page: Page, label: string): Promise<string> {
   return ((await value.textContent()) ?? '').trim();
 }
 
-test('a person imports contacts from a file, sends a broadcast and watches it delivered, reads a contact’s history, reads opens by people apart from machines, schedules and cancels another, reads the system status, asks for a dedicated IP, trusts a connected application, gets around by keyboard alone, and deletes and cancels from the pages', async (t) => {
+test('a person imports contacts from a file, sends a broadcast and watches it delivered, reads a contact’s history, reads opens by people apart from machines, schedules and cancels another, reads the system status, asks for a dedicated IP, rejects an agent’s send with a note, trusts a connected application, gets around by keyboard alone, and deletes and cancels from the pages', async (t) => {
   t.timeout(180_000);
   const env = await startDeliveryEnv(t, {
     config: await issuerConfig({ tracking: { scanner_window: '1s' } }),
@@ -286,6 +286,17 @@ test('a person imports contacts from a file, sends a broadcast and watches it de
   });
   t.is(held.body.status, 'awaiting_approval', 'held before the client is trusted');
   await open(page, 'Agent sends');
+  // The held send is rejected with a note for the application: never sent, rejected with the note.
+  const heldCard = page.getByRole('article', { name: 'Send by Billing agent: Invoice 1' });
+  await heldCard.getByRole('button', { name: 'Reject…' }).click();
+  await heldCard.getByLabel('Note for the application (optional)').fill('Wrong amount; ask me again.');
+  await heldCard.getByRole('button', { name: 'Reject', exact: true }).click();
+  await page.getByText('Nothing awaits approval.').waitFor();
+  const rejected = await env.ph.request('GET', '/v1/dashboard/send-approvals?status=rejected', {
+    key: session,
+  });
+  t.like(rejected.body.data[0], { status: 'rejected', note: 'Wrong amount; ask me again.' });
+  t.is((await env.ph.request('GET', `/v1/emails/${held.body.id}`)).body.status, 'rejected');
   const policy = page.getByRole('form', { name: 'Approval policy' });
   t.true(await policy.getByLabel("Sends by connected applications wait for a member's approval").isChecked());
   await policy.getByLabel('Trust Billing agent').check();
