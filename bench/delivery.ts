@@ -3,13 +3,17 @@
  *
  * Usage: scripts/bench delivery [--messages 10000] [--sizes 10,100] [--rounds 3] [--latency 50]
  *                               [--queue 1000000] [--queue-seconds 30] [--no-postfix] [--node-flags=...]
- *                               [--sink lean|smtp-sink] [--render-workers 0]
+ *                               [--sink lean|smtp-sink] [--render-workers 0] [--engine sqlite|postgresql] [--nodes 2]
  * Each round runs Posthorn then Postfix on the same messages (alternating, so drifting machine speed
  * hits both); the summary gives medians over the rounds and the median of the per-round ratios.
  * The MX is a sink on loopback (delivery/sink.ts): the lean one by default, Postfix's smtp-sink on
  * request. While Posthorn delivers, a probe times one scheduled send every 100 ms (the API an
  * application sees under full delivery load). Needs Debian's postfix package (the reference) and root.
  * `--node-flags=...` (with `=`) when the flags start with dashes.
+ * `--engine postgresql` runs each round on SQLite, then on PostgreSQL (a fresh database on the
+ * scripts/peers cluster, POSTHORN_TEST_PG_URL elsewhere), then Postfix, and adds PostgreSQL's
+ * ratio to SQLite's. With `--nodes N` too, each round then runs N serve processes on one more
+ * fresh database, and adds their rate together against one node's on PostgreSQL.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -22,6 +26,7 @@ import {
   composedMessage,
   latency,
   measure,
+  measureNodes,
   memoryMb,
   prepare,
   type RunResult,
@@ -44,6 +49,8 @@ const { values } = parseArgs({
     'no-postfix': { type: 'boolean', default: false },
     sink: { type: 'string', default: 'lean' },
     'render-workers': { type: 'string', default: '0' },
+    engine: { type: 'string', default: 'sqlite' },
+    nodes: { type: 'string', default: '1' },
     // Unset: bin/posthorn's own flags; given: POSTHORN_NODE_FLAGS for the server.
     'node-flags': { type: 'string' },
   },
@@ -58,6 +65,11 @@ setRenderWorkers(Number(values['render-workers']));
 
 const base = mkdtempSync(path.join(tmpdir(), 'posthorn-bench-delivery-'));
 const sinkKind = String(values.sink);
+const engine = String(values.engine);
+if (engine !== 'sqlite' && engine !== 'postgresql') throw new Error('--engine is sqlite or postgresql');
+const nodes = Number(values.nodes);
+if (!Number.isInteger(nodes) || nodes < 1) throw new Error('--nodes is a whole number >= 1');
+if (nodes > 1 && engine !== 'postgresql') throw new Error('--nodes needs --engine postgresql');
 if (sinkKind !== 'lean' && sinkKind !== 'smtp-sink') throw new Error('--sink is lean or smtp-sink');
 const { dns, sink } = await startBenchMx(sinkKind);
 
@@ -99,6 +111,42 @@ try {
       }
       await stopChild(child);
       rmSync(dir, { recursive: true, force: true });
+
+      if (engine === 'postgresql') {
+        const { freshDatabase } = await import('../test/helpers/postgres.js');
+        const database = await freshDatabase(null, { migrated: true });
+        const pgDir = path.join(base, `posthorn-pg-${kb}-${round}`);
+        mkdirSync(pgDir, { recursive: true });
+        try {
+          process.stderr.write(`posthorn-pg ${tag}: queueing ${messages} messages through the API...\n`);
+          const onPg = await prepare(pgDir, dns, sink.port, messages, kb, database.url);
+          process.stderr.write(`posthorn-pg ${tag}: delivering...\n`);
+          const measured = await measure(onPg, sink, messages);
+          rows.push({ subject: 'posthorn-pg', kb, round, r: measured.result });
+          await stopChild(measured.child);
+        } finally {
+          await database.drop();
+          rmSync(pgDir, { recursive: true, force: true });
+        }
+        if (nodes > 1) {
+          const shared = await freshDatabase(null, { migrated: true });
+          const nodesDir = path.join(base, `posthorn-pg${nodes}-${kb}-${round}`);
+          mkdirSync(nodesDir, { recursive: true });
+          try {
+            process.stderr.write(
+              `posthorn-pg x${nodes} ${tag}: queueing ${messages} messages through the API...\n`,
+            );
+            const onPg = await prepare(nodesDir, dns, sink.port, messages, kb, shared.url);
+            process.stderr.write(`posthorn-pg x${nodes} ${tag}: delivering...\n`);
+            const measured = await measureNodes(onPg, sink, messages, nodes);
+            rows.push({ subject: `posthorn-pg-x${nodes}`, kb, round, r: measured.result });
+            await Promise.all(measured.children.map((child) => stopChild(child)));
+          } finally {
+            await shared.drop();
+            rmSync(nodesDir, { recursive: true, force: true });
+          }
+        }
+      }
 
       if (reference !== null) {
         const pfDir = path.join(base, `postfix-${kb}-${round}`);
@@ -182,6 +230,42 @@ for (const kb of sizes) {
   console.log(
     `| ${kb} KB | ${fmt(median(ph.map((p) => p.r.rate)))} | ${pf.length ? fmt(median(pf.map((p) => p.r.rate))) : '-'} | ${ratios.length ? `${median(ratios).toFixed(2)}x` : '-'} | ${fmt(peak)} |`,
   );
+}
+if (engine === 'postgresql') {
+  console.log(
+    '\n| body | posthorn SQLite msg/s (median) | posthorn PostgreSQL msg/s (median) | PostgreSQL / SQLite (median of rounds) |',
+  );
+  console.log('|---|---|---|---|');
+  for (const kb of sizes) {
+    const of = (subject: string) => rows.filter((row) => row.subject === subject && row.kb === kb);
+    const lite = of('posthorn');
+    const pg = of('posthorn-pg');
+    const ratios = roundRatios(
+      pg.map((p) => ({ round: p.round, rate: p.r.rate })),
+      lite.map((p) => ({ round: p.round, rate: p.r.rate })),
+    );
+    console.log(
+      `| ${kb} KB | ${fmt(median(lite.map((p) => p.r.rate)))} | ${fmt(median(pg.map((p) => p.r.rate)))} | ${ratios.length ? `${median(ratios).toFixed(2)}x` : '-'} |`,
+    );
+  }
+  if (nodes > 1) {
+    console.log(
+      `\n| body | ${nodes} nodes on PostgreSQL msg/s (median) | one node msg/s (median) | ${nodes} nodes / one (median of rounds) |`,
+    );
+    console.log('|---|---|---|---|');
+    for (const kb of sizes) {
+      const of = (subject: string) => rows.filter((row) => row.subject === subject && row.kb === kb);
+      const many = of(`posthorn-pg-x${nodes}`);
+      const one = of('posthorn-pg');
+      const ratios = roundRatios(
+        many.map((p) => ({ round: p.round, rate: p.r.rate })),
+        one.map((p) => ({ round: p.round, rate: p.r.rate })),
+      );
+      console.log(
+        `| ${kb} KB | ${fmt(median(many.map((p) => p.r.rate)))} | ${fmt(median(one.map((p) => p.r.rate)))} | ${ratios.length ? `${median(ratios).toFixed(2)}x` : '-'} |`,
+      );
+    }
+  }
 }
 if (latencies.length > 0) {
   const sorted = [...latencies].sort((a, b) => a - b);

@@ -5,7 +5,7 @@
  * sink receives.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { composeMessage } from '../../src/delivery/compose/compose.js';
 import { validateConfig } from '../../src/platform/config/load.js';
@@ -82,13 +82,15 @@ function configToml(
   dns: DnsTestServer,
   sinkPort: number,
   enabled: boolean,
+  storageUrl: string | null,
 ): string {
+  const storage = storageUrl === null ? '' : `engine = "postgresql"\nurl = ${JSON.stringify(storageUrl)}\n`;
   return `# written by scripts/bench delivery
 [server]
 listen = "127.0.0.1:${port}"
 [storage]
 data_dir = ${JSON.stringify(dataDir)}
-[smtp_in]
+${storage}[smtp_in]
 enabled = false
 [dns]
 servers = [${JSON.stringify(dns.address)}]
@@ -114,21 +116,25 @@ rate_per_second = 1000000
 `;
 }
 
-/** Bootstraps a project, a verified DKIM domain, and queues `messages` sends of `kb` KB. */
+/**
+ * Bootstraps a project, a verified DKIM domain, and queues `messages` sends of `kb` KB; with
+ * `storageUrl`, in that (empty or migrated) PostgreSQL database instead of the data directory's SQLite.
+ */
 export async function prepare(
   dir: string,
   dns: DnsTestServer,
   sinkPort: number,
   messages: number,
   kb: number,
+  storageUrl: string | null = null,
 ): Promise<Prepared> {
   const dataDir = path.join(dir, 'data');
   mkdirSync(dataDir, { recursive: true });
   const port = await freePort();
   const configFile = path.join(dir, 'posthorn.toml');
-  writeFileSync(configFile, configToml(dataDir, port, dns, sinkPort, true));
+  writeFileSync(configFile, configToml(dataDir, port, dns, sinkPort, true, storageUrl));
   const { parse } = await import('smol-toml');
-  const config = validateConfig(parse(configToml(dataDir, port, dns, sinkPort, false)), 'bench');
+  const config = validateConfig(parse(configToml(dataDir, port, dns, sinkPort, false, storageUrl)), 'bench');
   const server = await startServer(
     { ...config, server: { ...config.server, listen: '127.0.0.1:0' } },
     createLogger('warn'),
@@ -338,3 +344,52 @@ export async function latency(
 }
 
 export { memoryMb };
+
+/**
+ * `nodes` serve processes on `prepared`'s PostgreSQL database (the first with its own config, the
+ * others with a copy listening elsewhere, each with a data directory of its own holding the same
+ * master key), measured from the first to the last message the sink receives: the rate of them all
+ * together, and the CPU of the whole machine.
+ */
+export async function measureNodes(
+  prepared: Prepared,
+  sink: Sink,
+  messages: number,
+  nodes: number,
+): Promise<{ result: RunResult; children: ChildProcess[] }> {
+  const configs = [prepared.configFile];
+  for (let n = 2; n <= nodes; n++) {
+    const dataDir = `${prepared.dataDir}-${n}`;
+    mkdirSync(dataDir, { recursive: true });
+    copyFileSync(path.join(prepared.dataDir, 'master.key'), path.join(dataDir, 'master.key'));
+    const port = await freePort();
+    const file = `${prepared.configFile}.${n}.toml`;
+    writeFileSync(
+      file,
+      readFileSync(prepared.configFile, 'utf8')
+        .replace(`listen = "127.0.0.1:${prepared.port}"`, `listen = "127.0.0.1:${port}"`)
+        .replace(`data_dir = ${JSON.stringify(prepared.dataDir)}`, `data_dir = ${JSON.stringify(dataDir)}`),
+    );
+    configs.push(file);
+  }
+  const base = sink.count;
+  const children = configs.map((configFile) => spawnPosthorn({ ...prepared, configFile }));
+  const t0 = await sink.waitFor(base + 1, 60_000);
+  const cpu0 = children.reduce((sum, child) => sum + processCpuMs(child.pid as number), 0);
+  const machine0 = machineCpuMs();
+  const t1 = await sink.waitFor(base + messages, 600_000);
+  const cpu1 = children.reduce((sum, child) => sum + processCpuMs(child.pid as number), 0);
+  const machine1 = machineCpuMs();
+  const seconds = (t1 - t0) / 1000;
+  return {
+    children,
+    result: {
+      messages,
+      seconds,
+      rate: (messages - 1) / seconds,
+      cpuPercent: ((cpu1 - cpu0) / (t1 - t0)) * 100,
+      machinePercent: ((machine1.busy - machine0.busy) / (t1 - t0)) * 100,
+      peakRssMb: Math.max(...children.map((child) => memoryMb(child.pid as number).peak)),
+    },
+  };
+}

@@ -30,6 +30,7 @@ import { rerouteRemovedLanes } from './routing/removed-lanes.js';
 import { ROUTE_BATCH, routeBatch, SANDBOX_LANE } from './routing/router.js';
 import { deliverJob, type JobContext, newContext, type StepDeps } from './steps.js';
 import type { ClaimedJob, DeliveryStore } from './queue/store.js';
+import type { MarketingPace } from './marketing-pace.js';
 
 export interface EngineOptions {
   readonly store: Pick<
@@ -49,6 +50,8 @@ export interface EngineOptions {
   readonly drainMs: number;
   /** Subscribes to "something was queued"; returns the unsubscribe function. */
   readonly onWake?: (wake: () => void) => () => void;
+  /** Bounds the marketing jobs held at once by the event loop's delay (marketing-pace.ts). */
+  readonly pace?: Pick<MarketingPace, 'room' | 'stop'>;
 }
 
 const TRAFFIC: readonly Traffic[] = ['transactional', 'marketing'];
@@ -132,6 +135,7 @@ export class DeliveryEngine {
     this.#stopping = true;
     clearInterval(this.#poll);
     clearInterval(this.#renew);
+    this.#o.pace?.stop();
     this.#unsubscribe?.();
     for (const lane of this.#o.lanes.values()) lane.close();
     await this.#pass;
@@ -154,10 +158,15 @@ export class DeliveryEngine {
         for (const lane of this.#o.laneTable.lanes(traffic)) {
           const live = this.#o.lanes.get(`${traffic}/${lane.name}`);
           if (!live) continue;
+          // Marketing takes what the event loop can spare beside transactional mail.
+          const room =
+            traffic === 'marketing' && this.#o.pace
+              ? Math.min(live.room, this.#o.pace.room(this.#marketingHeld()))
+              : live.room;
           // Claim in batches: when a quarter of the lane is free, or at once when it is idle.
-          const batch = live.held === 0 ? 1 : Math.max(1, Math.floor(live.highWater / 4));
-          if (live.room >= batch)
-            await this.#claimFor(traffic, live.name, live.room, (job) => this.#run(job, live));
+          const batch =
+            live.held === 0 ? 1 : Math.max(1, Math.floor(Math.min(live.highWater, room + live.held) / 4));
+          if (room >= batch) await this.#claimFor(traffic, live.name, room, (job) => this.#run(job, live));
         }
         await this.#claimFor(traffic, SANDBOX_LANE, SANDBOX_HIGH_WATER - this.#sandboxHeld[traffic], (job) =>
           this.#run(job, null),
@@ -219,6 +228,14 @@ export class DeliveryEngine {
         this.#routing.delete(traffic);
         this.wake();
       });
+  }
+
+  /** Marketing jobs held in the marketing lanes. */
+  #marketingHeld(): number {
+    let held = 0;
+    for (const lane of this.#o.laneTable.lanes('marketing'))
+      held += this.#o.lanes.get(`marketing/${lane.name}`)?.held ?? 0;
+    return held;
   }
 
   /** Runs one job's steps in `lane` (null: the sandbox) and records the outcome. */

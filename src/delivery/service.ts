@@ -27,6 +27,7 @@ import { MtaSts } from './routing/mta-sts.js';
 import { MxConnection } from './smtp/mx-connection.js';
 import { OutcomeWriter, type SuppressionPort } from './outcomes/outcome-writer.js';
 import { Prerender } from './compose/prerender.js';
+import { MarketingPace } from './marketing-pace.js';
 import { createRawStore } from './compose/raw-store.js';
 import { marketingGate, type PrioritizedRenderer } from './compose/render-priority.js';
 import { createRenderer, lazyRenderer } from './compose/renderer.js';
@@ -167,6 +168,12 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
       claimBatch: config.claim_batch,
       drainMs: parseDuration(config.drain_timeout),
       onWake: (wake) => deps.events.onAppended(wake),
+      pace: new MarketingPace({
+        max: laneTable
+          .lanes('marketing')
+          .reduce((sum, l) => sum + (lanes.get(`marketing/${l.name}`)?.highWater ?? 0), 0),
+        onRaise: () => engine?.wake(),
+      }),
     });
     engine = running;
     running.start();

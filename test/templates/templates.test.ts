@@ -183,12 +183,11 @@ test('DELETE removes the template and all its versions with 204; then it is 404'
   t.is((await ph.request('DELETE', '/v1/templates/welcome')).status, 204);
   t.is((await ph.request('GET', `/v1/templates/${tpl.id}`)).status, 404);
   t.is((await ph.request('DELETE', `/v1/templates/${tpl.id}`)).status, 404);
-  const versions = ph.server.kernel.store.sqlite
-    .prepare('select count(*) as n from template_versions')
-    .get() as {
-    n: number;
-  };
-  t.is(versions.n, 0);
+  const versions = await ph.server.kernel.db
+    .selectFrom('template_versions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  t.is(Number(versions.n), 0);
   t.is((await ph.request('POST', '/v1/templates', { body: welcome })).status, 201, 'the slug is free again');
 });
 

@@ -45,8 +45,13 @@ export class RawBody {
   ) {}
 }
 
-function send(method: string, path: string, body?: unknown): Promise<Response> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
+function send(
+  method: string,
+  path: string,
+  body?: unknown,
+  extra: Record<string, string> = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { Accept: 'application/json', ...extra };
   if (method !== 'GET') headers['X-Posthorn-CSRF'] = csrfToken();
   if (projectId) headers['X-Posthorn-Project-ID'] = projectId;
   if (body instanceof RawBody) headers['Content-Type'] = body.contentType;
@@ -68,12 +73,19 @@ export function fetchEarly(path: string): void {
   early.set(path, { project: projectId, response });
 }
 
-export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+export async function api<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<T> {
   let res: Response;
   try {
     const started = method === 'GET' ? early.get(path) : undefined;
     early.delete(path);
-    res = await (started && started.project === projectId ? started.response : send(method, path, body));
+    res = await (started && started.project === projectId
+      ? started.response
+      : send(method, path, body, headers));
   } catch {
     throw new ApiError(0, 'Posthorn could not be reached. Check your connection and try again.');
   }
@@ -105,4 +117,29 @@ export function query(params: Record<string, string | number | undefined>): stri
     if (value !== undefined && value !== '') search.set(key, String(value));
   const text = search.toString();
   return text ? `?${text}` : '';
+}
+
+/**
+ * Downloads a file the API serves (with the session and the selected project, which a plain link
+ * would not carry) and hands it to the browser as a download named `filename`.
+ */
+export async function download(path: string, filename: string): Promise<void> {
+  let res: Response;
+  try {
+    res = await send('GET', path);
+  } catch {
+    throw new ApiError(0, 'Posthorn could not be reached. Check your connection and try again.');
+  }
+  if (!res.ok) {
+    const parsed = await res.json().catch(() => undefined);
+    throw new ApiError(res.status, parsed?.error ?? `The download failed (HTTP ${res.status}).`);
+  }
+  const url = URL.createObjectURL(await res.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }

@@ -89,13 +89,19 @@ export class OutcomeWriter {
     this.#scheduled = false;
     this.#flushedAt = performance.now();
     while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, MAX_BATCH);
+      // In message order: writers on several nodes then lock the rows of the messages they share
+      // in the same order, and never wait on each other in a cycle.
+      const batch = this.#queue.splice(0, MAX_BATCH).sort(byMessage);
       try {
         const now = Date.now();
         // Each job in its own savepoint: one that cannot be recorded rolls back alone.
-        const outcomes = await this.#eachHeld(batch, (trx, item) =>
-          this.#applyOrDefer(trx, item.report, now),
-        );
+        const write = () => this.#eachHeld(batch, (trx, item) => this.#applyOrDefer(trx, item.report, now));
+        // PostgreSQL may still end a transaction to break a deadlock (or a serialization
+        // conflict): the batch is written again once before its jobs are deferred.
+        const outcomes = await write().catch((error: unknown) => {
+          if (!isRetryable(error)) throw error;
+          return write();
+        });
         this.#notify();
         settle(batch, outcomes);
       } catch (error) {
@@ -193,6 +199,18 @@ export class OutcomeWriter {
       this.#deps.events.notify();
     }, wait);
   }
+}
+
+const byMessage = (a: Pending, b: Pending): number => {
+  const x = a.report.ctx.job.messageId;
+  const y = b.report.ctx.job.messageId;
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+/** PostgreSQL's deadlock and serialization failures (SQLSTATE 40P01, 40001): the retry succeeds. */
+function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
 }
 
 /** Acted on once the batch has committed. */

@@ -7,7 +7,7 @@
  * exactly one email.delivered event and one webhook event per message, every 250 stored.
  */
 import Database from 'better-sqlite3';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DnsTestServer, startDnsServer } from '../../helpers/dns-server.js';
 import { requireClamd } from '../../helpers/clamd.js';
@@ -65,6 +65,13 @@ export interface ChaosSummary {
   webhookRedeliveries: number;
   inboundAccepted: number;
   inboundLost: string[];
+  /**
+   * Inbound messages answered 250 that two killed runs had each started processing: the processor
+   * takes such a message for one that crashes it (`MAX_UNFINISHED_RUNS`, docs/decisions/inbound.md)
+   * and keeps it aside, whole, in `inbound/failed/` with a `failed` receipt saying so, instead of
+   * storing it. Not lost, but not stored either.
+   */
+  inboundKeptAside: string[];
   /** Why inbound sessions ended without a 250 (a kill cuts some; nothing else should). */
   inboundRefusals: Record<string, number>;
   peakRssMb: number;
@@ -189,6 +196,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     webhookRedeliveries: 0,
     inboundAccepted: 0,
     inboundLost: [],
+    inboundKeptAside: [],
     inboundRefusals: {},
     peakRssMb: 0,
     seconds: 0,
@@ -377,7 +385,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     };
     const inboundStored = () => {
       const stored = storedNow();
-      return [...inboundAccepted].filter((s) => stored.has(s)).length;
+      const aside = keptAside(serve.dataDir);
+      return [...inboundAccepted].filter((s) => stored.has(s) || aside.has(s)).length;
     };
     while (
       Date.now() < deadline &&
@@ -434,7 +443,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
         if (copies > 0 && ids === 0) summary.webhooksMissing.push(subject);
         if (ids > 1) summary.webhooksDuplicated.push(`${subject}: ${ids} distinct webhook events`);
       }
-      for (const subject of inboundAccepted) if (!stored.has(subject)) summary.inboundLost.push(subject);
+      const aside = keptAside(serve.dataDir, db);
+      for (const subject of inboundAccepted) {
+        if (stored.has(subject)) continue;
+        if (aside.has(subject)) summary.inboundKeptAside.push(`${subject}: ${aside.get(subject)}`);
+        else summary.inboundLost.push(subject);
+      }
       if (summary.inboundLost.length > 0) {
         const left = (dir: string) => {
           try {
@@ -460,6 +474,36 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   return summary;
 }
 
+/**
+ * Messages in `inbound/failed/` given up on because killed runs had started them (by Subject),
+ * with their receipt's reason. With `db`, only those whose receipt is `failed` for that reason.
+ */
+function keptAside(dataDir: string, db?: Database.Database): Map<string, string> {
+  const dir = join(dataDir, 'inbound', 'failed');
+  const found = new Map<string, string>();
+  let files: string[] = [];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.eml'));
+  } catch {
+    return found;
+  }
+  for (const file of files) {
+    const subject = /^Subject: (.*)$/m.exec(readFileSync(join(dir, file), 'latin1'))?.[1]?.trim();
+    if (!subject) continue;
+    if (!db) {
+      found.set(subject, 'in inbound/failed');
+      continue;
+    }
+    const receipt = db
+      .prepare("select outcome from inbound_receipts where id = ? and kind = 'failed'")
+      .get(file.slice(0, -'.eml'.length)) as { outcome: string } | undefined;
+    const reason = receipt ? (JSON.parse(receipt.outcome) as { failed?: string }).failed : undefined;
+    if (reason && /earlier runs of the server that stopped before it finished/.test(reason))
+      found.set(subject, reason);
+  }
+  return found;
+}
+
 export function formatSummary(s: ChaosSummary): string {
   const phases = Object.entries(s.killsByPhase)
     .map(([p, n]) => `${p} ${n}`)
@@ -468,7 +512,7 @@ export function formatSummary(s: ChaosSummary): string {
     `chaos: kills survived ${s.kills} (${phases})`,
     `messages accepted ${s.accepted}, delivered ${s.delivered}, lost ${s.lost.length}, duplicated ${s.duplicated} (outside a kill's transaction: ${s.duplicatesOutsideKills.length})`,
     `email.delivered events wrong ${s.deliveredEventsWrong.length}, webhooks missing ${s.webhooksMissing.length}, webhook events duplicated ${s.webhooksDuplicated.length}, webhook redeliveries (same webhook-id) ${s.webhookRedeliveries}`,
-    `inbound accepted (250) ${s.inboundAccepted}, lost ${s.inboundLost.length}, not accepted ${JSON.stringify(s.inboundRefusals)}`,
+    `inbound accepted (250) ${s.inboundAccepted}, lost ${s.inboundLost.length}, kept aside as suspected poison after two killed runs ${s.inboundKeptAside.length}, not accepted ${JSON.stringify(s.inboundRefusals)}`,
     `peak RSS ${s.peakRssMb.toFixed(1)} MB, ${s.seconds} s`,
   ].join('\n');
 }

@@ -35,5 +35,6 @@ const broken = [
   ...summary.webhooksDuplicated,
   ...summary.inboundLost.map((s) => `inbound lost: ${s}`),
 ];
+for (const line of summary.inboundKeptAside) process.stdout.write(`  kept aside: ${line}\n`);
 for (const line of broken.slice(0, 50)) process.stdout.write(`  ${line}\n`);
 process.exit(broken.length === 0 ? 0 : 1);

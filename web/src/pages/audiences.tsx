@@ -2,9 +2,10 @@
  * Audiences: the lists, a new one; one audience's contacts with their consent, added one at a time
  * or imported from a CSV or JSON-lines file with a report of the rows refused.
  */
-import { useId, useState } from 'preact/hooks';
-import { api, del, get, post, query, RawBody } from '../api';
-import { Link } from '../router';
+import { useState } from 'preact/hooks';
+import { del, get, post, query } from '../api';
+import { ImportContacts } from './contact-import';
+import { Link, navigate } from '../router';
 import {
   ActionButton,
   CursorPager,
@@ -124,7 +125,18 @@ export function AudienceDetail({ params }: { params: Record<string, string> }) {
       <p class="crumbs">
         <Link to="/audiences">Audiences</Link> / <span>{audience.data?.name ?? id}</span>
       </p>
-      <PageHeader title={audience.data?.name ?? 'Audience'} />
+      <PageHeader title={audience.data?.name ?? 'Audience'}>
+        <ActionButton
+          label={`Delete audience ${audience.data?.name ?? id}`}
+          confirm="Delete this audience, its contacts and their consent history?"
+          action={async () => {
+            await del(`/v1/audiences/${id}`);
+            navigate('/audiences');
+          }}
+        >
+          Delete audience
+        </ActionButton>
+      </PageHeader>
       <Form
         label="Add a contact"
         class="form inline"
@@ -186,7 +198,9 @@ export function AudienceDetail({ params }: { params: Record<string, string> }) {
               <Table caption="Contacts" head={['Email', 'Name', 'State', 'Consent', '']}>
                 {page.data.map((c) => (
                   <tr key={c.id}>
-                    <td class="clip">{c.email}</td>
+                    <td class="clip">
+                      <Link to={`/audiences/${id}/contacts/${c.id}`}>{c.email}</Link>
+                    </td>
                     <td class="clip">
                       {[c.first_name, c.last_name].filter(Boolean).join(' ') || <span class="muted">—</span>}
                     </td>
@@ -221,85 +235,5 @@ export function AudienceDetail({ params }: { params: Record<string, string> }) {
         }
       </Show>
     </>
-  );
-}
-
-interface ImportReport {
-  rows: number;
-  created: number;
-  updated: number;
-  refused: number;
-  errors: { line: number; email: string | null; error: string }[];
-  errors_truncated: boolean;
-}
-
-/** Uploads a CSV (header line) or JSON-lines file as it is; the server streams it. */
-function ImportContacts({ audienceId, onImported }: { audienceId: string; onImported: () => void }) {
-  const [file, setFile] = useState<File>();
-  const [report, setReport] = useState<ImportReport>();
-  const inputId = useId();
-  return (
-    <details class="import">
-      <summary>Import contacts from a file</summary>
-      <Form
-        label="Import contacts"
-        submit="Import"
-        busy="Importing…"
-        onSubmit={async () => {
-          if (!file) return;
-          setReport(undefined);
-          const jsonl = /\.(jsonl|ndjson)$/i.test(file.name) || file.type === 'application/x-ndjson';
-          const type = jsonl ? 'application/x-ndjson' : 'text/csv';
-          setReport(
-            await api<ImportReport>(
-              'POST',
-              `/v1/audiences/${audienceId}/contacts/import`,
-              new RawBody(file, type),
-            ),
-          );
-          onImported();
-        }}
-      >
-        <div class="field">
-          <label for={inputId}>CSV or JSON-lines file</label>
-          <input
-            id={inputId}
-            type="file"
-            required
-            accept=".csv,.jsonl,.ndjson,text/csv,application/x-ndjson"
-            aria-describedby={`${inputId}-hint`}
-            onChange={(e) => setFile(e.currentTarget.files?.[0])}
-          />
-          <p class="hint" id={`${inputId}-hint`}>
-            CSV with a header line: <code>email</code>, <code>consent_source</code>, <code>consent_at</code>{' '}
-            (each row needs its consent), <code>first_name</code>, <code>last_name</code>; other columns
-            become metadata. Or one JSON contact per line.
-          </p>
-        </div>
-      </Form>
-      {report && <ImportResult report={report} />}
-    </details>
-  );
-}
-
-function ImportResult({ report: r }: { report: ImportReport }) {
-  return (
-    <section aria-label="Import report">
-      <p role="status">
-        {r.rows} rows read: {r.created} added, {r.updated} updated, {r.refused} refused.
-      </p>
-      {r.errors.length > 0 && (
-        <Table caption="Refused rows" head={['Line', 'Email', 'Why']}>
-          {r.errors.map((e) => (
-            <tr key={e.line}>
-              <td>{e.line}</td>
-              <td class="clip">{e.email ?? <span class="muted">—</span>}</td>
-              <td>{e.error}</td>
-            </tr>
-          ))}
-        </Table>
-      )}
-      {r.errors_truncated && <p class="hint">Only the first {r.errors.length} refused rows are listed.</p>}
-    </section>
   );
 }

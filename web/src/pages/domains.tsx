@@ -1,6 +1,6 @@
 /** Sending domains: add one, publish its records (each copyable, with its state), verify. */
 import { useState } from 'preact/hooks';
-import { get, post, query } from '../api';
+import { del, get, post, query } from '../api';
 import {
   ActionButton,
   CopyButton,
@@ -123,6 +123,16 @@ function DomainCard({ domain, onChange }: { domain: Domain; onChange: () => void
           }}
         >
           Verify DNS
+        </ActionButton>
+        <ActionButton
+          label={`Delete ${current.name}`}
+          confirm={`Delete ${current.name} and its DKIM keys? Mail from it can no longer be sent.`}
+          action={async () => {
+            await del(`/v1/domains/${current.id}`);
+            onChange();
+          }}
+        >
+          Delete
         </ActionButton>
       </header>
       {current.config_issues.map((issue) => (

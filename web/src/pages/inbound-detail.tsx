@@ -1,7 +1,28 @@
-/** One received message: envelope, authentication results, headers, text (HTML is never rendered here). */
-import { get } from '../api';
+/**
+ * One received message: envelope, authentication results (SPF, DKIM, DMARC, ARC), attachments with
+ * their scan state (clean ones download), text, headers, and its thread with a reply (HTML is never
+ * rendered here).
+ */
+import { download, get } from '../api';
 import { Link } from '../router';
-import { PageHeader, Pre, Show, Table, useLoad, When } from '../ui';
+import { ActionButton, PageHeader, Pre, Show, Status, Table, useLoad, When } from '../ui';
+import { InboundThread } from './inbound-thread';
+
+interface AuthResult {
+  result: string;
+  info: string;
+  [key: string]: unknown;
+}
+
+interface Attachment {
+  id: string;
+  filename: string | null;
+  content_type: string;
+  size_bytes: number;
+  scan_state: string;
+  scan_signature: string | null;
+  download_url: string | null;
+}
 
 interface InboundMessage {
   id: string;
@@ -15,6 +36,15 @@ interface InboundMessage {
   headers: { name: string; value: string }[];
   envelope: { mail_from: string; rcpt_to: string[]; remote_ip: string; helo: string; tls: boolean };
   attachment_count: number;
+  thread_id: string;
+  auth: {
+    spf: AuthResult | null;
+    dkim: AuthResult[];
+    dmarc: AuthResult | null;
+    arc: AuthResult | null;
+  };
+  attachments: Attachment[];
+  parse_error: string | null;
 }
 
 export function InboundDetail({ params }: { params: Record<string, string> }) {
@@ -43,9 +73,53 @@ export function InboundDetail({ params }: { params: Record<string, string> }) {
                 MAIL FROM {m.envelope.mail_from || '<>'} from {m.envelope.remote_ip} ({m.envelope.helo})
                 {m.envelope.tls ? ', TLS' : ', no TLS'}
               </dd>
-              <dt>Attachments</dt>
-              <dd>{m.attachment_count}</dd>
             </dl>
+            {m.parse_error && <p class="note warning">{m.parse_error}</p>}
+            <h2>Authentication</h2>
+            <Table caption="Authentication results" head={['Check', 'Result', 'Details']}>
+              {(
+                [
+                  ['SPF', m.auth.spf],
+                  ...m.auth.dkim.map((d, i): [string, AuthResult] => [`DKIM ${i + 1}`, d]),
+                  ['DMARC', m.auth.dmarc],
+                  ['ARC', m.auth.arc],
+                ] as [string, AuthResult | null][]
+              ).map(([check, r]) => (
+                <tr key={check}>
+                  <td>{check}</td>
+                  <td>{r ? <Status value={r.result} /> : <span class="muted">none</span>}</td>
+                  <td class="wrap">{r?.info ?? ''}</td>
+                </tr>
+              ))}
+            </Table>
+            <h2>Attachments</h2>
+            {m.attachments.length === 0 ? (
+              <p class="muted">No attachments.</p>
+            ) : (
+              <Table caption="Attachments" head={['File', 'Type', 'Size', 'Scan', '']}>
+                {m.attachments.map((a) => (
+                  <tr key={a.id}>
+                    <td class="clip">{a.filename ?? <span class="muted">(no name)</span>}</td>
+                    <td>{a.content_type}</td>
+                    <td class="nowrap">{a.size_bytes.toLocaleString('en')} bytes</td>
+                    <td>
+                      <Status value={a.scan_state} />
+                      {a.scan_signature && <p class="hint">{a.scan_signature}</p>}
+                    </td>
+                    <td>
+                      {a.download_url && (
+                        <ActionButton
+                          label={`Download ${a.filename ?? a.id}`}
+                          action={() => download(a.download_url as string, a.filename ?? `${a.id}.bin`)}
+                        >
+                          Download
+                        </ActionButton>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </Table>
+            )}
             <h2>Text</h2>
             {m.text ? <Pre class="body-text">{m.text}</Pre> : <p class="muted">No plain-text part.</p>}
             <h2>Headers</h2>
@@ -59,6 +133,7 @@ export function InboundDetail({ params }: { params: Record<string, string> }) {
                 </tr>
               ))}
             </Table>
+            <InboundThread threadId={m.thread_id} messageId={m.id} />
           </>
         )}
       </Show>

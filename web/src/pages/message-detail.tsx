@@ -3,9 +3,21 @@
  * MX's reply, delivered, bounced, opened, clicked), its headers and tags, and the HTML shown in a
  * sandboxed frame served with its own CSP (no scripts, no remote images, no same-origin access).
  */
-import { get } from '../api';
+import { del, get } from '../api';
 import { Link } from '../router';
-import { Empty, ErrorNote, Loading, PageHeader, Pre, Show, Status, Table, useLoad, When } from '../ui';
+import {
+  ActionButton,
+  Empty,
+  ErrorNote,
+  Loading,
+  PageHeader,
+  Pre,
+  Show,
+  Status,
+  Table,
+  useLoad,
+  When,
+} from '../ui';
 
 interface Detail {
   id: string;
@@ -96,6 +108,18 @@ export function MessageDetail({ params }: { params: Record<string, string> }) {
           <>
             <PageHeader title={m.subject || '(no subject)'}>
               <Status value={m.status} />
+              {m.status === 'scheduled' && (
+                <ActionButton
+                  confirm="Cancel this scheduled send? It will not be sent."
+                  action={async () => {
+                    await del(`/v1/emails/${encodeURIComponent(m.id)}/schedule`);
+                    detail.reload();
+                    events.reload();
+                  }}
+                >
+                  Cancel scheduled send
+                </ActionButton>
+              )}
             </PageHeader>
             <dl class="facts">
               <dt>ID</dt>

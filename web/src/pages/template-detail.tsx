@@ -1,7 +1,7 @@
 /** One template: its draft (edit saves a new version), the check's findings, publish, versions and rollback. */
 import { useState } from 'preact/hooks';
-import { get, post, put, query } from '../api';
-import { Link } from '../router';
+import { del, get, post, put, query } from '../api';
+import { Link, navigate } from '../router';
 import { ActionButton, Field, Form, PageHeader, Show, Status, Table, TextArea, useLoad, When } from '../ui';
 import { variablesOf } from './templates';
 
@@ -67,6 +67,16 @@ export function TemplateDetail({ params }: { params: Record<string, string> }) {
                 }}
               >
                 Publish v{t.version}
+              </ActionButton>
+              <ActionButton
+                label={`Delete template ${t.name}`}
+                confirm={`Delete ${t.name} and all its versions? Sends naming it will be refused.`}
+                action={async () => {
+                  await del(`/v1/templates/${id}`);
+                  navigate('/templates');
+                }}
+              >
+                Delete
               </ActionButton>
             </PageHeader>
             <p>
