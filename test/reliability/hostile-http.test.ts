@@ -267,7 +267,10 @@ test('a crowd of slow clients is cut off by the header timeout, connections stay
     crowd,
     `the server closed ${closedByServer} of ${crowd} slow connections within ${(Date.now() - started) / 1000} s`,
   );
-  t.true(Date.now() - started < 15_000, 'cut off within a few header timeouts');
+  const seconds = (Date.now() - started) / 1000;
+  t.log(`${crowd} slow clients: all cut off ${seconds.toFixed(1)} s after the good requests were served`);
+  // A few header timeouts (3 s); the clients share this process's event loop with the server.
+  t.true(seconds < 15 + Math.max(0, crowd - 1000) / 1000, `cut off within ${seconds} s`);
   t.is((await ph.request('GET', '/v1/domains')).status, 200);
 });
 

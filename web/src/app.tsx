@@ -5,6 +5,7 @@ import { get, post, whenSignedOut } from './api';
 import { Account } from './pages/account';
 import { AudienceDetail, Audiences } from './pages/audiences';
 import { BroadcastDetail } from './pages/broadcast-detail';
+import { ContactDetail } from './pages/contact-detail';
 import { Broadcasts } from './pages/broadcasts';
 import { Inbound } from './pages/inbound';
 import { InboundDetail } from './pages/inbound-detail';
@@ -56,6 +57,7 @@ const ROUTES: ReadonlyArray<[string, Page]> = [
   ['/inbound/:id', InboundDetail],
   ['/audiences', Audiences],
   ['/audiences/:id', AudienceDetail],
+  ['/audiences/:id/contacts/:contact', ContactDetail],
   ['/broadcasts', Broadcasts],
   ['/broadcasts/:id', BroadcastDetail],
   ['/tracking', Tracking],

@@ -198,7 +198,9 @@ export function AudienceDetail({ params }: { params: Record<string, string> }) {
               <Table caption="Contacts" head={['Email', 'Name', 'State', 'Consent', '']}>
                 {page.data.map((c) => (
                   <tr key={c.id}>
-                    <td class="clip">{c.email}</td>
+                    <td class="clip">
+                      <Link to={`/audiences/${id}/contacts/${c.id}`}>{c.email}</Link>
+                    </td>
                     <td class="clip">
                       {[c.first_name, c.last_name].filter(Boolean).join(' ') || <span class="muted">—</span>}
                     </td>
