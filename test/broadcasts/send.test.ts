@@ -78,6 +78,20 @@ test('a broadcast reaches each subscribed contact as a marketing message with si
     'an ordinary message of channel marketing',
   );
   t.is((await ph.request('GET', `/v1/emails/${messageId}`)).status, 200, 'in the message history');
+  // The dashboard's message detail shows the bodies the contact received (written from the
+  // broadcast's content, which is stored once).
+  const users = ph.server.services.accounts.users;
+  const owner = await users.findByEmail('owner@example.test');
+  if (!owner) throw new Error('no owner');
+  await users.setPassword(owner, 'a long enough password');
+  const login = await ph.request('POST', '/v1/auth/login-password', {
+    body: { email: 'owner@example.test', password: 'a long enough password' },
+    key: null,
+  });
+  const detail = await ph.request('GET', `/v1/dashboard/emails/${messageId}`, { key: login.body.token });
+  t.is(detail.status, 200, detail.text);
+  t.true(String(detail.body.html).includes('Hi Ann &lt;b&gt;&amp;, your plan is pro.'), detail.text);
+  t.true(String(detail.body.text).includes(`Unsubscribe: ${url}`), detail.text);
   const [job] = rows<{ traffic: string; lane: string }>(
     ph,
     'select traffic, lane from delivery_jobs where message_id = ?',

@@ -12,9 +12,9 @@ export const broadcastsSection = z
       .int()
       .min(1)
       .max(1000)
-      .default(100)
+      .default(25)
       .describe(
-        'Contacts a broadcast queues per transaction; smaller batches hold the store for less time beside transactional sends.',
+        'Contacts a broadcast queues per transaction (one turn of the event loop); smaller batches hold the store and the event loop for less time beside transactional sends.',
       ),
     queue_ahead: z
       .int()
