@@ -14,6 +14,8 @@
  * store holds `--incidents` incidents written through the incident service, as the command line
  * writes them: each opened, updated and resolved (three updates), the newest one still open.
  * Posthorn runs with its defaults except delivery and inbound SMTP off. Target: ≥ 1.0x the floor.
+ * Beside each rate, the server's main-thread CPU time per request answered (from /proc), which
+ * holds when other processes take turns on the host's cores.
  */
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +27,7 @@ import { createLogger } from '../src/platform/log.js';
 import { createIncidentService } from '../src/status/incidents/service.js';
 import { startServer } from '../src/server.js';
 import { floorServerSource, sendBody } from './floor.js';
+import { mainThreadCpuMs } from './delivery/proc.js';
 import { freePort, median, runWrk, spawnQuiet, stopChild, waitReady, type WrkResult } from './lib.js';
 
 const { values } = parseArgs({
@@ -55,6 +58,13 @@ const pathOf: Record<Subject, string> = {
 };
 
 const COMPONENTS = ['api', 'database', 'delivery', 'inbound', 'webhooks'];
+
+/** What one run measured: wrk's figures, the answer's size, and the server's CPU per request. */
+interface Sample extends WrkResult {
+  readonly bytes: number;
+  /** CPU time of the server's main thread (its event loop) per request answered, in µs. */
+  readonly cpuUs: number;
+}
 
 /**
  * A data dir holding `incidentCount` incidents, written once and copied for each Posthorn run (the
@@ -126,7 +136,7 @@ async function sanityCheck(url: string): Promise<void> {
     );
 }
 
-async function measure(subject: Subject, history: string): Promise<WrkResult & { bytes: number }> {
+async function measure(subject: Subject, history: string): Promise<Sample> {
   const dir = mkdtempSync(path.join(tmpdir(), `posthorn-bench-status-${subject}-`));
   const port = await freePort();
   try {
@@ -175,7 +185,10 @@ async function measure(subject: Subject, history: string): Promise<WrkResult & {
       }
       const target = `${url}${pathOf[subject]}`;
       if (warmup > 0) await runWrk(target, { connections, seconds: warmup, script });
-      return { ...(await runWrk(target, { connections, seconds: duration, script })), bytes };
+      const pid = child.pid as number;
+      const cpuBefore = mainThreadCpuMs(pid);
+      const result = await runWrk(target, { connections, seconds: duration, script });
+      return { ...result, bytes, cpuUs: ((mainThreadCpuMs(pid) - cpuBefore) * 1000) / result.requests };
     } finally {
       await stopChild(child);
     }
@@ -185,14 +198,14 @@ async function measure(subject: Subject, history: string): Promise<WrkResult & {
 }
 
 const history = await prepareHistory();
-const samples: Record<Subject, (WrkResult & { bytes: number })[]> = { floor: [], status: [], rss: [] };
+const samples: Record<Subject, Sample[]> = { floor: [], status: [], rss: [] };
 try {
   for (let round = 1; round <= rounds; round++) {
     for (const subject of SUBJECTS) {
       const result = await measure(subject, history);
       samples[subject].push(result);
       console.error(
-        `round ${round} ${subject}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}`,
+        `round ${round} ${subject}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}, server CPU ${result.cpuUs.toFixed(0)} µs/request`,
       );
     }
   }
@@ -200,7 +213,7 @@ try {
   rmSync(history, { recursive: true, force: true });
 }
 
-const med = (list: WrkResult[], field: keyof WrkResult) => median(list.map((r) => r[field]));
+const med = (list: Sample[], field: keyof Sample) => median(list.map((r) => r[field]));
 const floorRps = med(samples.floor, 'rps');
 console.log(
   `GET /v1/status and /v1/status/rss.xml (${incidentCount} incidents) vs the floor of scripts/bench api, ` +
@@ -208,9 +221,9 @@ console.log(
     `floor synchronous=${synchronous}, node ${process.version}`,
 );
 console.log(
-  '| subject | body | req/s (median) | p50 | p99 | errors | throughput ratio to floor | per-round ratios |',
+  '| subject | body | req/s (median) | p50 | p99 | errors | throughput ratio to floor | per-round ratios | server CPU per request (median) |',
 );
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|');
 const names: Record<Subject, string> = {
   floor: 'floor (scripts/bench api, POST)',
   status: 'GET /v1/status',
@@ -223,6 +236,6 @@ for (const subject of SUBJECTS) {
   const body = subject === 'floor' ? '5 KB in' : `${((list[0]?.bytes ?? 0) / 1024).toFixed(1)} KB out`;
   console.log(
     `| ${names[subject]} | ${body} | ${rps.toFixed(0)} | ${med(list, 'p50').toFixed(1)} ms | ${med(list, 'p99').toFixed(1)} ms | ` +
-      `${list.reduce((a, r) => a + r.errors, 0)} | ${(rps / floorRps).toFixed(2)}x | ${perRound} |`,
+      `${list.reduce((a, r) => a + r.errors, 0)} | ${(rps / floorRps).toFixed(2)}x | ${perRound} | ${med(list, 'cpuUs').toFixed(0)} µs |`,
   );
 }

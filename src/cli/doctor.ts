@@ -4,11 +4,10 @@
  * 0 nothing failed, 1 something failed (or, with --strict, warned), 2 a config that cannot be
  * read or a usage error. Reads the store when there is one; never writes it, nor any DNS.
  */
-import { existsSync } from 'node:fs';
+import { databaseFindings } from '../doctor/database.js';
 import { runDoctor } from '../doctor/doctor.js';
 import { exitCode, fail, renderJson, renderText } from '../doctor/finding.js';
 import { ConfigError } from '../platform/config/load.js';
-import { databaseFile } from '../platform/db/database.js';
 import { type Command, stringOption } from './command.js';
 import { loadShownConfig, openAdminWith } from './context.js';
 
@@ -16,7 +15,7 @@ export const doctorCommand: Command = {
   kind: 'command',
   name: 'doctor',
   summary:
-    'Check this host before the first send: config, DNS and reverse DNS, SPF/DKIM/DMARC of every domain, inbound MX, ClamAV, disk and clock.',
+    'Check this host before the first send: config, DNS and reverse DNS, SPF/DKIM/DMARC of every domain, inbound MX, ClamAV, the database, disk and clock.',
   options: {
     json: { type: 'boolean' },
     strict: { type: 'boolean' },
@@ -48,13 +47,16 @@ export const doctorCommand: Command = {
     const { config } = loaded;
     const source = loaded.file ?? `the embedded defaults (${loaded.path} does not exist)`;
     const timeServer = stringOption(values, 'time-server');
+    // First the database itself; the checks that read it run only on one they can open.
+    const checked = databaseFindings(config.storage);
     const findings = await runDoctor({
       config,
       source,
       ...(timeServer !== undefined ? { timeServer } : {}),
+      database: async () => (await checked).findings,
       store: async () => {
-        const where = databaseFile(config.storage.data_dir);
-        if (!existsSync(where)) return { where };
+        const { where, usable } = await checked;
+        if (!usable) return { where };
         const admin = await openAdminWith(config);
         try {
           const { domains, inbound } = admin.services;

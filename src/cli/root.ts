@@ -5,11 +5,21 @@ import { adminGroup } from './admin.js';
 import type { Group } from './command.js';
 import { doctorCommand } from './doctor.js';
 import { serveCommand } from './serve.js';
+import { storageGroup } from './storage-commands.js';
 import { configGroup, initCommand, migrateCommand } from './setup-commands.js';
 
 export const root: Group = {
   kind: 'group',
   name: 'posthorn',
   summary: `Posthorn ${VERSION}: self-hosted transactional email.`,
-  children: [serveCommand, initCommand, migrateCommand, configGroup, doctorCommand, adminGroup, queueGroup],
+  children: [
+    serveCommand,
+    initCommand,
+    migrateCommand,
+    configGroup,
+    doctorCommand,
+    adminGroup,
+    queueGroup,
+    storageGroup,
+  ],
 };

@@ -2,7 +2,8 @@
  * `posthorn doctor`: the checks an operator runs before the first send, in the order they are
  * printed: the config and the identity it gives this host, forward and reverse DNS of each sending
  * address, SPF, DKIM, DMARC and the bounce MX of every domain, inbound mail reaching this host
- * and the MX of every domain inbound routes receive mail for,
+ * and the MX of every domain inbound routes receive mail for, the database (reachable, version,
+ * migrations),
  * ClamAV, disk space and the clock. The network checks run side by side; none writes anything.
  */
 import type { InspectedDomain } from '../domains/service.js';
@@ -27,6 +28,8 @@ export interface DoctorInput {
    * What the store holds: every sending domain, inspected in DNS now, and the domains inbound
    * routes receive mail for; both undefined when there is no database yet. `where` names it.
    */
+  /** The database: reachable, its version, its migrations (database.ts). */
+  readonly database?: () => Promise<Finding[]>;
   readonly store: () => Promise<{
     readonly where: string;
     readonly domains?: readonly InspectedDomain[];
@@ -39,8 +42,9 @@ export async function runDoctor(input: DoctorInput): Promise<Finding[]> {
   // Fresh answers for every lookup, and a short cache life: nothing here is reused.
   const resolver = createDnsResolver(config);
   const stored = input.store();
-  const [configs, addresses, domains, inbound, routed, clamav, clock] = await Promise.all([
+  const [configs, database, addresses, domains, inbound, routed, clamav, clock] = await Promise.all([
     configFindings(config, input.source),
+    input.database?.() ?? [],
     sendingAddressFindings(config, resolver),
     stored.then(({ where, domains: list }) =>
       list === undefined
@@ -54,6 +58,7 @@ export async function runDoctor(input: DoctorInput): Promise<Finding[]> {
   ]);
   return [
     ...configs,
+    ...database,
     ...addresses,
     ...domains,
     ...inbound,

@@ -144,6 +144,7 @@ test('a host set up right passes every check: reverse DNS, SPF, DKIM, DMARC, the
     .map((c) => `${c.status} ${c.check}${c.subject ? ` ${c.subject}` : ''}`);
   t.deepEqual(statuses, [
     `ok config ${path.join(env.w.dir, 'config.toml')}`,
+    `ok migrations ${path.join(env.ph.dataDir, 'posthorn.sqlite')}`,
     'ok forward-dns 203.0.114.5',
     'ok ptr 203.0.114.5',
     'ok spf example.com',

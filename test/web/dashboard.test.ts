@@ -48,7 +48,7 @@ async function signInByCode(
   await page.getByRole('heading', { level: 1, name: landing }).waitFor();
 }
 
-test('a person signs in by code, finds a message sent through the API and reads its timeline, verifies a domain, switches projects, replays a webhook delivery, manages every page, consents to an agent and approves its send, turns on TOTP, signs out and back in with password and TOTP', async (t) => {
+test('a person signs in by code, finds a message sent through the API and reads its timeline, verifies a domain, switches projects, replays a webhook delivery, manages every page, consents to an agent and approves its send, turns on TOTP, signs out and back in with password and TOTP, then with a recovery code once', async (t) => {
   t.timeout(180_000);
   const env = await startAccountsEnv(
     t,
@@ -375,12 +375,22 @@ test('a person signs in by code, finds a message sent through the API and reads 
 
   await open(page, 'Broadcasts');
   await page.getByRole('button', { name: 'New broadcast' }).click();
+  await page.getByLabel('Name').fill('November news');
   await page.getByLabel('From').fill('Brand News <news@brand.test>');
-  await page.getByLabel('Subject').fill('November news');
+  await page.getByLabel('Reply-To (optional)').fill('editor@brand.test, desk@brand.test');
+  await page.getByLabel('Subject').fill('What is new in November');
   await page.getByLabel('HTML').fill('<p>Hello {{first_name}}</p>');
+  await page.getByLabel('Text (optional)').fill('Hello {{first_name}}');
   await page.getByRole('button', { name: 'Save draft' }).click();
   const draft = page.getByRole('row').filter({ hasText: 'November news' });
   await draft.getByText('draft').waitFor();
+  const drafted = (await env.ph.request('GET', '/v1/broadcasts')).body.data[0];
+  t.like(drafted, {
+    name: 'November news',
+    subject: 'What is new in November',
+    reply_to: ['editor@brand.test', 'desk@brand.test'],
+    text: 'Hello {{first_name}}',
+  });
   await checkPage(t, page, 'broadcasts');
   await draft.getByRole('button', { name: 'Cancel November news' }).click();
   await draft.getByText('cancelled').waitFor();
@@ -412,6 +422,7 @@ test('a person signs in by code, finds a message sent through the API and reads 
   await page.getByRole('button', { name: 'Turn on' }).click();
   await page.getByText('Two-factor authentication is on.').waitFor();
   t.is(await page.locator('.codes li').count(), 10);
+  const recoveryCode = ((await page.locator('.codes li').first().textContent()) ?? '').trim();
 
   // Sign out: the cookies go and the old token stops working.
   const token = session?.value as string;
@@ -434,4 +445,35 @@ test('a person signs in by code, finds a message sent through the API and reads 
     key: (await context.cookies()).find((c) => c.name === 'ph_session')?.value as string,
   });
   t.is(again.body.auth_method, 'password');
+
+  // A lost phone: out again, and in with the password and a recovery code, which is then spent.
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+  const withRecovery = async () => {
+    await page.getByRole('button', { name: 'Password' }).click();
+    await page.getByLabel('Email').fill(OWNER);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    await page.getByRole('button', { name: 'Use a recovery code instead' }).click();
+    await page.getByLabel('Recovery code').fill(recoveryCode);
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.url().includes('/v1/dashboard/web/sign-in/password')),
+      page.getByRole('button', { name: 'Sign in' }).click(),
+    ]);
+    return answer.status();
+  };
+  t.is(await withRecovery(), 200);
+  await page.getByRole('heading', { level: 1, name: 'Messages' }).waitFor();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+  await page.reload();
+  await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+  t.is(await withRecovery(), 401, 'a spent recovery code is refused');
+  await page.getByText('Invalid email, password or authenticator code.').waitFor();
+  t.is(
+    await page.getByRole('heading', { level: 1, name: 'Messages' }).count(),
+    0,
+    'a spent recovery code does not sign in again',
+  );
 });
