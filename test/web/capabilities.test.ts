@@ -8,7 +8,8 @@
  * scheduled then cancelled, the system status with an open incident and a maintenance window, a
  * dedicated IP asked for, an agent's send rejected with a note, the approval policy trusting a connected application, and keyboard
  * use (skip link, visible focus, navigation, focus on the new heading, a form sent with Enter);
- * then an audience, a template and a domain deleted and a scheduled send cancelled from their pages.
+ * then an audience, a template and a domain deleted and a scheduled send cancelled from their pages;
+ * the message history paged and sorted.
  * One browser and one server; every page passes axe-core and fits 1280 px and 390 px.
  */
 import test from 'ava';
@@ -38,7 +39,7 @@ async function stat(page: Page, label: string): Promise<string> {
   return ((await value.textContent()) ?? '').trim();
 }
 
-test('a person imports contacts from a file, sends a broadcast and watches it delivered, reads a contact’s history, reads opens by people apart from machines, schedules and cancels another, reads the system status, asks for a dedicated IP, rejects an agent’s send with a note, trusts a connected application, gets around by keyboard alone, and deletes and cancels from the pages', async (t) => {
+test('a person imports contacts from a file, sends a broadcast and watches it delivered, reads a contact’s history, reads opens by people apart from machines, schedules and cancels another, reads the system status, asks for a dedicated IP, rejects an agent’s send with a note, trusts a connected application, gets around by keyboard alone, deletes and cancels from the pages, and pages and sorts the message history', async (t) => {
   t.timeout(180_000);
   const env = await startDeliveryEnv(t, {
     config: await issuerConfig({ tracking: { scanner_window: '1s' } }),
@@ -397,6 +398,41 @@ test('a person imports contacts from a file, sends a broadcast and watches it de
   await oldCard.waitFor({ state: 'detached' });
   await page.getByRole('region', { name: 'acme.test', exact: true }).waitFor();
   t.is((await env.ph.request('GET', `/v1/domains/${old.body.id}`)).status, 404);
+
+  // The message history past one page, and sorted by a column both ways.
+  const batch = await env.ph.request('POST', '/v1/emails/batch', {
+    body: {
+      emails: Array.from({ length: 20 }, (_, i) => ({
+        from: 'Acme <hello@acme.test>',
+        to: [`reader${i}@example.net`],
+        subject: `Digest ${String(i).padStart(2, '0')}`,
+        text: 'Your digest.',
+        send_at: new Date(Date.now() + 86_400_000).toISOString(),
+      })),
+    },
+  });
+  t.is(batch.status, 202, batch.text);
+  await open(page, 'Messages');
+  const pager = page.getByRole('navigation', { name: 'Pages' });
+  await pager.getByText(/^Page 1 of 2 · \d+ in all$/).waitFor({ timeout: 20_000 });
+  const total = Number(/(\d+) in all/.exec((await pager.textContent()) ?? '')?.[1]);
+  t.true(total >= 29, `every message is counted (${total})`);
+  t.is(await page.locator('tbody tr').count(), 25);
+  await pager.getByRole('button', { name: 'Next' }).click();
+  await pager.getByText(/^Page 2 of 2/).waitFor();
+  t.is(await page.locator('tbody tr').count(), total - 25);
+  const subjects = () => page.locator('tbody tr td:nth-child(2)').allTextContents();
+  await page.getByRole('button', { name: 'Subject' }).click();
+  await page.locator('th[aria-sort="descending"]', { hasText: 'Subject' }).waitFor();
+  await pager.getByText(/^Page 1 of 2/).waitFor();
+  const descending = await subjects();
+  t.deepEqual(descending, [...descending].sort().reverse(), 'subjects Z to A');
+  await page.getByRole('button', { name: 'Subject' }).click();
+  await page.locator('th[aria-sort="ascending"]', { hasText: 'Subject' }).waitFor();
+  const ascending = await subjects();
+  t.deepEqual(ascending, [...ascending].sort(), 'subjects A to Z');
+  t.regex(page.url(), /sort=subject/);
+  t.regex(page.url(), /order=asc/);
 });
 
 /** The focused element as `tag:text` (text trimmed; empty for inputs and containers with children). */
