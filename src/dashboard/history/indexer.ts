@@ -45,14 +45,16 @@ export async function indexBatch(db: Db, limit = BATCH): Promise<number> {
     const after = last.rows[0]?.last ?? 0;
     // PostgreSQL: nodes (and one node's concurrent transactions) take rowids first and commit
     // later, so a message may appear below the highest one indexed; the batch looks back over the
-    // last LOOKBACK rowids for any not yet indexed (a primary-key probe each).
+    // last LOOKBACK rowids for any not yet indexed (a primary-key probe each). The rows are read
+    // FOR SHARE: a status change committing meanwhile (whose trigger updates only indexed
+    // messages) waits for this batch, or this batch waits for it and reads the new status.
     const { rows } =
       engineOf(trx) === 'postgresql'
         ? await sql<Pending>`
             select rowid, id, project_id, mode, status, from_header, from_email, subject
             from messages m where m.rowid > ${Math.max(0, after - LOOKBACK)}
               and not exists (select 1 from message_history h where h.message_rowid = m.rowid)
-            order by m.rowid limit ${limit}`.execute(trx)
+            order by m.rowid limit ${limit} for share`.execute(trx)
         : await sql<Pending>`
             select rowid, id, project_id, mode, status, from_header, from_email, subject
             from messages where rowid > ${after} order by rowid limit ${limit}`.execute(trx);
