@@ -107,15 +107,12 @@ export async function startBackground(
     );
     // Before delivery starts: a project with a dedicated IP never sends its first mail from a shared one.
     await services.reputation.sources.load();
-    single(
-      'reputation-projection',
-      () =>
-        startReputationProjection(
-          services.reputation.center,
-          (listener) => services.events.onAppended(listener),
-          kernel.log.child({ capability: 'reputation' }),
-        ),
-      { postgres: false },
+    single('reputation-projection', () =>
+      startReputationProjection(
+        services.reputation.center,
+        (listener) => services.events.onAppended(listener),
+        kernel.log.child({ capability: 'reputation' }),
+      ),
     );
     single('provider-sync', () =>
       startProviderSync(

@@ -16,7 +16,7 @@
  * answered; the job goes back to the queue due now with its other recipients untouched.
  */
 import type SQLite from 'better-sqlite3';
-import type { EventService } from '../../events/service.js';
+import type { EventService, NewEvent } from '../../events/service.js';
 import type { Db } from '../../platform/db/database.js';
 import type { KeyMode, RecipientStatus } from '../../platform/db/tables.js';
 import type { Logger } from '../../platform/log.js';
@@ -45,6 +45,18 @@ import type {
   RecipientCounts,
   RecipientRow,
 } from '../queue/store.js';
+
+/** Appends one event in the outcome's transaction, or collects it for the batch's one insert. */
+type Emit = (event: NewEvent) => unknown;
+
+/**
+ * A batch recorded without a savepoint per job (outcome-writer.ts, PostgreSQL): the jobs' writes
+ * collected in one `writes` and sent together, their events collected for one insert.
+ */
+export interface SharedBatch {
+  readonly writes: OutcomeWrites;
+  readonly events: NewEvent[];
+}
 
 /** Where suppressions go (the suppressions capability's `addWithin`). */
 export interface SuppressionPort {
@@ -98,13 +110,16 @@ export class OutcomeRecorder {
    * Writes the job's outcome inside the caller's transaction; throws when one of its writes fails
    * (a suppression that fails is logged instead).
    */
-  async apply(trx: Db, report: JobReport, now: number): Promise<void> {
+  async apply(trx: Db, report: JobReport, now: number, batch?: SharedBatch): Promise<void> {
     const { ctx, result } = report;
     const { job, message } = ctx;
-    const writes = this.#deps.store.writesIn(trx);
+    const writes = batch?.writes ?? this.#deps.store.writesIn(trx);
+    const emit: Emit = batch
+      ? (event) => batch.events.push(event)
+      : (event) => this.#deps.events.appendWithin(trx, event);
     if (message === null || ctx.recipients.length === 0) {
       await writes.finishJob(job, report.lane, null, now);
-      await writes.flush();
+      if (!batch) await writes.flush();
       return;
     }
     const attempt = job.attempts + 1;
@@ -134,7 +149,7 @@ export class OutcomeRecorder {
         lane: report.lane,
       };
       if (outcome.kind !== 'delivered') lastError ??= formatSmtpReply(outcome.reply);
-      statuses.push(await this.#recipient(trx, writes, recipient, outcome, next, event, now, job.mode));
+      statuses.push(await this.#recipient(trx, writes, emit, recipient, outcome, next, event, now, job.mode));
     }
     // A stop cut the job off: the rest go back due now, as a released job (no attempt counted).
     if (cutOff) await writes.releaseJob(job, report.lane, now);
@@ -156,12 +171,13 @@ export class OutcomeRecorder {
       startedAt: report.startedAt,
       durationMs: Math.max(0, now - report.startedAt),
     });
-    await writes.flush();
+    if (!batch) await writes.flush();
   }
 
   async #recipient(
     trx: Db,
     writes: OutcomeWrites,
+    emit: Emit,
     recipient: RecipientRow,
     outcome: Outcome,
     next: Date | 'expired' | null,
@@ -188,9 +204,9 @@ export class OutcomeRecorder {
       case 'delivered': {
         await update(outcome.complained ? 'complained' : 'delivered', null, now);
         await writes.clearSoftBounce(message.project_id, recipient.email);
-        await this.#event(trx, event, deliveredEvent(event, outcome.reply, now), now);
+        await this.#event(emit, event, deliveredEvent(event, outcome.reply, now), now);
         if (outcome.complained) {
-          await this.#event(trx, event, complainedEvent(event), now);
+          await this.#event(emit, event, complainedEvent(event), now);
           await suppress('spam_complaint');
           return 'complained';
         }
@@ -200,7 +216,7 @@ export class OutcomeRecorder {
         if (next instanceof Date) {
           await update('deferred', outcome.class.category, null);
           await this.#event(
-            trx,
+            emit,
             event,
             delayedEvent(event, outcome.reply, outcome.class, next.getTime()),
             now,
@@ -210,20 +226,20 @@ export class OutcomeRecorder {
         // Retries ran out (RFC 5321 §4.5.4.1): the recipient bounces with 5.4.7.
         const cls = expired(outcome.class);
         await update('bounced', cls.category, null);
-        await this.#event(trx, event, bouncedEvent(event, outcome.reply, cls, true), now);
+        await this.#event(emit, event, bouncedEvent(event, outcome.reply, cls, true), now);
         await this.#softBounce(writes, event, cls, suppress, now);
         return 'bounced';
       }
       case 'bounced': {
         await update('bounced', outcome.class.category, null);
-        await this.#event(trx, event, bouncedEvent(event, outcome.reply, outcome.class, false), now);
+        await this.#event(emit, event, bouncedEvent(event, outcome.reply, outcome.class, false), now);
         if (outcome.class.hard) await suppress('hard_bounce');
         else await this.#softBounce(writes, event, outcome.class, suppress, now);
         return 'bounced';
       }
       case 'failed': {
         await update('failed', null, null);
-        await this.#event(trx, event, failedEvent(event, outcome.reason), now);
+        await this.#event(emit, event, failedEvent(event, outcome.reason), now);
         return 'failed';
       }
     }
@@ -278,8 +294,8 @@ export class OutcomeRecorder {
   }
 
   /** Appended in the batch's transaction (on SQLite the writer holds the connection with BEGIN IMMEDIATE). */
-  async #event(trx: Db, ctx: EventContext, draft: EventDraft, now: number): Promise<void> {
-    await this.#deps.events.appendWithin(trx, {
+  async #event(emit: Emit, ctx: EventContext, draft: EventDraft, now: number): Promise<void> {
+    await emit({
       projectId: ctx.message.project_id,
       type: draft.type,
       messageId: ctx.message.id,

@@ -25,6 +25,7 @@ import {
   type JobReport,
   OutcomeRecorder,
   type RecorderDeps,
+  type SharedBatch,
   type SuppressionPort,
 } from './outcome-recorder.js';
 import { planUnrecorded } from './unrecorded-outcome.js';
@@ -34,8 +35,8 @@ export type { JobReport, SuppressionPort };
 
 export interface WriterDeps extends RecorderDeps {
   readonly db: Db;
-  readonly store: Pick<DeliveryStore, 'writesIn' | 'heldLeases'>;
-  readonly events: Pick<EventService, 'appendWithin' | 'appendInTransaction' | 'notify'>;
+  readonly store: Pick<DeliveryStore, 'writesIn' | 'heldLeases' | 'batchesOutcomes'>;
+  readonly events: Pick<EventService, 'appendWithin' | 'appendInTransaction' | 'appendMany' | 'notify'>;
 }
 
 interface Pending {
@@ -95,7 +96,11 @@ export class OutcomeWriter {
       try {
         const now = Date.now();
         // Each job in its own savepoint: one that cannot be recorded rolls back alone.
-        const write = () => this.#eachHeld(batch, (trx, item) => this.#applyOrDefer(trx, item.report, now));
+        const eachJob = () => this.#eachHeld(batch, (trx, item) => this.#applyOrDefer(trx, item.report, now));
+        // On PostgreSQL the batch is first written whole; should that fail, job by job.
+        const write = this.#deps.store.batchesOutcomes
+          ? () => this.#whole(batch, now).catch(eachJob)
+          : eachJob;
         // PostgreSQL may still end a transaction to break a deadlock (or a serialization
         // conflict): the batch is written again once before its jobs are deferred.
         const outcomes = await write().catch((error: unknown) => {
@@ -159,6 +164,34 @@ export class OutcomeWriter {
       },
       { relaxed: true },
     );
+  }
+
+  /**
+   * The batch's outcomes written together, without a savepoint per job: one statement per table
+   * for them all and one insert for their events. Throws when any job's outcome cannot be written
+   * (the caller then writes them job by job, each in its own savepoint).
+   */
+  async #whole(batch: readonly Pending[], now: number): Promise<ItemOutcome<void>[]> {
+    const { db, sqlite, store, events, log } = this.#deps;
+    return writeTransaction(db, sqlite, async (trx) => {
+      const held = await store.heldLeases(
+        trx,
+        batch.map((item) => item.report.ctx.job),
+      );
+      const shared: SharedBatch = { writes: store.writesIn(trx), events: [] };
+      for (const item of batch) {
+        const { job } = item.report.ctx;
+        if (held.has(job.id)) await this.#recorder.apply(trx, item.report, now, shared);
+        else
+          log.warn(
+            { job_id: job.id, message_id: job.messageId },
+            'a delivery outcome was not recorded: the job was claimed again after its lease ran out',
+          );
+      }
+      await shared.writes.flush();
+      await events.appendMany(trx, shared.events);
+      return batch.map(() => ({ ok: true, value: undefined }));
+    });
   }
 
   /** After a batch's transaction failed: each job's deferral, in a transaction of their own. */

@@ -149,6 +149,8 @@ export function createPgDeliveryStore(db: Db): DeliveryStore {
       return { message: message as never, recipients: inIdOrder(recipients) };
     },
 
+    batchesOutcomes: true,
+
     writesIn: (trx) => new PgOutcomeWrites(trx),
 
     async heldLeases(trx, jobs) {

@@ -126,6 +126,8 @@ export function createSqliteDeliveryStore(db: Db, sqlite: SQLite.Database): Deli
     },
 
     /** Synchronous statements on the connection `trx`'s transaction holds (it holds the lock). */
+    batchesOutcomes: false,
+
     writesIn: () => writes,
 
     heldLeases: (_trx, jobs) => Promise.resolve(new Set(jobs.map((job) => job.id))),

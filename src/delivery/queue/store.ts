@@ -78,6 +78,12 @@ export interface DeliveryStore extends ReturnType<typeof deliveryReports> {
   renew(jobs: readonly JobLease[], until: number): Promise<void>;
   /** The message and all its recipients, in the order they were submitted. */
   load(messageId: string): Promise<{ message: MessageRow | undefined; recipients: RecipientRow[] }>;
+  /**
+   * Whether a batch of outcomes is best written together, one statement per table for the whole
+   * batch (PostgreSQL: each statement is a round trip), rather than job by job in savepoints
+   * (SQLite: in-process statements, where a savepoint costs nothing).
+   */
+  readonly batchesOutcomes: boolean;
   /** The writes of outcomes in `trx`, the caller's transaction (store-writes.ts). */
   writesIn(trx: Db): OutcomeWrites;
   /**

@@ -32,7 +32,12 @@ test('outcomes finishing on successive turns of the event loop share one transac
     db: store.db,
     sqlite: store.sqlite,
     store: createDeliveryStore(store),
-    events: { appendWithin: () => ({}) as never, appendInTransaction: () => ({}) as never, notify: () => {} },
+    events: {
+      appendWithin: () => ({}) as never,
+      appendInTransaction: () => ({}) as never,
+      appendMany: async () => [],
+      notify: () => {},
+    },
     suppressions: { addWithin: async () => undefined },
     retry: retryPolicyFrom({ retry_schedule: ['1m'], max_age: '1d' }),
     softBounceLimit: 3,
