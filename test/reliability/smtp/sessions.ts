@@ -46,7 +46,7 @@ export class Conversation {
   }
 
   /** The next whole reply (multi-line replies joined), or undefined if the server closed. */
-  async reply(timeoutMs = 15_000): Promise<string | undefined> {
+  async reply(timeoutMs = 45_000): Promise<string | undefined> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const m =
@@ -170,7 +170,7 @@ export const kinds: Record<string, Kind> = {
         (x) => x === '500' || x === '421' || x === 'closed',
       );
       if (problem) return problem;
-      return (await c.closedWithin(5000)) ? undefined : 'a 1 MB command line: the connection stayed open';
+      return (await c.closedWithin(15_000)) ? undefined : 'a 1 MB command line: the connection stayed open';
     } finally {
       c.end();
     }
@@ -234,7 +234,7 @@ export const kinds: Record<string, Kind> = {
       const want = [...Array.from({ length: target.maxCommands }, () => '250'), '421'];
       if (codes.join() !== want.join())
         return `a flood of 1,000 pipelined NOOPs: ${codes.length} replies (${[...new Set(codes)].join(', ')}), ending ${codes.at(-1)}; want ${target.maxCommands} × 250 then 421`;
-      return (await c.closedWithin(5000))
+      return (await c.closedWithin(15_000))
         ? undefined
         : 'a flood of pipelined NOOPs: the connection stayed open after 421';
     } finally {
@@ -267,7 +267,7 @@ export const kinds: Record<string, Kind> = {
       const body = line.repeat(Math.ceil((target.maxMessageBytes * 1.5) / line.length));
       target.refused.add(`big-${n}`);
       await c.write(message(`big-${n}`, body));
-      return expect('a message over the size limit', await c.reply(30_000), (x) => x === '552');
+      return expect('a message over the size limit', await c.reply(60_000), (x) => x === '552');
     } finally {
       c.end();
     }
