@@ -79,10 +79,8 @@ export async function startBackground(
   };
   try {
     engines.push(lastUsedFlusher(kernel, services));
-    single(
-      'history-indexer',
-      () => startHistoryIndexer(services.history.indexer, kernel.log.child({ capability: 'dashboard' })),
-      { postgres: false },
+    single('history-indexer', () =>
+      startHistoryIndexer(services.history.indexer, kernel.log.child({ capability: 'dashboard' })),
     );
     single('scheduler', () =>
       startScheduler(
