@@ -79,10 +79,8 @@ export async function startBackground(
   };
   try {
     engines.push(lastUsedFlusher(kernel, services));
-    single(
-      'history-indexer',
-      () => startHistoryIndexer(services.history.indexer, kernel.log.child({ capability: 'dashboard' })),
-      { postgres: false },
+    single('history-indexer', () =>
+      startHistoryIndexer(services.history.indexer, kernel.log.child({ capability: 'dashboard' })),
     );
     single('scheduler', () =>
       startScheduler(
@@ -107,15 +105,12 @@ export async function startBackground(
     );
     // Before delivery starts: a project with a dedicated IP never sends its first mail from a shared one.
     await services.reputation.sources.load();
-    single(
-      'reputation-projection',
-      () =>
-        startReputationProjection(
-          services.reputation.center,
-          (listener) => services.events.onAppended(listener),
-          kernel.log.child({ capability: 'reputation' }),
-        ),
-      { postgres: false },
+    single('reputation-projection', () =>
+      startReputationProjection(
+        services.reputation.center,
+        (listener) => services.events.onAppended(listener),
+        kernel.log.child({ capability: 'reputation' }),
+      ),
     );
     single('provider-sync', () =>
       startProviderSync(

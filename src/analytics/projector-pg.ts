@@ -8,6 +8,7 @@
  */
 import { sql } from 'kysely';
 import type { MessageModes } from '../emails/model.js';
+import { unreadBeyondCursor } from '../events/log-pg.js';
 import type { Db } from '../platform/db/database.js';
 import type { KeyMode } from '../platform/db/tables.js';
 import { lockInTransaction } from '../platform/db/transaction-lock.js';
@@ -86,21 +87,9 @@ export function createPostgresAnalyticsProjector(deps: PostgresProjectorDeps) {
     runBatch(limit: number): Promise<number> {
       return db.transaction().execute((trx) => batch(trx, limit));
     },
-    /**
-     * Whether committed events lie beyond the cursor: held back by an older transaction still
-     * running, or committed since the last batch. Asked after a short batch, outside its snapshot,
-     * so an event that became readable in between is found here rather than missed.
-     */
-    async waiting(): Promise<boolean> {
-      const { rows } = await sql<{ held: boolean }>`
-        with c as (select last_event_id as id from event_cursors where consumer = ${ANALYTICS_CURSOR}),
-             p as (select e.tx, e.seq from events e join c on e.id = c.id)
-        select case
-          when not exists (select 1 from c) then exists (select 1 from events)
-          when exists (select 1 from p) then exists (select 1 from events e, p where (e.tx, e.seq) > (p.tx, p.seq))
-          else exists (select 1 from events e, c where e.id > c.id)
-        end as held`.execute(db);
-      return rows[0]?.held === true;
+    /** Whether committed events lie beyond the cursor (events/log-pg.ts). */
+    waiting(): Promise<boolean> {
+      return unreadBeyondCursor(db, ANALYTICS_CURSOR);
     },
   };
 }

@@ -219,6 +219,10 @@ export function createAnalyticsService(deps: {
       if (lane instanceof Promise) throw new Error('laneOf is synchronous, SQLite only');
       return lane === '' ? undefined : lane;
     },
+    /** The lanes of several recipients at once, by `message_id\u0000recipient` (PostgreSQL's reputation projection). */
+    lanesOf(pairs: readonly { message_id: string; recipient: string }[]): Promise<Map<string, string>> {
+      return store.lanesOf(pairs);
+    },
     /**
      * Retention: settled recipient records last changed before `cutoff` go (pending ones stay);
      * the daily aggregates keep their counts.

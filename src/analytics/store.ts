@@ -19,6 +19,8 @@ type Answer<T> = T | Promise<T>;
 export interface AnalyticsStore {
   /** The lane recorded for one recipient of a message ('' before delivery chose one), if any. */
   laneOf(messageId: string, recipient: string): Answer<string | undefined>;
+  /** The lanes recorded for these (message, recipient) pairs, by `message_id\u0000recipient` ('' left out). */
+  lanesOf(pairs: readonly { message_id: string; recipient: string }[]): Promise<Map<string, string>>;
   /** Aggregate rows of a project's live or test traffic for days `first`..`last`. */
   window(projectId: string, mode: KeyMode, first: number, last: number): Answer<DailyAggregate[]>;
   /** Forgets up to `batch` settled records unchanged since `cutoff`; returns how many went. */
@@ -64,6 +66,19 @@ export function createPostgresAnalyticsStore(db: Db): AnalyticsStore {
         .executeTakeFirst();
       return row?.lane;
     },
+    async lanesOf(pairs) {
+      const lanes = new Map<string, string>();
+      for (let i = 0; i < pairs.length; i += 1000) {
+        const slice = pairs.slice(i, i + 1000);
+        const { rows } = await sql<{ message_id: string; recipient: string; lane: string }>`
+          select r.message_id, r.recipient, r.lane from analytics_recipients r
+           join unnest(${slice.map((p) => p.message_id)}::text[], ${slice.map((p) => p.recipient)}::text[])
+             as w(message_id, recipient) using (message_id, recipient)`.execute(db);
+        for (const row of rows)
+          if (row.lane !== '') lanes.set(`${row.message_id}\u0000${row.recipient}`, row.lane);
+      }
+      return lanes;
+    },
     window(projectId, mode, first, last) {
       return db
         .selectFrom('analytics_daily')
@@ -96,6 +111,15 @@ export function createSqliteAnalyticsStore(sqlite: SQLite.Database) {
     laneOf(messageId: string, recipient: string): string | undefined {
       lane ??= sqlite.prepare('select lane from analytics_recipients where message_id = ? and recipient = ?');
       return lane.get(messageId, recipient)?.lane;
+    },
+
+    async lanesOf(pairs: readonly { message_id: string; recipient: string }[]): Promise<Map<string, string>> {
+      const lanes = new Map<string, string>();
+      for (const pair of pairs) {
+        const found = this.laneOf(pair.message_id, pair.recipient);
+        if (found) lanes.set(`${pair.message_id}\u0000${pair.recipient}`, found);
+      }
+      return lanes;
     },
 
     /** Aggregate rows of a project's live or test traffic for days `first`..`last` (primary-key range). */

@@ -45,3 +45,21 @@ export async function newestIdOnPostgres(db: Db): Promise<string | undefined> {
       union all select max(last_event_id) from event_cursors) s`.execute(db);
   return rows[0]?.id ?? undefined;
 }
+
+/**
+ * Whether committed events lie beyond the cursor of `consumer`: held back by an older transaction
+ * still running, or committed since its last read. A consumer whose caller must see everything
+ * committed before it asked (a report's catch-up) reads on, for a while, while this holds. Asked
+ * outside the reader's snapshot, so an event that became readable in between is found here.
+ */
+export async function unreadBeyondCursor(db: Db, consumer: string): Promise<boolean> {
+  const { rows } = await sql<{ unread: boolean }>`
+    with c as (select last_event_id as id from event_cursors where consumer = ${consumer}),
+         p as (select e.tx, e.seq from events e join c on e.id = c.id)
+    select case
+      when not exists (select 1 from c) then exists (select 1 from events)
+      when exists (select 1 from p) then exists (select 1 from events e, p where (e.tx, e.seq) > (p.tx, p.seq))
+      else exists (select 1 from events e, c where e.id > c.id)
+    end as unread`.execute(db);
+  return rows[0]?.unread === true;
+}

@@ -1,13 +1,14 @@
 /** Builds the reputation capability from the kernel (composition root helper). */
 import type { AuditService } from '../audit/service.js';
 import { createCursorStore } from '../events/cursors.js';
+import { unreadBeyondCursor } from '../events/log-pg.js';
 import type { EventService } from '../events/service.js';
 import type { Kernel } from '../kernel.js';
 import { parseDuration } from '../platform/config/duration.js';
 import { warmupPlans } from '../platform/config/sections/reputation.js';
 import type { KeyMode } from '../platform/db/tables.js';
 import { createReputationCenter } from './center/center.js';
-import { createReputationProjector } from './center/projector.js';
+import { createReputationProjector, REPUTATION_CURSOR } from './center/projector.js';
 import { createReputationStore } from './center/store.js';
 import { postmasterClient } from './connections/providers/postmaster.js';
 import { sndsClient } from './connections/providers/snds.js';
@@ -20,8 +21,14 @@ import { createReputationService } from './service.js';
 
 export interface ReputationPorts {
   readonly events: Pick<EventService, 'rowsAfter' | 'onAppended'>;
-  readonly emails: { messageMode(messageId: string): KeyMode | undefined };
-  readonly analytics: { laneOf(messageId: string, recipient: string): string | undefined };
+  readonly emails: {
+    messageMode(messageId: string): KeyMode | undefined;
+    messageModes(messageIds: readonly string[]): Promise<Map<string, KeyMode>>;
+  };
+  readonly analytics: {
+    laneOf(messageId: string, recipient: string): string | undefined;
+    lanesOf(pairs: readonly { message_id: string; recipient: string }[]): Promise<Map<string, string>>;
+  };
   readonly audit: AuditService;
 }
 
@@ -31,11 +38,40 @@ export function buildReputation(kernel: Kernel, ports: ReputationPorts) {
     db: kernel.db,
     store,
     cursors: createCursorStore(kernel.db),
-    rowsAfter: (afterId, limit) => ports.events.rowsAfter(afterId, limit),
-    messageMode: (messageId) => ports.emails.messageMode(messageId),
-    laneOf: (messageId, recipient) => ports.analytics.laneOf(messageId, recipient),
+    rowsAfter: (afterId, limit, executor) => ports.events.rowsAfter(afterId, limit, executor),
+    // SQLite answers each lookup at once; PostgreSQL reads a page's modes and lanes in one query each.
+    lookups:
+      kernel.store.engine === 'postgresql'
+        ? async (rows) => {
+            const messages = rows.flatMap((row) => (row.message_id === null ? [] : [row.message_id]));
+            const pairs = rows.flatMap((row) =>
+              row.message_id === null || row.recipient === null
+                ? []
+                : [{ message_id: row.message_id, recipient: row.recipient }],
+            );
+            const [modes, lanes] = await Promise.all([
+              ports.emails.messageModes(messages),
+              ports.analytics.lanesOf(pairs),
+            ]);
+            return {
+              messageMode: (messageId) => modes.get(messageId),
+              laneOf: (messageId, recipient) => lanes.get(`${messageId}\u0000${recipient}`),
+            };
+          }
+        : {
+            messageMode: (messageId) => ports.emails.messageMode(messageId),
+            laneOf: (messageId, recipient) => ports.analytics.laneOf(messageId, recipient),
+          },
   });
-  const center = createReputationCenter({ store, projector, thresholds: kernel.config.reputation });
+  const postgres = kernel.store.engine === 'postgresql';
+  const center = createReputationCenter({
+    store,
+    projector,
+    thresholds: kernel.config.reputation,
+    ...(postgres
+      ? { waiting: () => unreadBeyondCursor(kernel.db, REPUTATION_CURSOR), reportWaitMs: 10_000 }
+      : {}),
+  });
   const config = kernel.config.reputation;
   const ipStore = createDedicatedIpStore(kernel.db);
   const dedicatedIps = createDedicatedIpService({

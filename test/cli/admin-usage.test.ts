@@ -1,11 +1,12 @@
 /** The admin commands answer an operator's slip (a typo, a stray argument) with what to do. */
 import test from 'ava';
-import { bootstrapProject, workdir } from '../helpers/cli.js';
+import { bootstrapProjectAsync, workdir } from '../helpers/cli.js';
 
-test('admin keys create with an unknown scope exits 2, lists the scopes and issues nothing', (t) => {
+test('admin keys create with an unknown scope exits 2, lists the scopes and issues nothing', async (t) => {
+  t.timeout(120_000);
   const w = workdir(t, { config: true });
-  const project = bootstrapProject(w);
-  const result = w.run([
+  const project = await bootstrapProjectAsync(w);
+  const result = await w.runAsync([
     'admin',
     'keys',
     'create',
@@ -16,25 +17,27 @@ test('admin keys create with an unknown scope exits 2, lists the scopes and issu
   ]);
   t.is(result.code, 2);
   t.regex(result.stderr, /--scopes: unknown scope "emails:sned"\. Scopes: full_access, emails:send, /);
-  const listed = w.json(['admin', 'keys', 'list', '--project', project, '--json']);
+  const listed = await w.jsonAsync(['admin', 'keys', 'list', '--project', project, '--json']);
   t.is(listed.data.length, 1, 'only the bootstrap key');
 });
 
-test('admin keys list of an unknown project says it was not found instead of listing nothing', (t) => {
+test('admin keys list of an unknown project says it was not found instead of listing nothing', async (t) => {
+  t.timeout(120_000);
   const w = workdir(t, { config: true });
-  bootstrapProject(w);
+  await bootstrapProjectAsync(w);
   for (const args of [[], ['--json']]) {
-    const result = w.run(['admin', 'keys', 'list', '--project', 'prj_typo', ...args]);
+    const result = await w.runAsync(['admin', 'keys', 'list', '--project', 'prj_typo', ...args]);
     t.is(result.code, 1);
     t.regex(result.stderr, /Project prj_typo was not found/);
     t.is(result.stdout, '');
   }
 });
 
-test('admin keys list shows the name given with --name, to tell keys apart', (t) => {
+test('admin keys list shows the name given with --name, to tell keys apart', async (t) => {
+  t.timeout(120_000);
   const w = workdir(t, { config: true });
-  const project = bootstrapProject(w);
-  const created = w.json([
+  const project = await bootstrapProjectAsync(w);
+  const created = await w.jsonAsync([
     'admin',
     'keys',
     'create',
@@ -44,30 +47,31 @@ test('admin keys list shows the name given with --name, to tell keys apart', (t)
     'billing-app',
     '--json',
   ]);
-  const table = w.run(['admin', 'keys', 'list', '--project', project]);
+  const table = await w.runAsync(['admin', 'keys', 'list', '--project', project]);
   t.regex(table.stdout, /^ID\s+NAME\s+MODE/m);
   t.regex(table.stdout, new RegExp(`^${created.id}\\s+billing-app\\s+live`, 'm'));
 });
 
-test('a command given an argument it does not take exits 2 and does nothing', (t) => {
+test('a command given an argument it does not take exits 2 and does nothing', async (t) => {
+  t.timeout(120_000);
   const w = workdir(t, { config: true });
-  const project = bootstrapProject(w);
-  const a = w.json(['admin', 'keys', 'create', '--project', project, '--json']);
-  const b = w.json(['admin', 'keys', 'create', '--project', project, '--json']);
-  const revoke = w.run(['admin', 'keys', 'revoke', a.id, b.id]);
+  const project = await bootstrapProjectAsync(w);
+  const a = await w.jsonAsync(['admin', 'keys', 'create', '--project', project, '--json']);
+  const b = await w.jsonAsync(['admin', 'keys', 'create', '--project', project, '--json']);
+  const revoke = await w.runAsync(['admin', 'keys', 'revoke', a.id, b.id]);
   t.is(revoke.code, 2);
   t.regex(revoke.stderr, new RegExp(`Unexpected argument "${b.id}"`));
-  const keys = w.json(['admin', 'keys', 'list', '--project', project, '--json']).data as {
+  const keys = (await w.jsonAsync(['admin', 'keys', 'list', '--project', project, '--json'])).data as {
     revoked_at: string | null;
   }[];
   t.true(
     keys.every((k) => k.revoked_at === null),
     'neither key was revoked',
   );
-  const list = w.run(['admin', 'keys', 'list', project]);
+  const list = await w.runAsync(['admin', 'keys', 'list', project]);
   t.is(list.code, 2);
   t.regex(list.stderr, new RegExp(`Unexpected argument "${project}"`));
-  const option = w.run(['admin', 'keys', 'list', '--projet', project]);
+  const option = await w.runAsync(['admin', 'keys', 'list', '--projet', project]);
   t.is(option.code, 2);
   t.regex(option.stderr, /^Unknown option '--projet'\.$/m);
   t.false(option.stderr.includes('positional argument'), option.stderr);

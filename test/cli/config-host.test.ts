@@ -37,7 +37,7 @@ test('a missing CA file, a source address not on this host, a certificate with t
     /smtp_in\.tls_cert_file, smtp_in\.tls_key_file: not a PEM certificate and its private key \(.*key values mismatch/,
   ]);
   const started = Date.now();
-  const result = w.run(['config', 'check', '--config', file]);
+  const result = await w.runAsync(['config', 'check', '--config', file]);
   t.true(
     Date.now() - started >= 2900,
     'a missing source address is waited for (IPv6 DAD after boot) before it is refused',
@@ -66,7 +66,7 @@ test('a CA file without certificates and unreadable STARTTLS files are named; an
     /smtp_in\.tls_cert_file: .*mx\.pem cannot be read \(ENOENT\)/,
     /smtp_in\.tls_key_file: cannot be read \(ENOENT\)/,
   ]);
-  t.false(w.run(['config', 'check', '--config', file]).stderr.includes(secretKey));
+  t.false((await w.runAsync(['config', 'check', '--config', file])).stderr.includes(secretKey));
 
   // The same files with both engines off: nothing that runs reads them.
   const disabled = configFile(
@@ -76,7 +76,7 @@ test('a CA file without certificates and unreadable STARTTLS files are named; an
       line === '[delivery]' || line === '[smtp_in]' ? [line, 'enabled = false'] : [line],
     ),
   );
-  const check = w.run(['config', 'check', '--config', disabled]);
+  const check = await w.runAsync(['config', 'check', '--config', disabled]);
   t.is(check.code, 0, check.stderr);
 });
 
@@ -96,7 +96,7 @@ test('a CA file, a certificate with its key and source addresses of this host pa
     `tls_cert_file = ${JSON.stringify(a.certFile)}`,
     `tls_key_file = ${JSON.stringify(a.keyFile)}`,
   ]);
-  const check = w.run(['config', 'check', '--config', file]);
+  const check = await w.runAsync(['config', 'check', '--config', file]);
   t.is(check.code, 0, check.stderr);
   const { health, code, log } = await serveOnce(w, file);
   t.is(health.components.smtp_in.status, 'operational', JSON.stringify(health));

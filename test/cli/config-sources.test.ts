@@ -7,7 +7,8 @@ import path from 'node:path';
 import test from 'ava';
 import { workdir } from '../helpers/cli.js';
 
-test('config check and print exit 2 when the config named by --config or POSTHORN_CONFIG does not exist, as serve does', (t) => {
+test('config check and print exit 2 when the config named by --config or POSTHORN_CONFIG does not exist, as serve does', async (t) => {
+  t.timeout(120_000);
   const w = workdir(t);
   const missing = path.join(w.dir, 'etc/posthorn.toml');
   for (const [args, env] of [
@@ -15,28 +16,32 @@ test('config check and print exit 2 when the config named by --config or POSTHOR
     [[], { POSTHORN_CONFIG: missing }],
   ] as const) {
     for (const command of [['config', 'check'], ['config', 'print'], ['serve']]) {
-      const result = w.run([...command, ...args], { ...env, POSTHORN_SERVER_LISTEN: '127.0.0.1:0' });
+      const result = await w.runAsync([...command, ...args], {
+        ...env,
+        POSTHORN_SERVER_LISTEN: '127.0.0.1:0',
+      });
       t.is(result.code, 2, `${command.join(' ')} ${JSON.stringify(env)}`);
       t.true(result.stderr.includes(`Config file ${missing} does not exist`), result.stderr);
       t.regex(result.stderr, /posthorn init --config/);
     }
   }
   // The default path may be missing: the first `serve` writes it.
-  const bare = w.run(['config', 'check']);
+  const bare = await w.runAsync(['config', 'check']);
   t.is(bare.code, 0, bare.stderr);
   t.regex(bare.stdout, /embedded defaults/);
 });
 
-test('a bad value from the environment names its variable, and a TOML syntax error its line and column', (t) => {
+test('a bad value from the environment names its variable, and a TOML syntax error its line and column', async (t) => {
+  t.timeout(120_000);
   const w = workdir(t, { config: true });
-  const range = w.run(['config', 'check'], { POSTHORN_DELIVERY_PORT: '70000' });
+  const range = await w.runAsync(['config', 'check'], { POSTHORN_DELIVERY_PORT: '70000' });
   t.is(range.code, 2);
   t.regex(range.stderr, /delivery\.port: .*\(set by POSTHORN_DELIVERY_PORT\)$/m);
-  const number = w.run(['config', 'check'], { POSTHORN_LIMITS_DAILY_QUOTA: 'many' });
+  const number = await w.runAsync(['config', 'check'], { POSTHORN_LIMITS_DAILY_QUOTA: 'many' });
   t.is(number.code, 2);
   t.regex(number.stderr, /POSTHORN_LIMITS_DAILY_QUOTA \(limits\.daily_quota\): must be a number, not "many"/);
   t.false(number.stderr.includes('NaN'), number.stderr);
-  const flag = w.run(['config', 'check'], { POSTHORN_WEBHOOKS_ALLOW_HTTP: 'yes' });
+  const flag = await w.runAsync(['config', 'check'], { POSTHORN_WEBHOOKS_ALLOW_HTTP: 'yes' });
   t.is(flag.code, 2);
   t.regex(
     flag.stderr,
@@ -45,7 +50,7 @@ test('a bad value from the environment names its variable, and a TOML syntax err
 
   const file = path.join(w.dir, 'config/config.toml');
   writeFileSync(file, '[server]\nlisten = "127.0.0.1:8080"\npublic_url = = "x"\n');
-  const toml = w.run(['config', 'check']);
+  const toml = await w.runAsync(['config', 'check']);
   t.is(toml.code, 2);
   t.regex(toml.stderr, /not valid TOML at line 3, column \d+: /);
 });

@@ -27,8 +27,8 @@ test('two admin bootstraps of one organization at the same moment: one creates i
   writeFileSync(path.join(w.dir, 'config.toml'), '[storage]\nbusy_timeout_ms = 60000\n');
   const config = ['--config', 'config.toml'];
   // The master key and the database exist before: the race is about the organization.
-  t.is(w.run(['init', ...config]).code, 0);
-  t.is(w.run(['migrate', ...config]).code, 0);
+  t.is((await w.runAsync(['init', ...config])).code, 0);
+  t.is((await w.runAsync(['migrate', ...config])).code, 0);
   // Hold the write lock so that both bootstraps reach their insert while the other has not committed.
   const store = openStore(path.join(w.dir, 'data'));
   t.teardown(() => store.close());
@@ -61,7 +61,7 @@ test('two admin bootstraps of one organization at the same moment: one creates i
     ),
   );
   t.is(refused?.stdout, '', 'no key is printed');
-  const projects = w.json(['admin', 'projects', 'list', '--json', ...config]);
+  const projects = await w.jsonAsync(['admin', 'projects', 'list', '--json', ...config]);
   t.deepEqual(
     projects.data.map((p: { id: string }) => p.id),
     [created.project_id],
@@ -75,14 +75,21 @@ test('posthorn migrate renames an organization whose name an older one has, sayi
   insert.run('org_1', 'Acme', 10);
   insert.run('org_2', 'ACME', 20);
   await store.close();
-  const migrated = w.run(['migrate']);
+  const migrated = await w.runAsync(['migrate']);
   t.is(migrated.code, 0, migrated.stderr);
   t.regex(migrated.stdout, /Applied 0018-organization-name-unique/);
   t.regex(
     migrated.stderr,
     /warning: migration 0018-organization-name-unique: organization org_2 "ACME" was renamed "ACME \(org_2\)": organization org_1 "Acme" has the same name/,
   );
-  const again = w.run(['admin', 'bootstrap', '--email', 'a@example.test', '--org', 'acme (ORG_2)']);
+  const again = await w.runAsync([
+    'admin',
+    'bootstrap',
+    '--email',
+    'a@example.test',
+    '--org',
+    'acme (ORG_2)',
+  ]);
   t.is(again.code, 1, 'the new name is taken as any other');
   t.regex(again.stderr, /organization named "ACME \(org_2\)" already exists \(org_2\)/);
 });

@@ -4,9 +4,10 @@ import path from 'node:path';
 import test from 'ava';
 import { BIN, workdir } from '../helpers/cli.js';
 
-test('init writes the config, the master key and a self-signed STARTTLS certificate; a second init keeps them', (t) => {
+test('init writes the config, the master key and a self-signed STARTTLS certificate; a second init keeps them', async (t) => {
+  t.timeout(120_000);
   const w = workdir(t);
-  const first = w.run(['init']);
+  const first = await w.runAsync(['init']);
   t.is(first.code, 0, first.stderr);
   t.regex(first.stdout, /Wrote .*config\/config\.toml/);
   const key = path.join(w.dir, 'data/master.key');
@@ -16,14 +17,15 @@ test('init writes the config, the master key and a self-signed STARTTLS certific
   t.regex(first.stdout, /Wrote a self-signed STARTTLS certificate/);
   const certText = readFileSync(cert, 'utf8');
   t.regex(certText, /BEGIN CERTIFICATE/);
-  const second = w.run(['init']);
+  const second = await w.runAsync(['init']);
   t.regex(second.stdout, /already exists/);
   t.is(readFileSync(key, 'utf8'), keyText, 'the master key is never rewritten');
   t.regex(second.stdout, /STARTTLS certificate: .* \(kept\)/);
   t.is(readFileSync(cert, 'utf8'), certText, 'the certificate is kept');
 });
 
-test('init creates the data directory 0700 under a umask of 022, and tightens an existing 0755 one', (t) => {
+test('init creates the data directory 0700 under a umask of 022, and tightens an existing 0755 one', async (t) => {
+  t.timeout(120_000);
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('POSTHORN_')));
   const init = (dir: string) =>
     spawnSync('sh', ['-c', 'umask 022 && exec "$0" init', BIN], { cwd: dir, env, encoding: 'utf8' });
@@ -39,7 +41,8 @@ test('init creates the data directory 0700 under a umask of 022, and tightens an
   t.is(statSync(path.join(older.dir, 'data')).mode & 0o777, 0o700);
 });
 
-test('init creates a missing parent of a master_key_file outside the data directory 0700, and leaves an existing one as it is', (t) => {
+test('init creates a missing parent of a master_key_file outside the data directory 0700, and leaves an existing one as it is', async (t) => {
+  t.timeout(120_000);
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('POSTHORN_')));
   const initWithKey = (w: { dir: string }, keyFile: string) => {
     mkdirSync(path.join(w.dir, 'config'), { recursive: true });
@@ -64,31 +67,34 @@ test('init creates a missing parent of a master_key_file outside the data direct
   t.is(statSync(path.join(shared.dir, 'etc')).mode & 0o777, 0o755, 'an existing directory keeps its mode');
 });
 
-test('migrate applies the migrations once', (t) => {
+test('migrate applies the migrations once', async (t) => {
+  t.timeout(120_000);
   const w = workdir(t, { config: true });
-  const first = w.run(['migrate']);
+  const first = await w.runAsync(['migrate']);
   t.is(first.code, 0, first.stderr);
   t.regex(first.stdout, /Applied: 0001-foundation/);
-  t.regex(w.run(['migrate']).stdout, /up to date/);
+  t.regex((await w.runAsync(['migrate'])).stdout, /up to date/);
 });
 
-test('config check validates without starting and exits 2 with every bad key path', (t) => {
+test('config check validates without starting and exits 2 with every bad key path', async (t) => {
+  t.timeout(120_000);
   const w = workdir(t);
-  t.is(w.run(['config', 'check']).code, 0);
+  t.is((await w.runAsync(['config', 'check'])).code, 0);
   const file = path.join(w.dir, 'bad.toml');
   writeFileSync(file, '[server]\nlisten = 8080\n[limits]\nmax_body_bytes = -1\n[nonsense]\nx = 1\n');
-  const result = w.run(['config', 'check', '--config', file]);
+  const result = await w.runAsync(['config', 'check', '--config', file]);
   t.is(result.code, 2);
   t.regex(result.stderr, /server\.listen/);
   t.regex(result.stderr, /limits\.max_body_bytes/);
   t.regex(result.stderr, /nonsense: unknown key/);
   writeFileSync(file, '[server\nlisten=');
-  const broken = w.run(['config', 'check', '--config', file]);
+  const broken = await w.runAsync(['config', 'check', '--config', file]);
   t.is(broken.code, 2);
   t.regex(broken.stderr, /not valid TOML/);
 });
 
-test('config check and serve both exit 2 on values serve could not run with, naming each key', (t) => {
+test('config check and serve both exit 2 on values serve could not run with, naming each key', async (t) => {
+  t.timeout(120_000);
   const w = workdir(t);
   const file = path.join(w.dir, 'bad.toml');
   writeFileSync(
@@ -105,7 +111,7 @@ test('config check and serve both exit 2 on values serve could not run with, nam
     ].join('\n'),
   );
   for (const command of [['config', 'check'], ['serve']]) {
-    const result = w.run([...command, '--config', file]);
+    const result = await w.runAsync([...command, '--config', file]);
     t.is(result.code, 2, command.join(' '));
     t.regex(result.stderr, /server\.listen: port 99999 is above 65535/);
     t.regex(result.stderr, /server\.public_url: must be an absolute http:\/\/ or https:\/\/ URL/);
@@ -113,22 +119,23 @@ test('config check and serve both exit 2 on values serve could not run with, nam
     t.regex(result.stderr, /sandbox\.from: must be a mailbox/);
     t.notRegex(result.stderr, /at .*\.js:\d+/, 'no stack trace');
   }
-  const ftp = w.run(['config', 'check'], { POSTHORN_SERVER_PUBLIC_URL: 'ftp://x' });
+  const ftp = await w.runAsync(['config', 'check'], { POSTHORN_SERVER_PUBLIC_URL: 'ftp://x' });
   t.is(ftp.code, 2);
   t.regex(ftp.stderr, /server\.public_url: must be an absolute/);
-  const list = w.run(['config', 'check'], { POSTHORN_DNS_SERVERS: '[bad' });
+  const list = await w.runAsync(['config', 'check'], { POSTHORN_DNS_SERVERS: '[bad' });
   t.is(list.code, 2);
   t.regex(list.stderr, /POSTHORN_DNS_SERVERS \(dns\.servers\): not a JSON list/);
 });
 
-test('environment variables override single keys, and config print shows the result with secrets redacted', (t) => {
+test('environment variables override single keys, and config print shows the result with secrets redacted', async (t) => {
+  t.timeout(120_000);
   const w = workdir(t);
   const file = path.join(w.dir, 'c.toml');
   writeFileSync(
     file,
     '[smtp_in]\ntls_cert_file = "/etc/ssl/mx.pem"\ntls_key_file = "/etc/secret/key.pem"\n[dns]\nservers = ["127.0.0.1:5353"]\n',
   );
-  const printed = w.run(['config', 'print', '--config', file], {
+  const printed = await w.runAsync(['config', 'print', '--config', file], {
     POSTHORN_SERVER_LISTEN: '127.0.0.1:9999',
     POSTHORN_LIMITS_MAX_BODY_BYTES: '1000',
     POSTHORN_SMTP_IN_ENABLED: 'false',
@@ -140,7 +147,9 @@ test('environment variables override single keys, and config print shows the res
   t.regex(printed.stdout, /servers = \[ "127\.0\.0\.1:5353" \]/);
   t.regex(printed.stdout, /tls_key_file = "\[redacted\]"/);
   t.false(printed.stdout.includes('/etc/secret/key.pem'));
-  const bad = w.run(['config', 'check', '--config', file], { POSTHORN_LIMITS_MAX_BODY_BYTES: 'lots' });
+  const bad = await w.runAsync(['config', 'check', '--config', file], {
+    POSTHORN_LIMITS_MAX_BODY_BYTES: 'lots',
+  });
   t.is(bad.code, 2);
   t.regex(bad.stderr, /limits\.max_body_bytes/);
 });

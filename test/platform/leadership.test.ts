@@ -37,8 +37,8 @@ function countedEngine() {
   return { state, startOn };
 }
 
-async function node(t: ExecutionContext, url: string): Promise<Leadership> {
-  const leadership = postgresLeadership({ client: { connectionString: url }, pollMs: POLL_MS });
+async function node(t: ExecutionContext, url: string, pollMs = POLL_MS): Promise<Leadership> {
+  const leadership = postgresLeadership({ client: { connectionString: url }, pollMs });
   t.teardown(() => leadership.close());
   return leadership;
 }
@@ -89,7 +89,8 @@ test('postgresql: each engine has its own lock, so two nodes may share the work'
 
 test('postgresql: a node whose database connection dies stops its engines, and another node takes them over', async (t) => {
   const { url } = await freshDatabase(t);
-  const [a, b] = [await node(t, url), await node(t, url)];
+  // Node a comes back slowly (its next try is 5 s away), as a node whose host is gone never does.
+  const [a, b] = [await node(t, url, 5000), await node(t, url)];
   const { state, startOn } = countedEngine();
   a.lead('projection', startOn('a'));
   await eventually('node a to run the engine', () => state.running.has('a'));

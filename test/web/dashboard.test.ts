@@ -375,12 +375,22 @@ test('a person signs in by code, finds a message sent through the API and reads 
 
   await open(page, 'Broadcasts');
   await page.getByRole('button', { name: 'New broadcast' }).click();
+  await page.getByLabel('Name').fill('November news');
   await page.getByLabel('From').fill('Brand News <news@brand.test>');
-  await page.getByLabel('Subject').fill('November news');
+  await page.getByLabel('Reply-To (optional)').fill('editor@brand.test, desk@brand.test');
+  await page.getByLabel('Subject').fill('What is new in November');
   await page.getByLabel('HTML').fill('<p>Hello {{first_name}}</p>');
+  await page.getByLabel('Text (optional)').fill('Hello {{first_name}}');
   await page.getByRole('button', { name: 'Save draft' }).click();
   const draft = page.getByRole('row').filter({ hasText: 'November news' });
   await draft.getByText('draft').waitFor();
+  const drafted = (await env.ph.request('GET', '/v1/broadcasts')).body.data[0];
+  t.like(drafted, {
+    name: 'November news',
+    subject: 'What is new in November',
+    reply_to: ['editor@brand.test', 'desk@brand.test'],
+    text: 'Hello {{first_name}}',
+  });
   await checkPage(t, page, 'broadcasts');
   await draft.getByRole('button', { name: 'Cancel November news' }).click();
   await draft.getByText('cancelled').waitFor();

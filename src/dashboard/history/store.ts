@@ -1,12 +1,13 @@
 /**
  * The history store: the only file that reads the history index (migration 0021c) and, for a
  * page's and a detail's fields, `messages`, `message_bodies` and `message_recipients`. The
- * SQLite adapter searches with FTS5's trigram tokenizer; a PostgreSQL adapter does the same with
- * `pg_trgm` behind this interface (DESIGN.md §8).
+ * SQLite adapter searches with FTS5's trigram tokenizer; on PostgreSQL the same queries search
+ * with ILIKE served by a `pg_trgm` GIN index (docs/decisions/storage.md).
  */
 import { type RawBuilder, sql } from 'kysely';
 import { broadcastBodiesOf } from '../../broadcasts/render-content.js';
 import type { Db } from '../../platform/db/database.js';
+import { engineOf } from '../../platform/db/engine.js';
 import type { KeyMode, MessageStatus } from '../../platform/db/tables.js';
 import { normalizeEmail } from '../../platform/normalize-email.js';
 
@@ -52,14 +53,28 @@ function normalizedAddress(search: string): string | undefined {
 /** An FTS5 phrase: the text quoted, inner quotes doubled (trigram matches it as a substring). */
 const phrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
+/** A LIKE pattern matching `text` anywhere, its wildcards escaped (PostgreSQL's default escape `\`). */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
 export function createHistoryStore(db: Db) {
+  const postgres = engineOf(db) === 'postgresql';
+  // `+` keeps SQLite from walking the project's whole index when the matches are few: the matched
+  // rowids come first, the project, mode and status only filter them. PostgreSQL has no unary `+`
+  // on text, and plans from its statistics.
+  const plus = (column: string) => (postgres ? sql.ref(column) : sql`+${sql.ref(column)}`);
+  /** The search text's rows: FTS5's trigram phrase on SQLite, pg_trgm's GIN index behind ILIKE on PostgreSQL. */
+  const textMatch = (search: string) =>
+    postgres ? sql`s.body ilike ${containing(search)}` : sql`message_search match ${phrase(search)}`;
+  const contains = (haystack: RawBuilder<unknown>, needle: string) =>
+    postgres
+      ? sql`strpos(lower(${haystack}), lower(${needle})) > 0`
+      : sql`instr(lower(${haystack}), lower(${needle})) > 0`;
+
   /** The IDs of the page, and the total, for a query with a search. */
   const searched = async (q: HistoryQuery, offset: number) => {
     const search = q.search ?? '';
     const status = q.status === undefined ? sql`` : sql`and h.status = ${q.status}`;
-    // `+` keeps SQLite from walking the project's whole index when the matches are few: the
-    // matched rowids come first, the project, mode and status only filter them.
-    const plusStatus = q.status === undefined ? sql`` : sql`and +h.status = ${q.status}`;
+    const plusStatus = q.status === undefined ? sql`` : sql`and ${plus('h.status')} = ${q.status}`;
     // A whole address is looked up exactly in the sender and recipient indexes: a trigram search
     // for one reads the long posting lists of its common trigrams ("@ex", ".co") on a big store.
     // Trigrams need three characters; a shorter search reads the project's newest messages.
@@ -72,17 +87,17 @@ export function createHistoryStore(db: Db) {
                 union
                 select m.rowid from message_recipients r join messages m on m.id = r.message_id
                 where r.project_id = ${q.projectId} and r.email = ${address})
-              and +h.project_id = ${q.projectId} and +h.mode = ${q.mode} ${plusStatus}
+              and ${plus('h.project_id')} = ${q.projectId} and ${plus('h.mode')} = ${q.mode} ${plusStatus}
             order by h.message_rowid desc limit ${SEARCH_CAP}`
       : [...search].length >= 3
         ? sql`select h.* from message_search s join message_history h on h.message_rowid = s.rowid
-              where message_search match ${phrase(search)} and +h.project_id = ${q.projectId}
-                and +h.mode = ${q.mode} ${plusStatus}
+              where ${textMatch(search)} and ${plus('h.project_id')} = ${q.projectId}
+                and ${plus('h.mode')} = ${q.mode} ${plusStatus}
               order by s.rowid desc limit ${SEARCH_CAP}`
         : sql`select * from (select * from message_history h
                 where h.project_id = ${q.projectId} and h.mode = ${q.mode} ${status}
                 order by h.id desc limit ${SEARCH_CAP}) h
-              where instr(lower(h.id || ' ' || h.from_email || ' ' || h.subject || ' ' || h.recipient), lower(${search})) > 0`;
+              where ${contains(sql`h.id || ' ' || h.from_email || ' ' || h.subject || ' ' || h.recipient`, search)}`;
     const column = sql.ref(`hits.${COLUMN[q.sort]}`);
     const direction = q.order === 'asc' ? sql`asc` : sql`desc`;
     const { rows } = await sql<{ id: string; total: number }>`

@@ -11,6 +11,8 @@ import type { ReputationStore } from './store.js';
 
 const BATCH = 500;
 const REPORT_WAIT_MS = 2000;
+/** How long a catch-up waits for events held back by another transaction. */
+const HELD_BACK_WAIT_MS = 5000;
 const HOUR = 3_600_000;
 const KEEP_HOURS = 31 * 24;
 
@@ -18,39 +20,61 @@ export function createReputationCenter(deps: {
   store: ReputationStore;
   projector: ReputationProjector;
   thresholds: Thresholds;
+  /** Whether committed events lie beyond the projection's cursor (PostgreSQL only). */
+  waiting?: () => Promise<boolean>;
+  /** How long a report waits for the projection (longer on PostgreSQL: more round trips). */
+  reportWaitMs?: number;
 }) {
   let running: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
 
   async function drain(): Promise<void> {
+    const waitUntil = Date.now() + HELD_BACK_WAIT_MS;
     for (;;) {
       const read = await deps.projector.runBatch(BATCH);
-      if (read < BATCH) return;
+      if (read < BATCH) {
+        // PostgreSQL: events committed but held back behind a running transaction are waited for.
+        if (deps.waiting === undefined || Date.now() > waitUntil || !(await deps.waiting())) return;
+        await sleep(20);
+        continue;
+      }
       await sleep(0);
     }
   }
 
-  /** Projects every committed event; concurrent callers share one run. */
+  /**
+   * Projects every event committed before the call. A caller arriving during a run waits for the
+   * next one, shared by all who arrive meanwhile: the running one may have read the log before
+   * the caller's events were committed.
+   */
   function catchUp(): Promise<void> {
     if (!running) {
       const run = drain().finally(() => {
         if (running === run) running = undefined;
       });
       running = run;
+      return run;
     }
-    return running;
+    queued ??= running
+      .catch(() => undefined)
+      .then(() => {
+        queued = undefined;
+        return catchUp();
+      });
+    return queued;
   }
 
   return {
     catchUp,
     /** Resolves when no projection run is in progress (a stop waits for the one running). */
     settled(): Promise<void> {
-      return running ?? Promise.resolve();
+      return queued ?? running ?? Promise.resolve();
     },
     async figures(projectId: string, now = Date.now()): Promise<CenterFigures> {
       const wait = new AbortController();
       await Promise.race([
         catchUp(),
-        sleep(REPORT_WAIT_MS, undefined, { signal: wait.signal }).catch(() => undefined),
+        sleep(deps.reportWaitMs ?? REPORT_WAIT_MS, undefined, { signal: wait.signal }).catch(() => undefined),
       ]);
       wait.abort();
       const hour = Math.floor(now / HOUR);

@@ -8,6 +8,7 @@
 import type { CursorStore } from '../../events/cursors.js';
 import type { EventRecord } from '../../events/service.js';
 import type { Db } from '../../platform/db/database.js';
+import { lockInTransaction } from '../../platform/db/transaction-lock.js';
 import type { KeyMode } from '../../platform/db/tables.js';
 import { COUNT_NAMES, fromDomain, laneOfEvent, outcomeOf, REPUTATION_EVENT_TYPES } from './outcomes.js';
 import type { HourlyDelta, ReputationStore } from './store.js';
@@ -16,14 +17,23 @@ export const REPUTATION_CURSOR = 'reputation';
 const HOUR = 3_600_000;
 const TYPES: ReadonlySet<string> = new Set(REPUTATION_EVENT_TYPES);
 
+/** What a batch looks up about its events: a message's mode, the lane analytics recorded. */
+export interface PageLookups {
+  readonly messageMode: (messageId: string) => KeyMode | undefined;
+  /** The lane analytics recorded for a recipient of a message, if any. */
+  readonly laneOf: (messageId: string, recipient: string) => string | undefined;
+}
+
 export interface ProjectorDeps {
   readonly db: Db;
   readonly store: ReputationStore;
   readonly cursors: CursorStore;
-  readonly rowsAfter: (afterId: string, limit: number) => Promise<EventRecord[]>;
-  readonly messageMode: (messageId: string) => KeyMode | undefined;
-  /** The lane analytics recorded for a recipient of a message, if any. */
-  readonly laneOf: (messageId: string, recipient: string) => string | undefined;
+  readonly rowsAfter: (afterId: string, limit: number, executor?: Db) => Promise<EventRecord[]>;
+  /**
+   * The lookups, synchronous (SQLite's prepared statements) or read for a whole page at once
+   * (PostgreSQL: one query each, given the page's events), as a function of the page.
+   */
+  readonly lookups: PageLookups | ((rows: readonly EventRecord[]) => Promise<PageLookups>);
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -41,11 +51,15 @@ function merge(into: Map<string, Mutable<HourlyDelta>>, delta: HourlyDelta): voi
 
 export function createReputationProjector(deps: ProjectorDeps) {
   const modes = new Map<string, KeyMode>();
+  let page: PageLookups =
+    typeof deps.lookups === 'function'
+      ? { messageMode: () => undefined, laneOf: () => undefined }
+      : deps.lookups;
   const modeOf = (messageId: string | null): KeyMode => {
     if (messageId === null) return 'live';
     let mode = modes.get(messageId);
     if (mode === undefined) {
-      mode = deps.messageMode(messageId) ?? 'live';
+      mode = page.messageMode(messageId) ?? 'live';
       if (modes.size > 10_000) modes.clear();
       modes.set(messageId, mode);
     }
@@ -61,7 +75,7 @@ export function createReputationProjector(deps: ProjectorDeps) {
     const hour = Math.floor(row.created_at / HOUR);
     const lane =
       laneOfEvent(data) ??
-      (row.message_id && row.recipient ? deps.laneOf(row.message_id, row.recipient) : undefined) ??
+      (row.message_id && row.recipient ? page.laneOf(row.message_id, row.recipient) : undefined) ??
       'unknown';
     const base = { projectId: row.project_id, hour, counts: outcome.counts, block: outcome.block };
     const domain = fromDomain(data.from);
@@ -74,17 +88,22 @@ export function createReputationProjector(deps: ProjectorDeps) {
   return {
     /** Projects up to `limit` events; returns how many were read (0: caught up). */
     async runBatch(limit: number): Promise<number> {
-      const cursor = await deps.cursors.get(REPUTATION_CURSOR);
-      const rows = await deps.rowsAfter(cursor, limit);
-      const last = rows.at(-1);
-      if (!last) return 0;
-      const sums = new Map<string, Mutable<HourlyDelta>>();
-      for (const row of rows) for (const delta of deltasOf(row)) merge(sums, delta);
-      await deps.db.transaction().execute(async (trx) => {
+      // One transaction from the cursor's read to its move, under a lock of its own on PostgreSQL:
+      // a report's catch-up on one node and the engine on another never project a page twice.
+      return deps.db.transaction().execute(async (trx) => {
+        await lockInTransaction(trx, 'reputation-projection');
+        const cursor = await deps.cursors.get(REPUTATION_CURSOR, trx);
+        const rows = await deps.rowsAfter(cursor, limit, trx);
+        const last = rows.at(-1);
+        if (!last) return 0;
+        if (typeof deps.lookups === 'function')
+          page = await deps.lookups(rows.filter((row) => TYPES.has(row.type)));
+        const sums = new Map<string, Mutable<HourlyDelta>>();
+        for (const row of rows) for (const delta of deltasOf(row)) merge(sums, delta);
         for (const delta of sums.values()) await deps.store.add(trx, delta);
         await deps.cursors.set(REPUTATION_CURSOR, last.id, trx);
+        return rows.length;
       });
-      return rows.length;
     },
   };
 }

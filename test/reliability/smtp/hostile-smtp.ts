@@ -132,7 +132,13 @@ export async function runHostileSmtp(options: SmtpOptions): Promise<SmtpSummary>
     const floodCheck = async (name: string, addresses: string[], count: number, limit: number) => {
       // The connections before it closed on the client's side; give the server a moment to see it.
       await new Promise((r) => setTimeout(r, 1000));
-      const result = await flood(target, addresses, count);
+      let result = await flood(target, addresses, count);
+      // Fewer greeted than the limit: connections of the session before may not have been seen
+      // closed yet on a loaded host. Once more after a longer pause; more than the limit never passes.
+      if (result.greeted < limit && result.problems.length === 0) {
+        await new Promise((r) => setTimeout(r, 5000));
+        result = await flood(target, addresses, count);
+      }
       summary.floods.push(
         `${name}: ${count} at once, ${result.greeted} greeted, ${result.refused} refused 421`,
       );

@@ -4,7 +4,7 @@
  * returns a problem, or undefined when the listener answered as it should.
  */
 import { connect, type Socket } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { crc32, deflateRawSync, gzipSync } from 'node:zlib';
 
 export interface Target {
   readonly port: number;
@@ -46,7 +46,7 @@ export class Conversation {
   }
 
   /** The next whole reply (multi-line replies joined), or undefined if the server closed. */
-  async reply(timeoutMs = 15_000): Promise<string | undefined> {
+  async reply(timeoutMs = 45_000): Promise<string | undefined> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const m =
@@ -170,7 +170,7 @@ export const kinds: Record<string, Kind> = {
         (x) => x === '500' || x === '421' || x === 'closed',
       );
       if (problem) return problem;
-      return (await c.closedWithin(5000)) ? undefined : 'a 1 MB command line: the connection stayed open';
+      return (await c.closedWithin(15_000)) ? undefined : 'a 1 MB command line: the connection stayed open';
     } finally {
       c.end();
     }
@@ -234,7 +234,7 @@ export const kinds: Record<string, Kind> = {
       const want = [...Array.from({ length: target.maxCommands }, () => '250'), '421'];
       if (codes.join() !== want.join())
         return `a flood of 1,000 pipelined NOOPs: ${codes.length} replies (${[...new Set(codes)].join(', ')}), ending ${codes.at(-1)}; want ${target.maxCommands} × 250 then 421`;
-      return (await c.closedWithin(5000))
+      return (await c.closedWithin(15_000))
         ? undefined
         : 'a flood of pipelined NOOPs: the connection stayed open after 421';
     } finally {
@@ -267,7 +267,7 @@ export const kinds: Record<string, Kind> = {
       const body = line.repeat(Math.ceil((target.maxMessageBytes * 1.5) / line.length));
       target.refused.add(`big-${n}`);
       await c.write(message(`big-${n}`, body));
-      return expect('a message over the size limit', await c.reply(30_000), (x) => x === '552');
+      return expect('a message over the size limit', await c.reply(60_000), (x) => x === '552');
     } finally {
       c.end();
     }
@@ -286,20 +286,22 @@ export const kinds: Record<string, Kind> = {
       c.end();
     }
   },
-  async gzipBomb(target, n) {
+  async compressionBombs(target, n) {
     const c = await open(target);
     try {
       const problem = await envelope(c, target);
       if (problem) return problem;
       await c.command('DATA');
-      const bomb = bombBytes().toString('base64').replace(/.{76}/g, '$&\r\n');
+      const base64 = (b: Buffer) => b.toString('base64').replace(/.{76}/g, '$&\r\n');
+      const part = (type: string, name: string, b: Buffer) =>
+        `--b\r\nContent-Type: ${type}; name="${name}"\r\nContent-Disposition: attachment; filename="${name}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64(b)}\r\n`;
       await c.write(
-        `From: <s@hostile.example>\r\nSubject: bomb-${n}\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nsee attached\r\n--b\r\nContent-Type: application/gzip; name="logs.tar.gz"\r\nContent-Disposition: attachment; filename="logs.tar.gz"\r\nContent-Transfer-Encoding: base64\r\n\r\n${bomb}\r\n--b--\r\n.\r\n`,
+        `From: <s@hostile.example>\r\nSubject: bomb-${n}\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nsee attached\r\n${part('application/gzip', 'logs.tar.gz', bombBytes())}${part('application/zip', 'logs.zip', zipBombBytes())}--b--\r\n.\r\n`,
       );
       return accepted(
         target,
         `bomb-${n}`,
-        'a decompression bomb attachment (accepted; scanning bounds it)',
+        'a gzip and a zip decompression bomb attached (accepted; scanning bounds them)',
         await c.reply(),
       );
     } finally {
@@ -470,6 +472,55 @@ let bomb: Buffer | undefined;
 function bombBytes(): Buffer {
   bomb ??= gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 });
   return bomb;
+}
+
+let zipBomb: Buffer | undefined;
+/** A zip archive of one 64 MB file of zeros, deflated (about 64 KB), built by hand. */
+export function zipBombBytes(): Buffer {
+  if (zipBomb) return zipBomb;
+  const data = Buffer.alloc(64 * 1024 * 1024);
+  const packed = deflateRawSync(data, { level: 9 });
+  const name = Buffer.from('logs.txt');
+  const crc = crc32(data);
+  const fields = (size: number, write: (b: Buffer) => void) => {
+    const b = Buffer.alloc(size);
+    write(b);
+    return b;
+  };
+  // Local file header (APPNOTE 4.3.7): version 2.0, no flags, deflate, 1980-01-01.
+  const local = fields(30, (b) => {
+    b.writeUInt32LE(0x04034b50, 0);
+    b.writeUInt16LE(20, 4);
+    b.writeUInt16LE(8, 8);
+    b.writeUInt16LE(0x21, 12);
+    b.writeUInt32LE(crc, 14);
+    b.writeUInt32LE(packed.length, 18);
+    b.writeUInt32LE(data.length, 22);
+    b.writeUInt16LE(name.length, 26);
+  });
+  // Central directory header (4.3.12) pointing at offset 0.
+  const central = fields(46, (b) => {
+    b.writeUInt32LE(0x02014b50, 0);
+    b.writeUInt16LE(20, 4);
+    b.writeUInt16LE(20, 6);
+    b.writeUInt16LE(8, 10);
+    b.writeUInt16LE(0x21, 14);
+    b.writeUInt32LE(crc, 16);
+    b.writeUInt32LE(packed.length, 20);
+    b.writeUInt32LE(data.length, 24);
+    b.writeUInt16LE(name.length, 28);
+  });
+  const centralOffset = local.length + name.length + packed.length;
+  // End of central directory (4.3.16).
+  const end = fields(22, (b) => {
+    b.writeUInt32LE(0x06054b50, 0);
+    b.writeUInt16LE(1, 8);
+    b.writeUInt16LE(1, 10);
+    b.writeUInt32LE(central.length + name.length, 12);
+    b.writeUInt32LE(centralOffset, 16);
+  });
+  zipBomb = Buffer.concat([local, name, packed, central, name, end]);
+  return zipBomb;
 }
 
 /** A good session alongside: a plain message to the routed address, which must be a 250. */

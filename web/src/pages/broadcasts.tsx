@@ -47,7 +47,15 @@ export function Broadcasts() {
     [],
   );
   const [creating, setCreating] = useState(false);
-  const [form, setForm] = useState({ audience_id: '', from: '', subject: '', html: '' });
+  const [form, setForm] = useState({
+    audience_id: '',
+    name: '',
+    from: '',
+    reply_to: '',
+    subject: '',
+    html: '',
+    text: '',
+  });
   const set = (field: keyof typeof form) => (e: { currentTarget: { value: string } }) =>
     setForm({ ...form, [field]: e.currentTarget.value });
   const names = new Map((audiences.data?.data ?? []).map((a) => [a.id, a.name]));
@@ -64,11 +72,18 @@ export function Broadcasts() {
           submit="Save draft"
           busy="Saving…"
           onSubmit={async () => {
+            const replyTo = form.reply_to
+              .split(',')
+              .map((a) => a.trim())
+              .filter(Boolean);
             await post('/v1/broadcasts', {
               audience_id: form.audience_id || audiences.data?.data[0]?.id,
+              ...(form.name.trim() ? { name: form.name.trim() } : {}),
               from: form.from.trim(),
+              ...(replyTo.length > 0 ? { reply_to: replyTo } : {}),
               subject: form.subject,
-              html: form.html,
+              ...(form.html ? { html: form.html } : {}),
+              ...(form.text ? { text: form.text } : {}),
             });
             setCreating(false);
             load.reload();
@@ -81,6 +96,13 @@ export function Broadcasts() {
             onChange={set('audience_id')}
           />
           <Field
+            label="Name"
+            placeholder="November newsletter"
+            value={form.name}
+            onInput={set('name')}
+            hint="For you; recipients never see it. The subject when left empty."
+          />
+          <Field
             label="From"
             required
             placeholder="Acme <news@acme.com>"
@@ -88,8 +110,16 @@ export function Broadcasts() {
             onInput={set('from')}
             hint="Its domain must be verified."
           />
+          <Field
+            label="Reply-To (optional)"
+            placeholder="support@acme.com"
+            value={form.reply_to}
+            onInput={set('reply_to')}
+            hint="One address, or several separated by commas."
+          />
           <Field label="Subject" required value={form.subject} onInput={set('subject')} />
-          <TextArea label="HTML" required rows={8} value={form.html} onInput={set('html')} />
+          <TextArea label="HTML" rows={8} value={form.html} onInput={set('html')} />
+          <TextArea label="Text (optional)" rows={4} value={form.text} onInput={set('text')} />
         </Form>
       )}
       <Show load={load}>
