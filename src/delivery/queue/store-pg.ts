@@ -49,6 +49,58 @@ const toJob = (row: JobRow): ClaimedJob => ({
 
 const laneIs = (lane: string | null) => (lane === null ? sql`lane is null` : sql`lane = ${lane}`);
 
+type Loaded = Awaited<ReturnType<DeliveryStore['load']>>;
+type Waiting = Map<string, { resolve: (loaded: Loaded) => void; reject: (error: unknown) => void }[]>;
+
+/**
+ * `load`, with the loads asked for in one turn of the event loop read in one query: a claim
+ * starts its jobs together, and each job's first step loads its message, so a batch of jobs costs
+ * one round trip instead of one each.
+ */
+function loadBatched(db: Db): DeliveryStore['load'] {
+  let waiting: Waiting | null = null;
+  const run = async (batch: Waiting) => {
+    try {
+      const { rows } = await sql<Record<string, unknown> & { id: string; recipients: RecipientRow[] }>`
+        select ${sql.join(MESSAGE_COLUMNS.map((c) => sql.ref(`m.${c}`)))},
+               coalesce((select json_agg(json_build_object(${sql.join(
+                 RECIPIENT_COLUMNS.flatMap((c) => [sql.lit(c), sql.ref(`r.${c}`)]),
+               )})) from message_recipients r where r.message_id = m.id), '[]') as recipients
+          from messages m where m.id = any(${[...batch.keys()]}::text[])`.execute(db);
+      const found = new Map(rows.map((row) => [row.id, row]));
+      for (const [id, callers] of batch) {
+        const row = found.get(id);
+        let loaded: Loaded = { message: undefined, recipients: [] };
+        if (row !== undefined) {
+          const { recipients, ...message } = row;
+          loaded = { message: message as never, recipients: inIdOrder([...recipients]) };
+        }
+        // Each caller gets rows of its own (the steps filter and keep them).
+        for (const caller of callers)
+          caller.resolve(
+            callers.length === 1 ? loaded : { message: loaded.message, recipients: [...loaded.recipients] },
+          );
+      }
+    } catch (error) {
+      for (const callers of batch.values()) for (const caller of callers) caller.reject(error);
+    }
+  };
+  return (messageId) =>
+    new Promise<Loaded>((resolve, reject) => {
+      if (waiting === null) {
+        const batch: Waiting = new Map();
+        waiting = batch;
+        setImmediate(() => {
+          waiting = null;
+          void run(batch);
+        });
+      }
+      const callers = waiting.get(messageId) ?? [];
+      callers.push({ resolve, reject });
+      waiting.set(messageId, callers);
+    });
+}
+
 export function createPgDeliveryStore(db: Db): DeliveryStore {
   return {
     ...deliveryReports(db),
@@ -135,19 +187,7 @@ export function createPgDeliveryStore(db: Db): DeliveryStore {
          where j.id = v.id and j.state = 'queued' and j.lease = v.lease`.execute(db);
     },
 
-    async load(messageId) {
-      // The message and its recipients in one round trip.
-      const { rows } = await sql<Record<string, unknown> & { recipients: RecipientRow[] }>`
-        select ${sql.join(MESSAGE_COLUMNS.map((c) => sql.ref(`m.${c}`)))},
-               coalesce((select json_agg(json_build_object(${sql.join(
-                 RECIPIENT_COLUMNS.flatMap((c) => [sql.lit(c), sql.ref(`r.${c}`)]),
-               )})) from message_recipients r where r.message_id = m.id), '[]') as recipients
-          from messages m where m.id = ${messageId}`.execute(db);
-      const row = rows[0];
-      if (row === undefined) return { message: undefined, recipients: [] };
-      const { recipients, ...message } = row;
-      return { message: message as never, recipients: inIdOrder(recipients) };
-    },
+    load: loadBatched(db),
 
     batchesOutcomes: true,
 

@@ -4,7 +4,7 @@
  * returns a problem, or undefined when the listener answered as it should.
  */
 import { connect, type Socket } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { crc32, deflateRawSync, gzipSync } from 'node:zlib';
 
 export interface Target {
   readonly port: number;
@@ -286,20 +286,22 @@ export const kinds: Record<string, Kind> = {
       c.end();
     }
   },
-  async gzipBomb(target, n) {
+  async compressionBombs(target, n) {
     const c = await open(target);
     try {
       const problem = await envelope(c, target);
       if (problem) return problem;
       await c.command('DATA');
-      const bomb = bombBytes().toString('base64').replace(/.{76}/g, '$&\r\n');
+      const base64 = (b: Buffer) => b.toString('base64').replace(/.{76}/g, '$&\r\n');
+      const part = (type: string, name: string, b: Buffer) =>
+        `--b\r\nContent-Type: ${type}; name="${name}"\r\nContent-Disposition: attachment; filename="${name}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64(b)}\r\n`;
       await c.write(
-        `From: <s@hostile.example>\r\nSubject: bomb-${n}\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nsee attached\r\n--b\r\nContent-Type: application/gzip; name="logs.tar.gz"\r\nContent-Disposition: attachment; filename="logs.tar.gz"\r\nContent-Transfer-Encoding: base64\r\n\r\n${bomb}\r\n--b--\r\n.\r\n`,
+        `From: <s@hostile.example>\r\nSubject: bomb-${n}\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nsee attached\r\n${part('application/gzip', 'logs.tar.gz', bombBytes())}${part('application/zip', 'logs.zip', zipBombBytes())}--b--\r\n.\r\n`,
       );
       return accepted(
         target,
         `bomb-${n}`,
-        'a decompression bomb attachment (accepted; scanning bounds it)',
+        'a gzip and a zip decompression bomb attached (accepted; scanning bounds them)',
         await c.reply(),
       );
     } finally {
@@ -470,6 +472,55 @@ let bomb: Buffer | undefined;
 function bombBytes(): Buffer {
   bomb ??= gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 });
   return bomb;
+}
+
+let zipBomb: Buffer | undefined;
+/** A zip archive of one 64 MB file of zeros, deflated (about 64 KB), built by hand. */
+export function zipBombBytes(): Buffer {
+  if (zipBomb) return zipBomb;
+  const data = Buffer.alloc(64 * 1024 * 1024);
+  const packed = deflateRawSync(data, { level: 9 });
+  const name = Buffer.from('logs.txt');
+  const crc = crc32(data);
+  const fields = (size: number, write: (b: Buffer) => void) => {
+    const b = Buffer.alloc(size);
+    write(b);
+    return b;
+  };
+  // Local file header (APPNOTE 4.3.7): version 2.0, no flags, deflate, 1980-01-01.
+  const local = fields(30, (b) => {
+    b.writeUInt32LE(0x04034b50, 0);
+    b.writeUInt16LE(20, 4);
+    b.writeUInt16LE(8, 8);
+    b.writeUInt16LE(0x21, 12);
+    b.writeUInt32LE(crc, 14);
+    b.writeUInt32LE(packed.length, 18);
+    b.writeUInt32LE(data.length, 22);
+    b.writeUInt16LE(name.length, 26);
+  });
+  // Central directory header (4.3.12) pointing at offset 0.
+  const central = fields(46, (b) => {
+    b.writeUInt32LE(0x02014b50, 0);
+    b.writeUInt16LE(20, 4);
+    b.writeUInt16LE(20, 6);
+    b.writeUInt16LE(8, 10);
+    b.writeUInt16LE(0x21, 14);
+    b.writeUInt32LE(crc, 16);
+    b.writeUInt32LE(packed.length, 20);
+    b.writeUInt32LE(data.length, 24);
+    b.writeUInt16LE(name.length, 28);
+  });
+  const centralOffset = local.length + name.length + packed.length;
+  // End of central directory (4.3.16).
+  const end = fields(22, (b) => {
+    b.writeUInt32LE(0x06054b50, 0);
+    b.writeUInt16LE(1, 8);
+    b.writeUInt16LE(1, 10);
+    b.writeUInt32LE(central.length + name.length, 12);
+    b.writeUInt32LE(centralOffset, 16);
+  });
+  zipBomb = Buffer.concat([local, name, packed, central, name, end]);
+  return zipBomb;
 }
 
 /** A good session alongside: a plain message to the routed address, which must be a 250. */
