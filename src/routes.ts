@@ -29,6 +29,7 @@ import { trackingRoutes } from './tracking/routes.js';
 import { validationRoutes } from './validation/routes.js';
 import { VERSION } from './version.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { webBroadcastRoutes } from './web/broadcast-routes.js';
 import { webMessageRoutes } from './web/message-routes.js';
 import { webProjectRoutes } from './web/project-routes.js';
 import { webSessionRoutes } from './web/session-routes.js';
@@ -77,6 +78,7 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
       htmlOf: async (projectId, id) => (await services.history.detail(projectId, id))?.html,
     }),
   );
+  routes.push(...webBroadcastRoutes(services.broadcasts));
   let document: unknown;
   routes.push(
     defineRoute({

@@ -222,7 +222,7 @@ test('a person imports contacts from a file, sends a broadcast and watches it de
     'send_at is the time chosen',
   );
   page.once('dialog', (dialog) => dialog.accept());
-  await page.getByRole('button', { name: 'Cancel December news' }).click();
+  await page.getByRole('button', { name: 'Cancel broadcast', exact: true }).click();
   await page.locator('.facts .badge', { hasText: 'cancelled' }).waitFor();
 
   // System status: an incident an operator opened and a maintenance window, as the status area has them.

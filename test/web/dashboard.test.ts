@@ -77,6 +77,10 @@ test('a person signs in by code, finds a message sent through the API and reads 
   t.false((await page.evaluate<string>('document.cookie')).includes('phs_'), 'script cannot read the token');
   await open(page, 'Messages');
   await checkPage(t, page, 'messages-empty');
+  // A page that does not exist says so, inside the dashboard, and passes the checks too.
+  await page.goto(`${env.ph.url}/no-such-page`);
+  await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+  await checkPage(t, page, 'not-found');
 
   // Webhooks: an endpoint for every event; its secret is shown once.
   await open(page, 'Webhooks');
@@ -296,6 +300,18 @@ test('a person signs in by code, finds a message sent through the API and reads 
   await page.getByText('Support agent').waitFor();
   t.true(await page.getByRole('listitem').filter({ hasText: 'emails:send' }).isVisible());
   await checkPage(t, page, 'oauth-consent');
+  // The consent screen's error states pass the checks too: an unknown client, and no request at all.
+  const unknownClient = new URL(authorization.url.href);
+  unknownClient.searchParams.set('client_id', 'phc_unknown');
+  await page.goto(unknownClient.href);
+  await page.getByRole('heading', { level: 1, name: 'Authorize an application' }).waitFor();
+  await page.getByRole('alert').waitFor();
+  await checkPage(t, page, 'oauth-consent-unknown-client');
+  await page.goto(`${env.ph.url}/authorize`);
+  await page.getByRole('alert').waitFor();
+  await checkPage(t, page, 'oauth-consent-no-request');
+  await page.goto(authorization.url.href);
+  await page.getByText('Support agent').waitFor();
   await page.getByRole('button', { name: 'Allow' }).click();
   await page.getByText('back at the application').waitFor();
   const params = oauth.validateAuthResponse(as, agent.client, callback as URL, authorization.state);
@@ -375,15 +391,26 @@ test('a person signs in by code, finds a message sent through the API and reads 
 
   await open(page, 'Broadcasts');
   await page.getByRole('button', { name: 'New broadcast' }).click();
+  // The form opens once the audiences are in, the new one chosen (a draft without one is refused).
+  const newBroadcast = page.getByRole('form', { name: 'New broadcast' });
+  await newBroadcast
+    .getByLabel('Audience')
+    .locator('option', { hasText: 'Newsletter' })
+    .waitFor({ state: 'attached' });
   await page.getByLabel('Name').fill('November news');
   await page.getByLabel('From').fill('Brand News <news@brand.test>');
   await page.getByLabel('Reply-To (optional)').fill('editor@brand.test, desk@brand.test');
   await page.getByLabel('Subject').fill('What is new in November');
-  await page.getByLabel('HTML').fill('<p>Hello {{first_name}}</p>');
+  await page.getByLabel('HTML').fill('<h1>November</h1><p>Hello {{first_name}}</p>');
   await page.getByLabel('Text (optional)').fill('Hello {{first_name}}');
   await page.getByRole('button', { name: 'Save draft' }).click();
+  // Saved, the form closes and the list shows the draft; refused, the form says why (and the test with it).
   const draft = page.getByRole('row').filter({ hasText: 'November news' });
-  await draft.getByText('draft').waitFor();
+  const refused = newBroadcast.getByRole('alert');
+  await draft.getByText('draft', { exact: true }).or(refused).waitFor();
+  if (await refused.isVisible()) t.fail(`the draft was refused: ${await refused.textContent()}`);
+  await newBroadcast.waitFor({ state: 'detached' });
+  await draft.getByText('draft', { exact: true }).waitFor();
   const drafted = (await env.ph.request('GET', '/v1/broadcasts')).body.data[0];
   t.like(drafted, {
     name: 'November news',
@@ -392,6 +419,39 @@ test('a person signs in by code, finds a message sent through the API and reads 
     text: 'Hello {{first_name}}',
   });
   await checkPage(t, page, 'broadcasts');
+
+  // The draft's page shows its HTML rendered in a sandboxed frame, and the draft can be edited.
+  await draft.getByRole('link', { name: 'November news' }).click();
+  await page.getByRole('heading', { level: 1, name: 'November news' }).waitFor();
+  const rendered = page.frameLocator('iframe[title="HTML of What is new in November"]');
+  await rendered.getByRole('heading', { name: 'November' }).waitFor();
+  t.is(await page.locator('iframe.preview').getAttribute('sandbox'), '', 'the frame runs no script');
+  const previewed = await page.request.get(`${env.ph.url}/v1/dashboard/broadcasts/${drafted.id}/preview`);
+  t.regex(previewed.headers()['content-security-policy'] ?? '', /sandbox/);
+  await checkPage(t, page, 'broadcast-draft');
+  await page.getByRole('button', { name: 'Edit draft' }).click();
+  const editing = page.getByRole('form', { name: 'Edit draft' });
+  t.is(
+    await editing.getByLabel('Subject').inputValue(),
+    'What is new in November',
+    'the form holds the draft',
+  );
+  await editing.getByLabel('Subject').fill('What changed in November');
+  await editing.getByLabel('Reply-To (optional)').fill('');
+  await editing.getByLabel('HTML').fill('<h1>November, revised</h1>');
+  await editing.getByRole('button', { name: 'Save changes' }).click();
+  await page
+    .frameLocator('iframe[title="HTML of What changed in November"]')
+    .getByRole('heading', { name: 'November, revised' })
+    .waitFor();
+  t.like((await env.ph.request('GET', `/v1/broadcasts/${drafted.id}`)).body, {
+    subject: 'What changed in November',
+    html: '<h1>November, revised</h1>',
+    text: 'Hello {{first_name}}',
+    reply_to: [],
+    status: 'draft',
+  });
+  await open(page, 'Broadcasts');
   await draft.getByRole('button', { name: 'Cancel November news' }).click();
   await draft.getByText('cancelled').waitFor();
 

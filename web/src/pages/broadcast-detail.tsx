@@ -4,8 +4,9 @@
  * until it is done; send now, schedule for later, or cancel.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { get, post } from '../api';
+import { get, patch, post } from '../api';
 import { Link } from '../router';
+import { DraftFields, draftFormOf, updateBody } from './broadcast-form';
 import { ActionButton, Field, Form, PageHeader, Pre, Show, Stat, Status, useLoad, When } from '../ui';
 
 interface Progress {
@@ -37,6 +38,7 @@ interface Broadcast {
   error: string | null;
   progress?: Progress;
   created_at: string;
+  updated_at: string;
 }
 
 /** Worth refreshing: going out or about to, or sent with messages whose outcome is not known yet. */
@@ -107,14 +109,25 @@ export function BroadcastDetail({ params }: { params: Record<string, string> }) 
             </dl>
             <ProgressPanel progress={b.progress} live={live} />
             <Actions broadcast={b} onChanged={load.reload} />
+            <EditDraft broadcast={b} onChanged={load.reload} />
             {b.html && (
-              <details>
-                <summary>HTML</summary>
-                <Pre>{b.html}</Pre>
-              </details>
+              <>
+                <h2>HTML</h2>
+                <iframe
+                  key={b.updated_at}
+                  class="preview"
+                  title={`HTML of ${b.subject || b.name}`}
+                  sandbox=""
+                  src={`/v1/dashboard/broadcasts/${encodeURIComponent(b.id)}/preview`}
+                />
+                <details>
+                  <summary>HTML source</summary>
+                  <Pre>{b.html}</Pre>
+                </details>
+              </>
             )}
             {b.text && (
-              <details>
+              <details open={!b.html}>
                 <summary>Text</summary>
                 <Pre>{b.text}</Pre>
               </details>
@@ -176,7 +189,6 @@ function Actions({ broadcast: b, onChanged }: { broadcast: Broadcast; onChanged:
           </ActionButton>
         )}{' '}
         <ActionButton
-          label={`Cancel ${b.name}`}
           confirm={`Cancel ${b.name}? It will not be sent.`}
           action={async () => {
             await post(`/v1/broadcasts/${b.id}/cancel`);
@@ -204,6 +216,55 @@ function Actions({ broadcast: b, onChanged }: { broadcast: Broadcast; onChanged:
             value={at}
             onInput={(e) => setAt(e.currentTarget.value)}
             hint="Up to 30 days ahead."
+          />
+        </Form>
+      )}
+    </section>
+  );
+}
+
+/** A draft can be changed (audience, name, sender, reply-to, content) until it is scheduled or sent. */
+function EditDraft({ broadcast: b, onChanged }: { broadcast: Broadcast; onChanged: () => void }) {
+  const [editing, setEditing] = useState(false);
+  const [form, setForm] = useState(() => draftFormOf(b));
+  const audiences = useLoad(
+    async () =>
+      editing ? get<{ data: { id: string; name: string }[] }>('/v1/audiences?limit=100') : undefined,
+    [editing],
+  );
+  if (b.status !== 'draft') return null;
+  return (
+    <section aria-labelledby="edit-title">
+      <h2 id="edit-title">Draft</h2>
+      <p>
+        <button
+          type="button"
+          aria-expanded={editing}
+          onClick={() => {
+            setForm(draftFormOf(b));
+            setEditing(!editing);
+          }}
+        >
+          Edit draft
+        </button>
+      </p>
+      {editing && (
+        <Form
+          label="Edit draft"
+          submit="Save changes"
+          busy="Saving…"
+          onSubmit={async () => {
+            await patch(`/v1/broadcasts/${encodeURIComponent(b.id)}`, updateBody(form, b.template === null));
+            setEditing(false);
+            onChanged();
+          }}
+        >
+          {b.template && <p class="hint">Its content is the template {b.template}; change it there.</p>}
+          <DraftFields
+            form={form}
+            onChange={setForm}
+            audiences={audiences.data?.data ?? []}
+            content={b.template === null}
           />
         </Form>
       )}

@@ -2,18 +2,17 @@
 import { useState } from 'preact/hooks';
 import { get, post, query } from '../api';
 import { Link } from '../router';
+import { createBody, DraftFields, type DraftForm, EMPTY_DRAFT } from './broadcast-form';
 import {
   ActionButton,
   CursorPager,
   Empty,
-  Field,
   Form,
+  Loading,
   PageHeader,
-  Select,
   Show,
   Status,
   Table,
-  TextArea,
   useCursor,
   useLoad,
   When,
@@ -47,17 +46,7 @@ export function Broadcasts() {
     [],
   );
   const [creating, setCreating] = useState(false);
-  const [form, setForm] = useState({
-    audience_id: '',
-    name: '',
-    from: '',
-    reply_to: '',
-    subject: '',
-    html: '',
-    text: '',
-  });
-  const set = (field: keyof typeof form) => (e: { currentTarget: { value: string } }) =>
-    setForm({ ...form, [field]: e.currentTarget.value });
+  const [form, setForm] = useState<DraftForm>(EMPTY_DRAFT);
   const names = new Map((audiences.data?.data ?? []).map((a) => [a.id, a.name]));
   return (
     <>
@@ -66,60 +55,21 @@ export function Broadcasts() {
           New broadcast
         </button>
       </PageHeader>
-      {creating && (
+      {/* The form waits for the audiences: a draft saved before they load would have none. */}
+      {creating && !audiences.data && <Loading what="Loading audiences" />}
+      {creating && audiences.data && (
         <Form
           label="New broadcast"
           submit="Save draft"
           busy="Saving…"
           onSubmit={async () => {
-            const replyTo = form.reply_to
-              .split(',')
-              .map((a) => a.trim())
-              .filter(Boolean);
-            await post('/v1/broadcasts', {
-              audience_id: form.audience_id || audiences.data?.data[0]?.id,
-              ...(form.name.trim() ? { name: form.name.trim() } : {}),
-              from: form.from.trim(),
-              ...(replyTo.length > 0 ? { reply_to: replyTo } : {}),
-              subject: form.subject,
-              ...(form.html ? { html: form.html } : {}),
-              ...(form.text ? { text: form.text } : {}),
-            });
+            await post('/v1/broadcasts', createBody(form, audiences.data?.data[0]?.id));
             setCreating(false);
+            setForm(EMPTY_DRAFT);
             load.reload();
           }}
         >
-          <Select
-            label="Audience"
-            value={form.audience_id || audiences.data?.data[0]?.id}
-            options={(audiences.data?.data ?? []).map((a): [string, string] => [a.id, a.name])}
-            onChange={set('audience_id')}
-          />
-          <Field
-            label="Name"
-            placeholder="November newsletter"
-            value={form.name}
-            onInput={set('name')}
-            hint="For you; recipients never see it. The subject when left empty."
-          />
-          <Field
-            label="From"
-            required
-            placeholder="Acme <news@acme.com>"
-            value={form.from}
-            onInput={set('from')}
-            hint="Its domain must be verified."
-          />
-          <Field
-            label="Reply-To (optional)"
-            placeholder="support@acme.com"
-            value={form.reply_to}
-            onInput={set('reply_to')}
-            hint="One address, or several separated by commas."
-          />
-          <Field label="Subject" required value={form.subject} onInput={set('subject')} />
-          <TextArea label="HTML" rows={8} value={form.html} onInput={set('html')} />
-          <TextArea label="Text (optional)" rows={4} value={form.text} onInput={set('text')} />
+          <DraftFields form={form} onChange={setForm} audiences={audiences.data?.data ?? []} />
         </Form>
       )}
       <Show load={load}>
