@@ -150,7 +150,7 @@ export async function startBackground(
       startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log),
     );
     single('tracking', () => startTracking(services.tracking, kernel.log.child({ capability: 'tracking' })));
-    single('broadcasts', () => services.broadcasts.start(), { postgres: false });
+    single('broadcasts', () => services.broadcasts.start());
     if (kernel.config.smtp_in.enabled) sqliteOnly('inbound', () => services.inbound.start());
     // Last: its first measurement sees the engines above running.
     single('status', () => services.status.start());

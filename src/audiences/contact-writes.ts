@@ -12,6 +12,7 @@
  */
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
+import { engineOf } from '../platform/db/engine.js';
 import { newId } from '../platform/ids.js';
 import type { ContactRequest } from './schemas.js';
 import type { AudienceStore, ContactRow, NewConsent } from './store.js';
@@ -85,15 +86,19 @@ export async function insertNewContacts(
       chunk.map((c) => c.consent),
     );
   }
-  // The transaction holds the connection: the event log's prepared insert joins it.
-  for (const { row } of created) {
-    ctx.events.appendInTransaction({
-      projectId: ctx.projectId,
-      type: 'contact.created',
-      at: ctx.now,
-      data: contactEventData(row),
-    });
+  const events = created.map(({ row }) => ({
+    projectId: ctx.projectId,
+    type: 'contact.created' as const,
+    at: ctx.now,
+    data: contactEventData(row),
+  }));
+  if (engineOf(trx) === 'postgresql') {
+    // PostgreSQL: one insert for the batch's events, in the batch's transaction.
+    await ctx.events.appendMany(trx, events);
+    return;
   }
+  // SQLite: the transaction holds the connection, and the event log's prepared insert joins it.
+  for (const event of events) ctx.events.appendInTransaction(event);
 }
 
 export async function writeContact(

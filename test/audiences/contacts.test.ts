@@ -1,3 +1,4 @@
+import { query } from '../helpers/sql.js';
 import test from 'ava';
 import { startPosthorn } from '../helpers/server.js';
 
@@ -96,10 +97,12 @@ test('adding a contact keeps its consent; resubscribing after an unsubscription 
       ['subscribed', 'preference center'],
     ],
   );
-  const types = ph.server.kernel.store.sqlite
-    .prepare("select type from events where type like 'contact.%' order by id")
-    .all()
-    .map((row) => (row as { type: string }).type);
+  const types = (
+    await query<{ type: string }>(
+      ph.server.kernel.store,
+      "select type from events where type like 'contact.%' order by id",
+    )
+  ).map((row) => row.type);
   t.deepEqual(types, ['contact.created', 'contact.unsubscribed', 'contact.updated']);
 
   const updated = await ph.request('PATCH', `${path}/${added.body.id}`, {
