@@ -149,9 +149,7 @@ export async function startBackground(
     single('domain-recheck', () =>
       startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log),
     );
-    single('tracking', () => startTracking(services.tracking, kernel.log.child({ capability: 'tracking' })), {
-      postgres: false,
-    });
+    single('tracking', () => startTracking(services.tracking, kernel.log.child({ capability: 'tracking' })));
     single('broadcasts', () => services.broadcasts.start(), { postgres: false });
     if (kernel.config.smtp_in.enabled) sqliteOnly('inbound', () => services.inbound.start());
     // Last: its first measurement sees the engines above running.

@@ -14,6 +14,7 @@ import type { MessageFacts } from '../emails/store-facts.js';
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
 import { withRelaxedSyncAsync } from '../platform/db/durability.js';
+import { engineOf } from '../platform/db/engine.js';
 import type { Logger } from '../platform/log.js';
 import { truncateIp } from './classify/networks.js';
 import { classify } from './classify/rules.js';
@@ -23,8 +24,8 @@ import type { NewHit, TrackingStore } from './store.js';
 export interface RecorderDeps {
   readonly db: Db;
   readonly sqlite: SQLite.Database;
-  readonly store: Pick<TrackingStore, 'insertHitsInTransaction'>;
-  readonly events: Pick<EventService, 'appendInTransaction' | 'notify'>;
+  readonly store: Pick<TrackingStore, 'insertHitsInTransaction' | 'insertHits'>;
+  readonly events: Pick<EventService, 'appendInTransaction' | 'appendMany' | 'notify'>;
   readonly messageFacts: (ids: readonly string[]) => Promise<Map<string, MessageFacts>>;
   readonly scannerWindowMs: number;
   readonly log: Logger;
@@ -166,6 +167,23 @@ export class HitRecorder {
     });
     this.#remember(ready, now);
     if (judged.length === 0) return;
+    if (engineOf(db) === 'postgresql') {
+      // PostgreSQL: the events and the hits in one transaction through Kysely.
+      await db.transaction().execute(async (trx) => {
+        const made = await events.appendMany(
+          trx,
+          judged.map(({ hit, message, verdict }) => hitEvent(hit, message, verdict)),
+        );
+        await store.insertHits(
+          trx,
+          judged.map(({ hit, message, verdict }, i) =>
+            hitRow(hit, message, verdict, truncateIp(hit.ip), (made[i] as { id: string }).id),
+          ),
+        );
+      });
+      events.notify();
+      return;
+    }
     await db.connection().execute((conn) =>
       withRelaxedSyncAsync(sqlite, () =>
         conn.transaction().execute(async () => {

@@ -73,6 +73,15 @@ export function createTrackingStore(db: Db, sqlite: SQLite.Database) {
       for (const hit of hits) insertHit.run(hit);
     },
 
+    /** Inserts hits through Kysely in the caller's transaction (PostgreSQL's recorder). */
+    async insertHits(executor: Db, hits: readonly NewHit[]): Promise<void> {
+      if (hits.length === 0) return;
+      await executor
+        .insertInto('tracking_hits')
+        .values(hits as NewHit[])
+        .execute();
+    },
+
     /**
      * Deletes up to `batch` hits older than their project's `retention_days` (the default for a
      * project without settings); returns how many went. Nothing younger than a day goes, so the

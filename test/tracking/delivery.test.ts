@@ -84,8 +84,8 @@ test('delivered mail carries the pixel and tracked links (signed after the rewri
   t.is(head.status, 302);
   t.is(head.headers.get('location'), 'https://shop.acme.test/help');
 
-  const events = await eventually('four tracking events', () => {
-    const found = trackingEvents(env.ph, id);
+  const events = await eventually('four tracking events', async () => {
+    const found = await trackingEvents(env.ph, id);
     return found.length === 4 && found;
   });
   t.deepEqual(
@@ -140,8 +140,8 @@ test('scanner behaviour: a gateway following every link as the message arrives i
     CHROME,
   );
   t.deepEqual(statuses, ['HTTP/1.1 302 Found', 'HTTP/1.1 302 Found']);
-  const events = await eventually('two clicks', () => {
-    const found = trackingEvents(env.ph, id);
+  const events = await eventually('two clicks', async () => {
+    const found = await trackingEvents(env.ph, id);
     return found.length === 2 && found;
   });
   t.deepEqual(

@@ -1,5 +1,7 @@
-import test from 'ava';
-import { startPosthorn } from '../helpers/server.js';
+import test, { type ExecutionContext } from 'ava';
+import { openPostgresStore, openStore, type Store } from '../../src/platform/db/database.js';
+import { failInserts, query, stopFailingInserts } from '../helpers/sql.js';
+import { type Posthorn, startPosthorn } from '../helpers/server.js';
 import {
   APPLE_PROXY,
   CHROME,
@@ -23,10 +25,10 @@ test('the pixel is a 43-byte GIF that is never cached; a browser open is recorde
   const bytes = Buffer.from(await res.arrayBuffer());
   t.is(bytes.length, 43);
   t.is(bytes.subarray(0, 6).toString('latin1'), 'GIF89a');
-  const [event] = await eventually(
-    'the open event',
-    () => trackingEvents(ph, id).length === 1 && trackingEvents(ph, id),
-  );
+  const [event] = await eventually('the open event', async () => {
+    const found = await trackingEvents(ph, id);
+    return found.length === 1 && found;
+  });
   t.like(event, {
     type: 'email.opened',
     recipient: 'owner@example.test',
@@ -40,7 +42,7 @@ test('the pixel is a 43-byte GIF that is never cached; a browser open is recorde
       open: { agent_class: 'browser', proxy: null },
     },
   });
-  t.deepEqual(hits(ph, id), [
+  t.deepEqual(await hits(ph, id), [
     {
       kind: 'open',
       link_url: null,
@@ -61,10 +63,10 @@ test("Apple's proxy agent and a HEAD request are recorded as machines, with thei
   t.is((await fetch(openUrl(ph, id), { headers: { 'user-agent': APPLE_PROXY } })).status, 200);
   const head = await fetch(openUrl(ph, id), { method: 'HEAD', headers: { 'user-agent': CHROME } });
   t.is(head.status, 200);
-  const events = await eventually(
-    'two opens',
-    () => trackingEvents(ph, id).length === 2 && trackingEvents(ph, id),
-  );
+  const events = await eventually('two opens', async () => {
+    const found = await trackingEvents(ph, id);
+    return found.length === 2 && found;
+  });
   t.deepEqual(
     events.map((e) => [e.data.machine, e.data.machine_reason, e.data.open.proxy]),
     [
@@ -84,10 +86,10 @@ test('a click redirects at once to the original URL and is recorded; clicks of e
   t.is(res.status, 302);
   t.is(res.headers.get('location'), 'https://acme.test/a?x=1');
   t.is(res.headers.get('referrer-policy'), 'no-referrer');
-  const [first] = await eventually(
-    'the click',
-    () => trackingEvents(ph, id).length === 1 && trackingEvents(ph, id),
-  );
+  const [first] = await eventually('the click', async () => {
+    const found = await trackingEvents(ph, id);
+    return found.length === 1 && found;
+  });
   t.like(first, {
     type: 'email.clicked',
     data: { machine: false, machine_reason: null, click: { link: 'https://acme.test/a?x=1', link_index: 0 } },
@@ -102,10 +104,10 @@ test('a click redirects at once to the original URL and is recorded; clicks of e
     CHROME,
   );
   t.deepEqual(statuses, ['HTTP/1.1 302 Found', 'HTTP/1.1 302 Found']);
-  const scanned = await eventually(
-    'two clicks',
-    () => trackingEvents(ph, other).length === 2 && trackingEvents(ph, other),
-  );
+  const scanned = await eventually('two clicks', async () => {
+    const found = await trackingEvents(ph, other);
+    return found.length === 2 && found;
+  });
   t.deepEqual(
     scanned.map((e) => [e.data.machine, e.data.machine_reason]),
     [
@@ -118,11 +120,9 @@ test('a click redirects at once to the original URL and is recorded; clicks of e
 test('a hit is answered while its write fails, and is written once the store takes writes again', async (t) => {
   const ph = await startPosthorn(t);
   const id = await sandboxSend(ph);
-  const sqlite = ph.server.kernel.store.sqlite;
+  const store = ph.server.kernel.store;
   // Every write of a hit fails until the trigger goes, as on a full or failing disk.
-  sqlite.exec(
-    "create trigger refuse_hits before insert on tracking_hits begin select raise(abort, 'refused'); end",
-  );
+  await failInserts(store, { name: 'refuse_hits', table: 'tracking_hits', message: 'refused' });
   const open = await fetch(openUrl(ph, id), { headers: { 'user-agent': CHROME } });
   t.is(open.status, 200);
   t.is(Buffer.from(await open.arrayBuffer()).length, 43);
@@ -134,9 +134,12 @@ test('a hit is answered while its write fails, and is written once the store tak
   t.is(click.headers.get('location'), 'https://acme.test/a?x=1');
   // Past the click's one-second hold, the recorder has tried and failed to write both.
   await new Promise((resolve) => setTimeout(resolve, 1500));
-  t.deepEqual(hits(ph, id), []);
-  sqlite.exec('drop trigger refuse_hits');
-  const written = await eventually('both hits', () => hits(ph, id).length === 2 && hits(ph, id));
+  t.deepEqual(await hits(ph, id), []);
+  await stopFailingInserts(store, 'refuse_hits', 'tracking_hits');
+  const written = await eventually('both hits', async () => {
+    const found = await hits(ph, id);
+    return found.length === 2 && found;
+  });
   t.deepEqual(written.map((hit) => hit.kind).sort(), ['click', 'open']);
 });
 
@@ -167,9 +170,20 @@ test('a truncated, altered or foreign token is a 404 that redirects nowhere and 
     t.not(res.headers.get('content-type'), 'image/gif');
   }
   await new Promise((resolve) => setTimeout(resolve, 1300));
-  t.deepEqual(hits(ph, id), []);
-  t.deepEqual(trackingEvents(ph, id), []);
+  t.deepEqual(await hits(ph, id), []);
+  t.deepEqual(await trackingEvents(ph, id), []);
 });
+
+/** A store of the test's own on the (stopped) server's database, closed after the test. */
+async function reopened(t: ExecutionContext, ph: Posthorn): Promise<Store> {
+  const { storage } = ph.config;
+  const store =
+    storage.engine === 'postgresql'
+      ? openPostgresStore({ url: storage.url, password_file: '', pool_size: 1 })
+      : openStore(ph.dataDir);
+  t.teardown(() => store.close());
+  return store;
+}
 
 test('a clean stop writes every hit already answered', async (t) => {
   const ph = await startPosthorn(t);
@@ -183,16 +197,13 @@ test('a clean stop writes every hit already answered', async (t) => {
     ),
   );
   t.true(answered.every((status) => status === 200 || status === 302));
-  const sqlite = ph.server.kernel.store.sqlite;
-  const file = sqlite.name;
   await ph.server.stop();
-  const { default: SQLite } = await import('better-sqlite3');
-  const db = new SQLite(file, { readonly: true });
-  t.teardown(() => db.close());
-  const count = (sql: string) => (db.prepare(sql).get(id) as { n: number }).n;
-  t.is(count('select count(*) as n from tracking_hits where message_id = ?'), 40);
+  // What the stopped server left in its store, read through a store of the test's own.
+  const after = await reopened(t, ph);
+  const count = async (text: string) => Number((await query<{ n: number }>(after, text, id))[0]?.n);
+  t.is(await count('select count(*) as n from tracking_hits where message_id = ?'), 40);
   t.is(
-    count(
+    await count(
       `select count(*) as n from events where message_id = ? and type in ('email.opened', 'email.clicked')`,
     ),
     40,
@@ -217,19 +228,23 @@ test("hits older than the project's retention_days are purged; younger ones and 
   });
   for (const message of [id, id, theirs.body.id as string])
     await fetch(openUrl(ph, message), { headers: { 'user-agent': CHROME } });
-  await eventually('three hits', () => hits(ph, id).length === 2 && hits(ph, theirs.body.id).length === 1);
-  const sqlite = ph.server.kernel.store.sqlite;
+  await eventually(
+    'three hits',
+    async () => (await hits(ph, id)).length === 2 && (await hits(ph, theirs.body.id)).length === 1,
+  );
+  const store = ph.server.kernel.store;
   const day = 86_400_000;
   // Age them: one of ours 3 days, the other 1 day; theirs 3 days (their default is 30).
-  const rows = sqlite.prepare('select id, message_id from tracking_hits order by id').all() as {
-    id: number;
-    message_id: string;
-  }[];
-  const age = sqlite.prepare('update tracking_hits set at = ? where id = ?');
-  age.run(Date.now() - 3 * day, rows[0]?.id);
-  age.run(Date.now() - 1 * day, rows[1]?.id);
-  age.run(Date.now() - 3 * day, rows[2]?.id);
+  const rows = await query<{ id: number; message_id: string }>(
+    store,
+    'select id, message_id from tracking_hits order by id',
+  );
+  const age = (at: number, hit: number | undefined) =>
+    query(store, 'update tracking_hits set at = ? where id = ?', at, hit);
+  await age(Date.now() - 3 * day, rows[0]?.id);
+  await age(Date.now() - 1 * day, rows[1]?.id);
+  await age(Date.now() - 3 * day, rows[2]?.id);
   t.is(await ph.server.services.tracking.purgeExpired(), 1);
-  t.is(hits(ph, id).length, 1);
-  t.is(hits(ph, theirs.body.id).length, 1);
+  t.is((await hits(ph, id)).length, 1);
+  t.is((await hits(ph, theirs.body.id)).length, 1);
 });

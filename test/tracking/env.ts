@@ -3,6 +3,7 @@
  * delivery off unless a test starts it), tokens for it made with the server's own key, and reads
  * of what was recorded.
  */
+import { query } from '../helpers/sql.js';
 import { connect } from 'node:net';
 import { clickToken, openToken, trackingTokenKey } from '../../src/tracking/token.js';
 import type { Posthorn } from '../helpers/server.js';
@@ -46,13 +47,13 @@ export interface HitRow {
   recipient: string | null;
 }
 
-export function hits(ph: Posthorn, messageId: string): HitRow[] {
-  return ph.server.kernel.store.sqlite
-    .prepare(
-      `select kind, link_url, method, ip_prefix, agent_class, machine, machine_reason, proxy, recipient
-       from tracking_hits where message_id = ? order by id`,
-    )
-    .all(messageId) as HitRow[];
+export function hits(ph: Posthorn, messageId: string): Promise<HitRow[]> {
+  return query<HitRow>(
+    ph.server.kernel.store,
+    `select kind, link_url, method, ip_prefix, agent_class, machine, machine_reason, proxy, recipient
+     from tracking_hits where message_id = ? order by id`,
+    messageId,
+  );
 }
 
 export interface TrackingEvent {
@@ -61,26 +62,25 @@ export interface TrackingEvent {
   data: Record<string, any>;
 }
 
-export function trackingEvents(ph: Posthorn, messageId: string): TrackingEvent[] {
-  return (
-    ph.server.kernel.store.sqlite
-      .prepare(
-        `select type, recipient, data from events
-         where message_id = ? and type in ('email.opened', 'email.clicked') order by id`,
-      )
-      .all(messageId) as { type: string; recipient: string | null; data: string }[]
-  ).map((row) => ({ ...row, data: JSON.parse(row.data) }));
+export async function trackingEvents(ph: Posthorn, messageId: string): Promise<TrackingEvent[]> {
+  const rows = await query<{ type: string; recipient: string | null; data: string }>(
+    ph.server.kernel.store,
+    `select type, recipient, data from events
+     where message_id = ? and type in ('email.opened', 'email.clicked') order by id`,
+    messageId,
+  );
+  return rows.map((row) => ({ ...row, data: JSON.parse(row.data) }));
 }
 
-/** Polls until `check` returns something other than undefined/false, or fails after `timeoutMs`. */
+/** Polls until `check` returns (or resolves to) something other than undefined/false, or fails after `timeoutMs`. */
 export async function eventually<T>(
   what: string,
-  check: () => T | undefined | false,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
   timeoutMs = 20_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
