@@ -498,6 +498,7 @@ test('a person signs in by code, finds a message sent through the API and reads 
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('alert').waitFor();
   t.is((await page.getByRole('alert').textContent()) ?? '', 'Invalid email, password or authenticator code.');
+  await checkPage(t, page, 'sign-in-totp');
   await page.getByLabel('Authenticator code').fill(pyotpCode(totpSecret, 1));
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { level: 1, name: 'Messages' }).waitFor();

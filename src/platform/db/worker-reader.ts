@@ -86,17 +86,28 @@ function postgresReader(config: WorkerClientConfig): WorkerReader {
     opening.catch(drop);
     return opening;
   };
+  /** The query before, settled: a client runs one query at a time (pg queues the rest, deprecated since pg 8.x). */
+  let previous: Promise<unknown> = Promise.resolve();
   return {
-    async first<T>(query: EngineQuery, params: readonly unknown[]): Promise<T | undefined> {
+    first<T>(query: EngineQuery, params: readonly unknown[]): Promise<T | undefined> {
       let name = names.get(query.postgresql);
       if (name === undefined) {
         name = `posthorn_worker_${names.size + 1}`;
         names.set(query.postgresql, name);
       }
-      const connection = await connect();
-      // Named: prepared once per connection, then only executed.
-      const result = await connection.query({ name, text: query.postgresql, values: [...params] });
-      return result.rows[0] as T | undefined;
+      const statement = name;
+      const run = previous.then(async () => {
+        const connection = await connect();
+        // Named: prepared once per connection, then only executed.
+        const result = await connection.query({
+          name: statement,
+          text: query.postgresql,
+          values: [...params],
+        });
+        return result.rows[0] as T | undefined;
+      });
+      previous = run.catch(() => {});
+      return run;
     },
     async close() {
       const open = client;
