@@ -76,9 +76,10 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
       emails: services.emails,
       events: services.events,
       htmlOf: async (projectId, id) => (await services.history.detail(projectId, id))?.html,
+      projects: services.projects,
     }),
   );
-  routes.push(...webBroadcastRoutes(services.broadcasts));
+  routes.push(...webBroadcastRoutes(services.broadcasts, services.projects));
   let document: unknown;
   routes.push(
     defineRoute({

@@ -9,12 +9,17 @@ import { hasScope } from '../platform/http/app.js';
 import { forbidden, notFound } from '../platform/http/errors.js';
 import { requireSession } from '../platform/http/principal.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
+import type { ProjectService } from '../projects/service.js';
+import { frameQuery, inProject } from './frame-project.js';
 import { PREVIEW_CSP } from './message-routes.js';
 import { dashboardPrincipal } from './principal.js';
 
 const params = z.strictObject({ id: z.string().min(1).max(64).describe('bc_...') });
 
-export function webBroadcastRoutes(broadcasts: Pick<BroadcastService, 'get'>): RouteSpec[] {
+export function webBroadcastRoutes(
+  broadcasts: Pick<BroadcastService, 'get'>,
+  projects: Pick<ProjectService, 'get'>,
+): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',
@@ -25,6 +30,7 @@ export function webBroadcastRoutes(broadcasts: Pick<BroadcastService, 'get'>): R
       tag: 'Web dashboard',
       auth: 'session',
       params,
+      query: frameQuery,
       responses: {
         200: {
           description: 'The HTML as written (personalization tags unexpanded).',
@@ -34,7 +40,8 @@ export function webBroadcastRoutes(broadcasts: Pick<BroadcastService, 'get'>): R
         404: { description: 'Not a broadcast of the selected project, or it has no HTML.' },
       },
       handler: async (req) => {
-        const key = dashboardPrincipal(requireSession(req.principal));
+        const session = await inProject(requireSession(req.principal), req.query.project, projects);
+        const key = dashboardPrincipal(session);
         if (!hasScope(key, 'broadcasts:read'))
           throw forbidden(`Your role (${key.dashboard?.role}) may not read broadcasts.`);
         const { html } = await broadcasts.get(key, req.params.id);

@@ -11,6 +11,8 @@ import { requirePermission } from '../members/permissions.js';
 import { notFound } from '../platform/http/errors.js';
 import { requireSession, type SessionPrincipal } from '../platform/http/principal.js';
 import { defineRoute, type RouteSpec } from '../platform/http/route.js';
+import type { ProjectService } from '../projects/service.js';
+import { frameQuery, inProject } from './frame-project.js';
 
 const TAG = 'Web dashboard';
 const params = z.strictObject({ id: z.string().min(1).max(64) });
@@ -38,6 +40,7 @@ export function webMessageRoutes(deps: {
   readonly emails: Pick<EmailService, 'get' | 'messageModes'>;
   readonly events: Pick<EventService, 'timeline'>;
   readonly htmlOf?: HtmlOf;
+  readonly projects?: Pick<ProjectService, 'get'>;
 }): RouteSpec[] {
   const ownMessage = async (session: SessionPrincipal, id: string) => {
     requirePermission(session, 'messages:read');
@@ -77,12 +80,16 @@ export function webMessageRoutes(deps: {
         tag: TAG,
         auth: 'session',
         params,
+        query: frameQuery,
         responses: {
           200: { description: 'The HTML as submitted.', contentType: 'text/html' },
           404: { description: 'Not a message of the selected project, or it has no HTML body.' },
         },
         handler: async (req) => {
-          const session = requireSession(req.principal);
+          const signedIn = requireSession(req.principal);
+          const session = deps.projects
+            ? await inProject(signedIn, req.query.project, deps.projects)
+            : signedIn;
           requirePermission(session, 'messages:read');
           const html = await htmlOf(session.projectId, req.params.id);
           if (html === undefined || html === null)

@@ -5,9 +5,10 @@
 import test from 'ava';
 import { codeIn, receivedMail, SYSTEM_FROM } from '../accounts/env.js';
 import { mx, startDeliveryEnv } from '../delivery/env.js';
+import { newId } from '../../src/platform/ids.js';
 import { PREVIEW_CSP } from '../../src/web/message-routes.js';
 
-test("a session reads a draft's HTML under the sandbox policy; a draft without HTML, an unknown ID, no session or an API key gets none (other projects' IDs: test/reliability/cross-tenant)", async (t) => {
+test("a session reads a draft's HTML under the sandbox policy, in the project the page selected; a draft without HTML, an unknown ID, no session or an API key gets none (other projects' IDs: test/reliability/cross-tenant)", async (t) => {
   const env = await startDeliveryEnv(t, { config: { system_mail: { from: SYSTEM_FROM } } });
   mx(env.dns, 'example.test', [{ host: 'mx.example.test', ip: '127.0.0.1' }]);
   const audience = await env.ph.request('POST', '/v1/audiences', { body: { name: 'Newsletter' } });
@@ -41,6 +42,31 @@ test("a session reads a draft's HTML under the sandbox policy; a draft without H
   t.is(preview.headers.get('content-security-policy'), PREVIEW_CSP);
   t.is(preview.headers.get('x-content-type-options'), 'nosniff');
   t.is(preview.headers.get('cache-control'), 'private, no-store');
+
+  // A frame cannot send X-Posthorn-Project-ID: `?project=` selects the page's project, of the organization only.
+  const now = Date.now();
+  const staging = newId('prj', now);
+  await env.ph.server.kernel.db
+    .insertInto('projects')
+    .values({
+      id: staging,
+      organization_id: env.ph.owner.organizationId,
+      name: 'Staging',
+      status: 'sandbox',
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  const path = `/v1/dashboard/broadcasts/${withHtml}/preview`;
+  const inDefault = await env.ph.request('GET', `${path}?project=${signedIn.body.session.project_id}`, {
+    key: session,
+  });
+  t.is(inDefault.text, html);
+  const inStaging = await env.ph.request('GET', `${path}?project=${staging}`, { key: session });
+  t.is(inStaging.status, 404, "not the selected project's broadcast");
+  const elsewhere = await env.ph.request('GET', `${path}?project=prj_unknown`, { key: session });
+  t.is(elsewhere.status, 404);
+  t.regex(elsewhere.body.error, /Project prj_unknown/);
 
   const none = await env.ph.request('GET', `/v1/dashboard/broadcasts/${textOnly}/preview`, { key: session });
   t.is(none.status, 404);

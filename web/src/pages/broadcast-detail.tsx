@@ -4,8 +4,9 @@
  * until it is done; send now, schedule for later, or cancel.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { get, patch, post } from '../api';
+import { get, patch, post, query } from '../api';
 import { Link } from '../router';
+import { storedProject } from '../session';
 import { DraftFields, draftFormOf, updateBody } from './broadcast-form';
 import { ActionButton, Field, Form, PageHeader, Pre, Show, Stat, Status, useLoad, When } from '../ui';
 
@@ -118,7 +119,7 @@ export function BroadcastDetail({ params }: { params: Record<string, string> }) 
                   class="preview"
                   title={`HTML of ${b.subject || b.name}`}
                   sandbox=""
-                  src={`/v1/dashboard/broadcasts/${encodeURIComponent(b.id)}/preview`}
+                  src={`/v1/dashboard/broadcasts/${encodeURIComponent(b.id)}/preview${query({ project: storedProject() })}`}
                 />
                 <details>
                   <summary>HTML source</summary>

@@ -3,8 +3,9 @@
  * MX's reply, delivered, bounced, opened, clicked), its headers and tags, and the HTML shown in a
  * sandboxed frame served with its own CSP (no scripts, no remote images, no same-origin access).
  */
-import { del, get } from '../api';
+import { del, get, query } from '../api';
 import { Link } from '../router';
+import { storedProject } from '../session';
 import {
   ActionButton,
   Empty,
@@ -181,7 +182,7 @@ export function MessageDetail({ params }: { params: Record<string, string> }) {
                   class="preview"
                   title={`HTML body of ${m.subject || 'the message'}`}
                   sandbox=""
-                  src={`/v1/dashboard/emails/${encodeURIComponent(m.id)}/preview`}
+                  src={`/v1/dashboard/emails/${encodeURIComponent(m.id)}/preview${query({ project: storedProject() })}`}
                 />
               ) : null}
               {m.text !== undefined && (
