@@ -45,7 +45,8 @@ export async function serveOnce(
   let log = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${log}`)), 20_000);
+    // Generous: on a loaded host a cold start of Node and the server has taken over 20 s.
+    const timer = setTimeout(() => reject(new Error(`serve did not start within 60 s: ${log}`)), 60_000);
     const onData = (chunk: Buffer) => {
       log += chunk;
       const match = /posthorn listening on (http:\/\/[^"\s]+)/.exec(log);
@@ -57,6 +58,10 @@ export async function serveOnce(
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
     void exited.then((code) => reject(new Error(`serve exited ${code}: ${log}`)));
+  }).catch((error: unknown) => {
+    // A serve that did not start in time must not outlive the test (it kept its ports and files).
+    child.kill('SIGKILL');
+    throw error;
   });
   let health: any;
   for (const deadline = Date.now() + 15_000; ; ) {
