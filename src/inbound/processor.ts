@@ -14,7 +14,11 @@
  * A poison message never keeps the server busy or down: a transaction that keeps failing is
  * retried with backoff and, after `MAX_FAILURES`, given up on; so is a file left in the spool that
  * `MAX_UNFINISHED_RUNS` earlier runs of the process started and never finished (the process
- * crashed or was killed while processing it, so it might again). Given up on means a `failed`
+ * crashed or was killed while processing it, so it might again). A left-over file that one run
+ * already started and did not finish is processed alone, nothing else beside it: a process killed
+ * from outside (an operator's SIGKILL, the OOM killer choosing it for another's sake) while many
+ * messages were in progress then counts against one message only, so that a healthy message is
+ * not given up on for having been in progress at two unrelated kills. Given up on means a `failed`
  * receipt with the reason, an error in the log, and the file moved to the spool's `failed`
  * directory for the operator: it is never deleted unprocessed.
  *
@@ -79,6 +83,8 @@ export interface Processor {
 interface Entry {
   readonly id: string;
   readonly bytes: number;
+  /** Processed with nothing else in progress: a left-over file an earlier run did not finish. */
+  readonly alone?: boolean;
 }
 
 const MAX_FAILURES = 10;
@@ -117,6 +123,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
   const timers = new Set<NodeJS.Timeout>();
   let running = 0;
   let runningBytes = 0;
+  let runningAlone = false;
   let stopped = false;
   let idleWaiters: Array<() => void> = [];
 
@@ -128,31 +135,33 @@ export function createProcessor(deps: ProcessorDeps): Processor {
   };
 
   // In arrival order, while both the count and the bytes in progress allow; a message larger
-  // than the whole budget runs alone rather than never.
+  // than the whole budget runs alone rather than never, and so does a suspect (`Entry.alone`).
   const pump = () => {
-    while (!stopped && running < concurrency && queue.length > 0) {
+    while (!stopped && !runningAlone && running < concurrency && queue.length > 0) {
       const entry = queue[0] as Entry;
-      if (running > 0 && runningBytes + entry.bytes > maxBytes) break;
+      if (running > 0 && (entry.alone === true || runningBytes + entry.bytes > maxBytes)) break;
       queue.shift();
       running += 1;
       runningBytes += entry.bytes;
+      runningAlone = entry.alone === true;
       attempt(entry).finally(() => {
         running -= 1;
         runningBytes -= entry.bytes;
+        if (entry.alone === true) runningAlone = false;
         pump();
         settle();
       });
     }
   };
 
-  const enqueue = (id: string, bytes: number, message?: SpooledMessage) => {
+  const enqueue = (id: string, bytes: number, message?: SpooledMessage, alone = false) => {
     if (stopped || queued.has(id)) return;
     if (message && inMemoryBytes + message.raw.length <= maxInMemory) {
       inMemory.set(id, message);
       inMemoryBytes += message.raw.length;
     }
     queued.add(id);
-    queue.push({ id, bytes });
+    queue.push({ id, bytes, alone });
     pump();
   };
 
@@ -276,7 +285,9 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     async recover() {
       const files = await deps.spool.pending();
       for (const { id } of files) recovered.add(id);
-      for (const { id, bytes } of files) enqueue(id, bytes);
+      const suspects = new Set<string>();
+      for (const { id } of files) if ((await deps.spool.runsOf(id)) > 0) suspects.add(id);
+      for (const { id, bytes } of files) enqueue(id, bytes, undefined, suspects.has(id));
       if (files.length > 0)
         log.info({ count: files.length }, 'processing inbound messages left in the spool');
       return files.length;

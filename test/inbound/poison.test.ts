@@ -80,6 +80,46 @@ test('a left-over message that two runs started and never finished is recorded a
   );
 });
 
+test('a left-over message one run started and did not finish is processed alone, so that a kill counts against it only', async (t) => {
+  t.timeout(120_000);
+  const { dataDir, clamd, recipient } = await stoppedSetup(t, 'poison-alone');
+  const spoolDir = join(dataDir, 'inbound', 'spool');
+  const spool = await openSpool(spoolDir);
+  // Oldest first: the suspect is at the head of the queue, three healthy messages behind it.
+  const suspect = await spoolMessage(spool, recipient, 'Suspect');
+  writeFileSync(join(spoolDir, `${suspect}.runs`), '1');
+  const healthy = [
+    await spoolMessage(spool, recipient, 'One'),
+    await spoolMessage(spool, recipient, 'Two'),
+    await spoolMessage(spool, recipient, 'Three'),
+  ];
+
+  // The next run starts the suspect (stalled on a resolver that never answers) and nothing else.
+  const blackhole = createSocket('udp4');
+  await new Promise<void>((resolve) => blackhole.bind(0, '127.0.0.1', () => resolve()));
+  t.teardown(() => blackhole.close());
+  const serve = await spawnServe({
+    dataDir,
+    smtpPort: await freePort(),
+    dns: `127.0.0.1:${blackhole.address().port}`,
+    clamdPort: clamd.port,
+  });
+  t.teardown(() => serve.child.kill('SIGKILL'));
+  const runsFile = join(spoolDir, `${suspect}.runs`);
+  await eventually(() => (readFileSync(runsFile, 'utf8') === '2' ? true : undefined), 20_000).catch(
+    (error: Error) => {
+      throw new Error(`${error.message}; posthorn said: ${serve.stderr()}`);
+    },
+  );
+  // Time for the healthy ones to have been started too, had they been allowed to.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  serve.child.kill('SIGKILL');
+  t.is(await serve.exited, 'SIGKILL');
+
+  // The kill counted against the suspect alone: the healthy messages were never started by it.
+  for (const id of healthy) t.false(existsSync(join(spoolDir, `${id}.runs`)), `${id} was not started`);
+});
+
 test('a message given up on whose move to failed/ did not happen is moved there at the next start, never deleted', async (t) => {
   const { dataDir, overrides, recipient } = await stoppedSetup(t, 'poison-move');
   const log = createLogger('silent');

@@ -69,6 +69,8 @@ export interface Spool {
    * earlier runs had started it without finishing (they stopped or crashed meanwhile).
    */
   countRun(id: string): Promise<number>;
+  /** How many earlier runs started this file without finishing it (`countRun`'s count), 0 if none. */
+  runsOf(id: string): Promise<number>;
   /**
    * Takes back this run's `countRun` of a file a clean stop left unfinished (that run did not
    * crash on it): the count goes back to `earlier`, the file beside it away when that was 0.
@@ -104,6 +106,15 @@ export async function openSpool(
       await unlink(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  };
+
+  const runsOf = async (id: string): Promise<number> => {
+    try {
+      return Number.parseInt(await readFile(join(dir, `${id}${RUNS_SUFFIX}`), 'utf8'), 10) || 0;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      return 0;
     }
   };
 
@@ -167,14 +178,10 @@ export async function openSpool(
       // IDs are ULIDs: lexical order is arrival order.
       return found.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     },
+    runsOf,
     async countRun(id) {
       const path = join(dir, `${id}${RUNS_SUFFIX}`);
-      let earlier = 0;
-      try {
-        earlier = Number.parseInt(await readFile(path, 'utf8'), 10) || 0;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      }
+      const earlier = await runsOf(id);
       // No fsync: the count has to survive a crash of the process, which the page cache does.
       await writeFile(path, String(earlier + 1), { mode: 0o600 });
       return earlier;
