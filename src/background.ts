@@ -95,7 +95,7 @@ export async function startBackground(
     single('approval-expiry', () =>
       startApprovalExpiry(services.approvals, kernel.log.child({ capability: 'approvals' })),
     );
-    single('webhooks', () => startWebhooks(kernel, services.webhooks, services), { postgres: false });
+    single('webhooks', () => startWebhooks(kernel, services.webhooks, services));
     single('analytics-projection', () =>
       startAnalyticsProjection(
         services.analytics,

@@ -1,6 +1,6 @@
 /** Builds the webhooks capability from the kernel (composition root helper). */
 import type { AuditService } from '../audit/service.js';
-import type { MessageMode } from '../emails/model.js';
+import type { MessageMode, MessageModes } from '../emails/model.js';
 import { createCursorStore } from '../events/cursors.js';
 import type { Kernel } from '../kernel.js';
 import { webhookHostLookup } from './host-lookup.js';
@@ -11,7 +11,7 @@ import { webhookTrust } from './trust.js';
 
 export function buildWebhooks(
   kernel: Kernel,
-  deps: { audit: AuditService; emails: { messageMode: MessageMode } },
+  deps: { audit: AuditService; emails: { messageMode: MessageMode; messageModes: MessageModes } },
 ) {
   const store = createWebhookStore(kernel.db);
   const service = createWebhookService({
@@ -20,6 +20,7 @@ export function buildWebhooks(
     config: kernel.config.webhooks,
     masterKey: kernel.masterKey,
     messageMode: (messageId) => deps.emails.messageMode(messageId),
+    ...(kernel.store.engine === 'postgresql' ? { messageModes: (ids) => deps.emails.messageModes(ids) } : {}),
     send: createWebhookSender({
       lookup: webhookHostLookup(kernel.config),
       ca: webhookTrust(kernel.config.webhooks),

@@ -12,7 +12,7 @@
  * again (at least once) after the next start.
  */
 import type SQLite from 'better-sqlite3';
-import type { MessageMode } from '../emails/model.js';
+import type { MessageMode, MessageModes } from '../emails/model.js';
 import type { CursorStore } from '../events/cursors.js';
 import type { EventService } from '../events/service.js';
 import type { Config } from '../platform/config/schema.js';
@@ -42,6 +42,8 @@ export interface DispatcherDeps {
   readonly events: EventService;
   /** A message's mode: its events go to endpoints of that mode only. */
   readonly messageMode: MessageMode;
+  /** PostgreSQL: a page's modes at once. */
+  readonly messageModes?: MessageModes;
   readonly webhooks: WebhookService;
   readonly send: WebhookSender;
   readonly config: Config['webhooks'];
@@ -93,6 +95,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
           cursors: deps.cursors,
           readAfter: deps.events.rowsAfter,
           messageMode: deps.messageMode,
+          ...(deps.messageModes ? { messageModes: deps.messageModes } : {}),
         },
         FAN_OUT_PAGE,
       );

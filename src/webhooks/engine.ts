@@ -3,7 +3,7 @@ import type { EventService } from '../events/service.js';
 import type { Kernel } from '../kernel.js';
 import type { Webhooks } from './build.js';
 import { startWebhookDispatcher } from './dispatcher.js';
-import type { MessageMode } from '../emails/model.js';
+import type { MessageMode, MessageModes } from '../emails/model.js';
 import { webhookHostLookup } from './host-lookup.js';
 import { createWebhookSender, type HostLookup } from './sender.js';
 import { webhookTrust } from './trust.js';
@@ -11,7 +11,7 @@ import { webhookTrust } from './trust.js';
 export function startWebhooks(
   kernel: Kernel,
   webhooks: Webhooks,
-  deps: { events: EventService; emails: { messageMode: MessageMode } },
+  deps: { events: EventService; emails: { messageMode: MessageMode; messageModes: MessageModes } },
   lookup?: HostLookup,
 ) {
   const { events, emails } = deps;
@@ -22,6 +22,7 @@ export function startWebhooks(
     cursors: webhooks.cursors,
     events,
     messageMode: (messageId) => emails.messageMode(messageId),
+    ...(kernel.store.engine === 'postgresql' ? { messageModes: (ids) => emails.messageModes(ids) } : {}),
     webhooks: webhooks.service,
     send: createWebhookSender({
       lookup: lookup ?? webhookHostLookup(kernel.config),

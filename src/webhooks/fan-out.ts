@@ -15,7 +15,9 @@
  * page is fanned out again after the restart (at worst a webhook already sent goes again, which
  * at-least-once delivery allows).
  */
-import type { MessageMode } from '../emails/model.js';
+import { engineOf } from '../platform/db/engine.js';
+import { lockInTransaction } from '../platform/db/transaction-lock.js';
+import type { MessageMode, MessageModes } from '../emails/model.js';
 import type { CursorStore } from '../events/cursors.js';
 import { type EventRecord, toPayload } from '../events/service.js';
 import { isInternalEvent } from '../events/types.js';
@@ -67,9 +69,17 @@ export async function fanOutPage(
     cursors: CursorStore;
     readAfter: (afterId: string, limit: number, executor: Db) => Promise<EventRecord[]>;
     messageMode: MessageMode;
+    /** PostgreSQL: the page's message modes read at once (messageMode is SQLite's synchronous port). */
+    messageModes?: MessageModes;
   },
   pageSize: number,
 ): Promise<{ read: number; queued: number }> {
+  if (engineOf(db) === 'postgresql')
+    // One transaction under a lock of its own: the fan-out never runs twice at once across nodes.
+    return db.transaction().execute(async (trx) => {
+      await lockInTransaction(trx, 'webhook-fan-out');
+      return fanOut(trx, deps, pageSize);
+    });
   return db
     .connection()
     .execute((conn) =>
@@ -94,6 +104,12 @@ async function fanOut(
   const attempts: AttemptRow[] = [];
   const now = Date.now();
   const modes = new Map<string, KeyMode>();
+  if (deps.messageModes !== undefined) {
+    const ids = events.flatMap((event) => (event.message_id ? [event.message_id] : []));
+    // A message the store does not know counts as live, as modeOfMessage says.
+    for (const id of ids) modes.set(id, 'live');
+    for (const [id, mode] of await deps.messageModes(ids)) modes.set(id, mode);
+  }
   const modeOf = (messageId: string): KeyMode => {
     let mode = modes.get(messageId);
     if (!mode) {

@@ -7,14 +7,14 @@
  */
 import { EventEmitter } from 'node:events';
 import type { AuditService } from '../audit/service.js';
-import type { MessageMode } from '../emails/model.js';
+import type { MessageMode, MessageModes } from '../emails/model.js';
 import type { Config } from '../platform/config/schema.js';
 import { parseDuration } from '../platform/config/duration.js';
 import { seal, unseal } from '../platform/crypto.js';
 import { conflict, notFound } from '../platform/http/errors.js';
 import { newId } from '../platform/ids.js';
 import type { CreateEndpointRequest, UpdateEndpointRequest } from './schemas.js';
-import { bodyMode } from './message-mode.js';
+import { bodyMode, messageOfBody } from './message-mode.js';
 import { newSigningSecret } from './signing.js';
 import { type EndpointRow, type EndpointScope, pendingAttempt, type WebhookStore } from './store.js';
 import type { WebhookRequest, WebhookSender } from './sender.js';
@@ -38,6 +38,8 @@ export function createWebhookService(deps: {
   masterKey: Buffer;
   /** The emails capability's `messageMode`, as the fan-out asks it. */
   messageMode: MessageMode;
+  /** PostgreSQL: modes read through Kysely (messageMode is SQLite's synchronous port). */
+  messageModes?: MessageModes;
   /** Sends one request (sender.ts), for `deliver`. */
   send: WebhookSender;
 }) {
@@ -176,7 +178,13 @@ export function createWebhookService(deps: {
         throw conflict(`Webhook endpoint ${id} is disabled; enable it (PATCH status "enabled") to replay.`);
       }
       // Sent before endpoints had a mode (migration 0016): the fan-out would not send it here now.
-      const mode = bodyMode(messageMode, original.event_type, original.body);
+      const about = messageOfBody(original.event_type, original.body);
+      const mode =
+        deps.messageModes === undefined
+          ? bodyMode(messageMode, original.event_type, original.body)
+          : about === undefined
+            ? undefined
+            : ((await deps.messageModes([about])).get(about) ?? 'live');
       if (mode !== undefined && mode !== endpoint.mode) {
         throw conflict(
           `Delivery ${deliveryId} is about a ${mode} message; a ${endpoint.mode} endpoint receives the events of ${endpoint.mode} messages only, so it cannot be replayed here.`,

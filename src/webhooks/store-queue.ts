@@ -3,6 +3,7 @@
  * `locked_until`, so a process that dies mid-request leaves it due again after the lease. Part of
  * the webhooks store (store.ts), in a file of its own for size; the same tables, the same rules.
  */
+import { engineOf } from '../platform/db/engine.js';
 import { sql } from 'kysely';
 import type { Db } from '../platform/db/database.js';
 import type { WebhookAttemptsTable as AttemptRow } from '../platform/db/tables.js';
@@ -115,7 +116,11 @@ export function queueQueries(db: Db) {
       const row = await db
         .selectFrom('webhook_attempts as a')
         .innerJoin('webhook_endpoints as e', 'e.id', 'a.endpoint_id')
-        .select(sql<number | null>`min(max(a.due_at, coalesce(a.locked_until, 0)))`.as('at'))
+        .select(
+          engineOf(db) === 'postgresql'
+            ? sql<number | null>`min(greatest(a.due_at, coalesce(a.locked_until, 0)))`.as('at')
+            : sql<number | null>`min(max(a.due_at, coalesce(a.locked_until, 0)))`.as('at'),
+        )
         .where('a.state', '=', 'pending')
         .where('e.status', '=', 'enabled')
         .executeTakeFirst();

@@ -1,3 +1,4 @@
+import { query } from '../helpers/sql.js';
 import test from 'ava';
 import { startPosthorn } from '../helpers/server.js';
 
@@ -55,11 +56,13 @@ test('the signing secret is stored sealed, never in clear', async (t) => {
   const created = await ph.request('POST', '/v1/webhooks', {
     body: { url: 'http://127.0.0.1:9/', events: ['*'] },
   });
-  const row = ph.server.kernel.store.sqlite
-    .prepare('select * from webhook_endpoints where id = ?')
-    .get(created.body.id) as Record<string, unknown>;
+  const [row] = await query(
+    ph.server.kernel.store,
+    'select * from webhook_endpoints where id = ?',
+    created.body.id,
+  );
   t.false(JSON.stringify(row).includes(created.body.secret.slice(6)));
-  t.regex(String(row.secret_sealed), /^v1\./);
+  t.regex(String(row?.secret_sealed), /^v1\./);
 });
 
 test('URLs must be https:// unless webhooks.allow_http is set', async (t) => {

@@ -7,6 +7,7 @@ import test from 'ava';
 import { email, verifiedDomain } from '../emails/helpers.js';
 import { newId } from '../../src/platform/ids.js';
 import { startPosthorn, type Posthorn } from '../helpers/server.js';
+import { query } from '../helpers/sql.js';
 import { createEndpoint, deliveries } from './helpers.js';
 import { startReceiver } from './receiver.js';
 
@@ -19,14 +20,14 @@ async function send(ph: Posthorn, key: string): Promise<string> {
 }
 
 /** A delivery of `type` about `emailId` made to `endpointId` before 0016; its ID and body. */
-function pastDelivery(
+async function pastDelivery(
   ph: Posthorn,
   endpointId: string,
   type: string,
   emailId: string | null,
   outcome: { state: 'succeeded' | 'failed'; error?: string } = { state: 'succeeded' },
-): { id: string; body: string } {
-  const { sqlite } = ph.server.kernel.store;
+): Promise<{ id: string; body: string }> {
+  const { store } = ph.server.kernel;
   const now = Date.now();
   const eventId = newId('evt', now);
   const body = JSON.stringify({
@@ -37,28 +38,32 @@ function pastDelivery(
   });
   const messageId = newId('whm', now);
   const id = newId('whd', now);
-  sqlite
-    .prepare(
-      `insert into webhook_messages (id, endpoint_id, project_id, event_id, event_type, body, created_at)
-       values (?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(messageId, endpointId, ph.owner.projectId, eventId, type, body, now);
-  sqlite
-    .prepare(
-      `insert into webhook_attempts (id, message_id, endpoint_id, attempt, trigger, state, due_at, requested_at,
-         error, created_at)
-       values (?, ?, ?, 1, 'event', ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      id,
-      messageId,
-      endpointId,
-      outcome.state,
-      now,
-      outcome.error ? null : now,
-      outcome.error ?? null,
-      now,
-    );
+  await query(
+    store,
+    `insert into webhook_messages (id, endpoint_id, project_id, event_id, event_type, body, created_at)
+     values (?, ?, ?, ?, ?, ?, ?)`,
+    messageId,
+    endpointId,
+    ph.owner.projectId,
+    eventId,
+    type,
+    body,
+    now,
+  );
+  await query(
+    store,
+    `insert into webhook_attempts (id, message_id, endpoint_id, attempt, trigger, state, due_at, requested_at,
+       error, created_at)
+     values (?, ?, ?, 1, 'event', ?, ?, ?, ?, ?)`,
+    id,
+    messageId,
+    endpointId,
+    outcome.state,
+    now,
+    outcome.error ? null : now,
+    outcome.error ?? null,
+    now,
+  );
   return { id, body };
 }
 
@@ -81,21 +86,21 @@ test('a delivery about a message of the other mode than the endpoint’s is refu
     {
       key: liveKey,
       endpoint: live.id,
-      ...pastDelivery(ph, live.id, 'email.bounced', testMessage, { state: 'failed', error: notSent }),
+      ...(await pastDelivery(ph, live.id, 'email.bounced', testMessage, { state: 'failed', error: notSent })),
       about: 'test',
       of: 'live',
     },
     {
       key: liveKey,
       endpoint: live.id,
-      ...pastDelivery(ph, live.id, 'email.delivered', testMessage),
+      ...(await pastDelivery(ph, live.id, 'email.delivered', testMessage)),
       about: 'test',
       of: 'live',
     },
     {
       key: testKey,
       endpoint: sandbox.id,
-      ...pastDelivery(ph, sandbox.id, 'email.sent', liveMessage),
+      ...(await pastDelivery(ph, sandbox.id, 'email.sent', liveMessage)),
       about: 'live',
       of: 'test',
     },
@@ -103,7 +108,7 @@ test('a delivery about a message of the other mode than the endpoint’s is refu
     {
       key: testKey,
       endpoint: sandbox.id,
-      ...pastDelivery(ph, sandbox.id, 'email.opened', newId('msg')),
+      ...(await pastDelivery(ph, sandbox.id, 'email.opened', newId('msg'))),
       about: 'live',
       of: 'test',
     },
@@ -127,20 +132,20 @@ test('a delivery about a message of the other mode than the endpoint’s is refu
       key: liveKey,
       endpoint: live.id,
       hook: liveHook,
-      ...pastDelivery(ph, live.id, 'email.delivered', liveMessage),
+      ...(await pastDelivery(ph, live.id, 'email.delivered', liveMessage)),
     },
     // Events about no sent message go to endpoints of both modes.
     {
       key: testKey,
       endpoint: sandbox.id,
       hook: testHook,
-      ...pastDelivery(ph, sandbox.id, 'domain.updated', null),
+      ...(await pastDelivery(ph, sandbox.id, 'domain.updated', null)),
     },
     {
       key: liveKey,
       endpoint: live.id,
       hook: liveHook,
-      ...pastDelivery(ph, live.id, 'email.received', newId('inb')),
+      ...(await pastDelivery(ph, live.id, 'email.received', newId('inb'))),
     },
   ];
   for (const delivery of allowed) {
