@@ -105,11 +105,13 @@ test('a test key and a live key of one project keep separate idempotency keys', 
 test('a retry with the same Idempotency-Key replays the send after its send_at has passed', async (t) => {
   const ph = await startPosthorn(t);
   await verifiedDomain(ph);
-  const body = email({ send_at: new Date(Date.now() + 1000).toISOString() });
+  // Far enough ahead that a loaded host still accepts it; then the retry waits until it has passed.
+  const sendAt = Date.now() + 3000;
+  const body = email({ send_at: new Date(sendAt).toISOString() });
   const headers = { 'idempotency-key': 'sched-1' };
   const first = await ph.request('POST', '/v1/emails', { body, headers });
   t.is(first.status, 202, first.text);
-  await sleep(1300);
+  await sleep(Math.max(0, sendAt - Date.now()) + 300);
   const retry = await ph.request('POST', '/v1/emails', { body, headers });
   t.is(retry.status, 202, retry.text);
   t.is(retry.body.id, first.body.id);
@@ -126,14 +128,15 @@ test('a retry with the same Idempotency-Key replays the send after its send_at h
 test('a batch retry replays items whose send_at has passed; an item with nothing to replay is refused', async (t) => {
   const ph = await startPosthorn(t);
   await verifiedDomain(ph);
-  const soon = new Date(Date.now() + 1000).toISOString();
+  const sendAt = Date.now() + 3000;
+  const soon = new Date(sendAt).toISOString();
   const headers = { 'idempotency-key': 'batch-sched' };
   const first = await ph.request('POST', '/v1/emails/batch', {
     body: { emails: [email({ send_at: soon }), email({ to: ['b@example.com'], send_at: soon })] },
     headers,
   });
   t.is(first.status, 202, first.text);
-  await sleep(1300);
+  await sleep(Math.max(0, sendAt - Date.now()) + 300);
   const retry = await ph.request('POST', '/v1/emails/batch', {
     body: {
       emails: [

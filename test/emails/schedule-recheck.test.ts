@@ -13,7 +13,7 @@ const FINAL = new Set(['delivered', 'partially_delivered', 'bounced', 'failed', 
 async function scheduledSoon(ph: Posthorn, overrides: Record<string, unknown>) {
   const key = await ph.createKey(ph.owner.projectId, ['full_access'], 'test');
   // Far enough ahead that a loaded host still accepts it and applies the change before the release.
-  const sendAt = Date.now() + 8000;
+  const sendAt = Date.now() + 15_000;
   const res = await ph.request('POST', '/v1/emails', {
     key,
     body: email({ ...overrides, send_at: new Date(sendAt).toISOString() }),
@@ -40,7 +40,7 @@ async function settled(
   // The change under test must land before the release, or the test proves nothing.
   let status = await statusOf();
   if (status !== 'scheduled' || Date.now() >= sendAt) throw new Error('released before the change landed');
-  while (!FINAL.has(status) && Date.now() < sendAt + 20_000) {
+  while (!FINAL.has(status) && Date.now() < sendAt + 30_000) {
     await sleep(100);
     status = await statusOf();
   }
