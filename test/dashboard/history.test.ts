@@ -106,7 +106,9 @@ test('the history pages, sorts, filters and searches the selected project, and s
     [ids[3]],
   );
   t.is((await list(env, token, '?search=nothing-like-this')).body.total, 0);
-  t.is((await list(env, token, '?search=11')).body.total, 1, 'a two-character search');
+  // "11" is in message 11's subject and address, and by chance in the random IDs of some others.
+  const with11 = ids.filter((id, i) => i === 11 || id.toLowerCase().includes('11')).length;
+  t.is((await list(env, token, '?search=11')).body.total, with11, 'a two-character search');
   t.is((await list(env, token, '?status=delivered')).body.total, 12);
   t.is((await list(env, token, '?status=bounced')).body.total, 0);
   t.is((await list(env, token, '?status=delivered&search=welcome&page_size=10')).body.total, 4);
