@@ -6,7 +6,7 @@
  * "postgresql"` and `url`, and keep the data directory's master key on every node.
  */
 import { existsSync } from 'node:fs';
-import { databaseFile, openPostgresStore, openStore } from '../platform/db/database.js';
+import { databaseFile, openConfiguredStore, openPostgresStore } from '../platform/db/database.js';
 import { redactedUrl } from '../platform/db/database-pg.js';
 import { CopyRefused, copySqliteToPostgres } from '../platform/db/copy.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
@@ -40,7 +40,8 @@ const copyCommand: Command = {
     if (!existsSync(file)) throw new UsageError(`there is no SQLite store at ${file} to copy`);
     const where = redactedUrl(to);
     const started = performance.now();
-    const source = openStore(config.storage.data_dir, { busyTimeoutMs: config.storage.busy_timeout_ms });
+    // The SQLite store ([storage] engine is "sqlite", checked above), with its configured settings.
+    const source = openConfiguredStore(config.storage);
     const target = openPostgresStore({ url: to, password_file: passwordFile, pool_size: 2 });
     try {
       // Both schemas at this version's latest, so that their tables and columns match.

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { sql } from 'kysely';
 import type { Config } from '../platform/config/schema.js';
-import { databaseFile, openPostgresStore, openStore, type Store } from '../platform/db/database.js';
+import { databaseFile, openConfiguredStore, openPostgresStore, type Store } from '../platform/db/database.js';
 import { redactedUrl } from '../platform/db/database-pg.js';
 import { migrations as sqliteMigrations } from '../platform/db/migrations/index.js';
 import { migrations as postgresMigrations } from '../platform/db/migrations-pg/index.js';
@@ -34,7 +34,7 @@ export async function databaseFindings(storage: Config['storage']): Promise<Data
       usable: false,
       findings: [ok('database', `SQLite: no database yet at ${where}; posthorn serve creates it.`, where)],
     };
-  const store = openStore(storage.data_dir);
+  const store = openConfiguredStore(storage);
   try {
     const migrations = await migrationFindings(store, Object.keys(sqliteMigrations), where, 'SQLite');
     return { where, usable: migrations.usable, findings: migrations.findings };
