@@ -45,6 +45,15 @@ export async function recordOutcome(
       error: result.error ?? (ok ? null : `HTTP ${result.status}`),
     });
     if (!recorded) return; // the endpoint was deleted meanwhile
+    // The endpoint's row is locked before it is read. On PostgreSQL (read committed) a URL change
+    // committing meanwhile is then waited for and seen; read without the lock, this transaction
+    // wrote back the streak it had read before the change, undoing the change's reset. SQLite's
+    // transactions write one at a time already; there the statement changes nothing.
+    await trx
+      .updateTable('webhook_endpoints')
+      .set((eb) => ({ failing_since: eb.ref('failing_since') }))
+      .where('id', '=', endpoint.id)
+      .execute();
     const current = await trx
       .selectFrom('webhook_endpoints')
       .select(['status', 'failing_since', 'last_failed_at'])
