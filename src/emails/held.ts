@@ -17,6 +17,7 @@ import type { Config } from '../platform/config/schema.js';
 import type { Db } from '../platform/db/database.js';
 import { checkNotSuspended, checkSuppression, createSenderCheck, type SendPorts } from './checks.js';
 import type { MessageRef } from './model.js';
+import { messageEvent } from './release-events.js';
 import type { EmailStore, HeldContent, HeldMessage, ScheduledRecipient } from './store.js';
 
 export type { HeldContent } from './store.js';
@@ -46,25 +47,10 @@ function eventOf(
   now: number,
   extra: Record<string, unknown>,
 ): NewEvent {
-  const emails = (kind: ScheduledRecipient['kind']) =>
-    recipients.filter((r) => r.kind === kind).map((r) => r.email);
-  return {
-    projectId: message.project_id,
-    type,
-    messageId: message.id,
-    at: now,
-    data: {
-      email_id: message.id,
-      from: message.from_header,
-      to: emails('to'),
-      cc: emails('cc'),
-      bcc: emails('bcc'),
-      subject: message.subject,
-      tags: JSON.parse(message.tags) as Record<string, string>,
-      created_at: new Date(message.created_at).toISOString(),
-      ...extra,
-    },
-  };
+  return messageEvent(type, message, recipients, now, {
+    created_at: new Date(message.created_at).toISOString(),
+    ...extra,
+  });
 }
 
 export function createHeldSends(deps: HeldDeps) {

@@ -25,13 +25,16 @@ function tagsOf(message: ReleasedMessage): Record<string, string> {
   return JSON.parse(message.tags) as Record<string, string>;
 }
 
-/** A per-message event listing `recipients` in `to`, `cc` and `bcc`, as `email.sent` does. */
-function perMessage(
-  type: 'email.sent' | 'email.cancelled',
+/**
+ * The event of one message listing `recipients` in `to`, `cc` and `bcc`, as `email.sent` does,
+ * with `fields` after the common ones (also the held sends' events, held.ts).
+ */
+export function messageEvent(
+  type: NewEvent['type'],
   message: ReleasedMessage,
   recipients: readonly ScheduledRecipient[],
   now: number,
-  extra: Record<string, unknown>,
+  fields: Record<string, unknown>,
 ): NewEvent {
   const emails = (kind: ScheduledRecipient['kind']) =>
     recipients.filter((r) => r.kind === kind).map((r) => r.email);
@@ -48,10 +51,23 @@ function perMessage(
       bcc: emails('bcc'),
       subject: message.subject,
       tags: tagsOf(message),
-      ...extra,
-      scheduled_at: new Date(message.send_at ?? now).toISOString(),
+      ...fields,
     },
   };
+}
+
+/** A per-message event of a release or cancel: `extra`, then when the message was due. */
+function perMessage(
+  type: 'email.sent' | 'email.cancelled',
+  message: ReleasedMessage,
+  recipients: readonly ScheduledRecipient[],
+  now: number,
+  extra: Record<string, unknown>,
+): NewEvent {
+  return messageEvent(type, message, recipients, now, {
+    ...extra,
+    scheduled_at: new Date(message.send_at ?? now).toISOString(),
+  });
 }
 
 export function sentEvent(
