@@ -20,7 +20,7 @@ import { startDomainRecheck } from './domains/recheck.js';
 import { startTracking } from './tracking/engine.js';
 import { startReputationProjection } from './reputation/center/engine.js';
 import { startProviderSync } from './reputation/connections/sync-engine.js';
-import { startWebhooks } from './webhooks/engine.js';
+import { startWebhookFanOutEngine, startWebhooks } from './webhooks/engine.js';
 
 export interface Engine {
   readonly name: string;
@@ -95,7 +95,10 @@ export async function startBackground(
     single('approval-expiry', () =>
       startApprovalExpiry(services.approvals, kernel.log.child({ capability: 'approvals' })),
     );
-    single('webhooks', () => startWebhooks(kernel, services.webhooks, services));
+    single('webhook-fan-out', () => startWebhookFanOutEngine(kernel, services.webhooks, services));
+    // Every node sends webhooks: attempts are claimed with SKIP LOCKED and a lease token
+    // (webhooks/store-queue.ts).
+    engines.push(startWebhooks(kernel, services.webhooks));
     single('analytics-projection', () =>
       startAnalyticsProjection(
         services.analytics,

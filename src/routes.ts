@@ -2,6 +2,7 @@
 import { analyticsRoutes } from './analytics/routes.js';
 import { approvalRoutes } from './approvals/routes.js';
 import { accountRoutes } from './auth/account/routes.js';
+import { accountSessionRoutes } from './auth/account/sessions-routes.js';
 import { loginRoutes } from './auth/login/routes.js';
 import { dashboardKeyRoutes } from './auth/keys-routes.js';
 import { auditRoutes } from './audit/routes.js';
@@ -44,7 +45,8 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...analyticsRoutes(services.analytics));
   routes.push(...inboundRoutes(services.inbound));
   routes.push(...loginRoutes(services.accounts.login, services.accounts.sessions, services.audit));
-  routes.push(...accountRoutes(services.accounts.users));
+  routes.push(...accountRoutes(services.accounts.account));
+  routes.push(...accountSessionRoutes(services.accounts.account));
   routes.push(...memberRoutes(services.accounts.members));
   routes.push(...dashboardKeyRoutes(services.keys));
   routes.push(...auditRoutes(services.audit));

@@ -8,6 +8,7 @@ import { createMemberService } from '../members/service.js';
 import { createMemberStore } from '../members/store.js';
 import type { ProjectService } from '../projects/service.js';
 import type { SystemMailService } from '../system-mail/service.js';
+import { createAccountService } from './account/service.js';
 import { createLoginService } from './login/service.js';
 import { createSessionService } from './session/service.js';
 import { createSessionStore } from './session/store.js';
@@ -56,7 +57,16 @@ export function buildAccounts(
     product: kernel.config.status.title,
     log: kernel.log,
   });
-  return { users, sessions, login, members, memberStore };
+  const account = createAccountService({
+    users,
+    sessions,
+    login,
+    systemMail: services.systemMail,
+    audit: services.audit,
+    product: kernel.config.status.title,
+    log: kernel.log,
+  });
+  return { users, sessions, login, members, memberStore, account };
 }
 
 export type Accounts = ReturnType<typeof buildAccounts>;

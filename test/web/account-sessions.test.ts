@@ -1,0 +1,99 @@
+/**
+ * The Account page in a real browser: the person's sessions (this one marked, another ended with a
+ * click, then all others), a password change that signs the others out and says so, and setting up
+ * an authenticator on an account without a password, confirmed by a mailed sign-in code.
+ */
+import test from 'ava';
+import type { Browser } from 'playwright-core';
+import { codeIn, post, receivedMail, startAccountsEnv } from '../accounts/env.js';
+import type { DeliveryEnv } from '../delivery/env.js';
+import { launchChromium } from '../helpers/browser.js';
+import { checkPage, DESKTOP } from './pages.js';
+
+const OWNER = 'owner@example.test';
+const PASSWORD = 'lantern orbit meadow quietly';
+
+let browser: Browser;
+test.before(async () => {
+  browser = await launchChromium();
+});
+test.after.always(async () => {
+  await browser?.close();
+});
+
+/** A session made over the API by a script (`curl`), by the code in mail number `n`. */
+async function scriptSession(env: DeliveryEnv, n: number): Promise<string> {
+  const headers = { 'User-Agent': 'curl/8.5.0' };
+  await env.ph.request('POST', '/v1/auth/request-code', { key: null, body: { email: OWNER }, headers });
+  const code = codeIn(await receivedMail(env, n));
+  const res = await env.ph.request('POST', '/v1/auth/verify-code', {
+    key: null,
+    body: { email: OWNER, code },
+    headers,
+  });
+  if (res.status !== 200) throw new Error(`verify-code: ${res.status} ${res.text}`);
+  return res.body.token as string;
+}
+
+test('the Account page lists the sessions, ends another and then all others, signs them out at a password change, and sets up an authenticator with a mailed code', async (t) => {
+  t.timeout(120_000);
+  const env = await startAccountsEnv(t);
+  const script = await scriptSession(env, 1);
+  const context = await browser.newContext({ viewport: DESKTOP });
+  t.teardown(() => context.close());
+  const page = await context.newPage();
+  page.on('pageerror', (error) => {
+    throw error;
+  });
+  page.on('dialog', (dialog) => void dialog.accept());
+
+  await page.goto(`${env.ph.url}/account`);
+  await page.getByLabel('Email').fill(OWNER);
+  await page.getByRole('button', { name: 'Email me a code' }).click();
+  await page.getByRole('textbox', { name: 'Sign-in code' }).fill(codeIn(await receivedMail(env, 2)));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Account' }).waitFor();
+
+  const table = page.getByRole('table', { name: 'Your sessions' });
+  const rows = table.locator('tbody tr');
+  await rows.nth(1).waitFor();
+  t.is(await rows.count(), 2);
+  const mine = rows.filter({ hasText: 'This session' });
+  t.regex((await mine.textContent()) ?? '', /Chrome on Linux/);
+  t.regex((await mine.textContent()) ?? '', /127\.0\.0\.0\/24/);
+  const curlRow = rows.filter({ hasText: 'curl' });
+  t.is(await curlRow.count(), 1);
+  await checkPage(t, page, 'account-sessions');
+
+  // End the script's session with a click: its token stops working, the row goes.
+  await curlRow.getByRole('button', { name: /^End the session of curl/ }).click();
+  await rows.filter({ hasText: 'curl' }).waitFor({ state: 'detached' });
+  t.is(await rows.count(), 1);
+  t.is((await env.ph.request('GET', '/v1/auth/session', { key: script })).status, 401);
+
+  // No password yet: the authenticator is set up after a sign-in code mailed for the purpose.
+  await page.locator('summary', { hasText: 'Use a sign-in code instead' }).click();
+  await page.getByRole('button', { name: 'Email me a code' }).click();
+  await page.getByText(`A code is on its way to ${OWNER}.`).waitFor();
+  await page.getByLabel('Sign-in code from the email').fill(codeIn(await receivedMail(env, 3)));
+  await page.getByRole('button', { name: 'Set up authenticator' }).click();
+  t.regex((await page.getByTestId('totp-secret').textContent()) ?? '', /^[A-Z2-7]+$/);
+
+  // A password change signs the other sessions out and says how many.
+  const other = await scriptSession(env, 4);
+  await page.getByLabel('New password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Save password' }).click();
+  await page.getByText('Password saved. 1 other session was signed out.').waitFor();
+  t.is((await env.ph.request('GET', '/v1/auth/session', { key: other })).status, 401);
+
+  // All others at once.
+  const byPassword = await post(env, '/v1/auth/login-password', { email: OWNER, password: PASSWORD });
+  t.is(byPassword.status, 200, byPassword.text);
+  await page.reload();
+  await page.getByRole('heading', { level: 1, name: 'Account' }).waitFor();
+  await rows.nth(1).waitFor();
+  await page.getByRole('button', { name: 'End all other sessions' }).click();
+  await page.getByText('1 other session was ended.').waitFor();
+  t.is((await env.ph.request('GET', '/v1/auth/session', { key: byPassword.body.token })).status, 401);
+  t.is(await rows.count(), 1);
+});
