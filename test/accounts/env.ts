@@ -108,8 +108,10 @@ export async function receivedMails(env: DeliveryEnv, n: number): Promise<Receiv
  * The code of the newest sign-in code mail among the `n` first messages. Notice mails sent just
  * before may arrive after it: the MX sees them in delivery order, not queue order.
  */
-export async function latestCodeIn(env: DeliveryEnv, n: number): Promise<string> {
-  const codes = (await receivedMails(env, n)).filter((m) => /sign-in code/.test(m.subject));
+export async function latestCodeIn(env: DeliveryEnv, n: number, to?: string): Promise<string> {
+  const codes = (await receivedMails(env, n)).filter(
+    (m) => /sign-in code/.test(m.subject) && (to === undefined || m.to.includes(to)),
+  );
   const last = codes.at(-1);
   if (!last) throw new Error(`no sign-in code among the first ${n} messages`);
   return codeIn(last);

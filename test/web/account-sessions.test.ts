@@ -1,11 +1,12 @@
 /**
  * The Account page in a real browser: the person's sessions (this one marked, another ended with a
  * click, then all others), a password change that signs the others out and says so, and setting up
- * an authenticator on an account without a password, confirmed by a mailed sign-in code.
+ * an authenticator on an account without a password, confirmed by a mailed sign-in code; and the
+ * Members page's two-factor requirement for owners and admins.
  */
 import test from 'ava';
 import type { Browser } from 'playwright-core';
-import { codeIn, post, receivedMail, startAccountsEnv } from '../accounts/env.js';
+import { codeIn, post, pyotpCode, receivedMail, startAccountsEnv } from '../accounts/env.js';
 import type { DeliveryEnv } from '../delivery/env.js';
 import { launchChromium } from '../helpers/browser.js';
 import { checkPage, DESKTOP } from './pages.js';
@@ -96,4 +97,50 @@ test('the Account page lists the sessions, ends another and then all others, sig
   await page.getByText('1 other session was ended.').waitFor();
   t.is((await env.ph.request('GET', '/v1/auth/session', { key: byPassword.body.token })).status, 401);
   t.is(await rows.count(), 1);
+});
+
+test('an owner requires two-factor of owners and admins from the Members page, once their own authenticator is on', async (t) => {
+  t.timeout(120_000);
+  const env = await startAccountsEnv(t);
+  const context = await browser.newContext({ viewport: DESKTOP });
+  t.teardown(() => context.close());
+  const page = await context.newPage();
+  page.on('pageerror', (error) => {
+    throw error;
+  });
+  await page.goto(`${env.ph.url}/members`);
+  await page.getByLabel('Email').fill(OWNER);
+  await page.getByRole('button', { name: 'Email me a code' }).click();
+  await page.getByRole('textbox', { name: 'Sign-in code' }).fill(codeIn(await receivedMail(env, 1)));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Members' }).waitFor();
+
+  const form = page.getByRole('form', { name: 'Two-factor requirement' });
+  await form.getByText(`Without two-factor: ${OWNER} (owner)`).waitFor();
+  await form.getByLabel('Require two-factor authentication of owners and admins').check();
+  await form.getByRole('button', { name: 'Save' }).click();
+  await form.getByText(/Turn on an authenticator for your own account first/).waitFor();
+  await checkPage(t, page, 'members-security');
+
+  // The owner's authenticator, turned on with this very session (the cookie's token as a bearer).
+  const token = (await context.cookies()).find((c) => c.name === 'ph_session')?.value as string;
+  await env.ph.request('PUT', '/v1/dashboard/account/password', { key: token, body: { password: PASSWORD } });
+  const enrol = await post(env, '/v1/dashboard/account/totp', { current_password: PASSWORD }, token);
+  const on = await post(
+    env,
+    '/v1/dashboard/account/totp/confirm',
+    { code: pyotpCode(enrol.body.secret) },
+    token,
+  );
+  t.is(on.status, 200, on.text);
+
+  await page.reload();
+  await page.getByRole('heading', { level: 1, name: 'Members' }).waitFor();
+  await form.getByLabel('Require two-factor authentication of owners and admins').check();
+  await form.getByRole('button', { name: 'Save' }).click();
+  await form.getByText('Saved.').waitFor();
+  t.false(await form.getByText('Without two-factor:').isVisible());
+  const setting = await env.ph.request('GET', '/v1/dashboard/organization/security', { key: token });
+  t.true(setting.body.require_two_factor_for_admins);
+  t.true(await form.getByLabel('Require two-factor authentication of owners and admins').isChecked());
 });

@@ -48,11 +48,14 @@ export interface SessionDeps {
   readonly store: SessionStore;
   readonly config: Config;
   readonly projects: Pick<ProjectService, 'get'>;
-  /** The member's role and address now; undefined when the user is no longer a member. */
+  /**
+   * The member's role and address now, and whether two-factor is required of them but missing;
+   * undefined when the user is no longer a member.
+   */
   readonly membership: (
     userId: string,
     organizationId: string,
-  ) => Promise<{ role: Role; email: string } | undefined>;
+  ) => Promise<{ role: Role; email: string; twoFactorMissing?: boolean } | undefined>;
 }
 
 /** A live session with its last-seen time (buffered ones included) and when it will end. */
@@ -146,6 +149,7 @@ export function createSessionService(deps: SessionDeps) {
         authMethod: row.auth_method,
         projectId: project.id,
         projectStatus: project.status,
+        ...(member.twoFactorMissing ? { twoFactorMissing: true } : {}),
       };
     },
 
