@@ -180,3 +180,50 @@ test('common and easily guessed passwords are refused with a 400 naming the reas
   t.is((await post(env, '/v1/auth/login-password', { email: OWNER, password: 'password1234' })).status, 401);
   t.is((await post(env, '/v1/auth/login-password', { email: OWNER, password: PASSWORD })).status, 200);
 });
+
+test('new recovery codes need the current authenticator code, void the earlier ones, and mail a notice', async (t) => {
+  const env = await startAccountsEnv(t);
+  const { token } = await signInByCode(env, OWNER, 1);
+  await env.ph.request('PUT', '/v1/dashboard/account/password', { key: token, body: { password: PASSWORD } });
+  const none = await post(env, '/v1/dashboard/account/totp/recovery-codes', { code: '123456' }, token);
+  t.is(none.status, 404, 'not before two-factor is on');
+  const enrol = await post(env, '/v1/dashboard/account/totp', { current_password: PASSWORD }, token);
+  const secret: string = enrol.body.secret;
+  const on = await post(env, '/v1/dashboard/account/totp/confirm', { code: pyotpCode(secret) }, token);
+  const old: string[] = on.body.recovery_codes;
+
+  const wrong = await post(
+    env,
+    '/v1/dashboard/account/totp/recovery-codes',
+    { code: '000000' === pyotpCode(secret, 1) ? '111111' : '000000' },
+    token,
+  );
+  t.is(wrong.status, 403, wrong.text);
+  const made = await post(
+    env,
+    '/v1/dashboard/account/totp/recovery-codes',
+    { code: pyotpCode(secret, 1) },
+    token,
+  );
+  t.is(made.status, 200, made.text);
+  const fresh: string[] = made.body.recovery_codes;
+  t.is(fresh.length, 10);
+  t.false(fresh.some((c) => old.includes(c)));
+
+  const signInWith = (recovery_code: string) =>
+    post(env, '/v1/auth/login-password', { email: OWNER, password: PASSWORD, recovery_code });
+  t.is((await signInWith(old[0] as string)).status, 401, 'an earlier code no longer works');
+  t.is((await signInWith(fresh[0] as string)).status, 200, 'a new one does');
+
+  const mails = await receivedMails(env, 4);
+  const notice = mails.find((m) => /^New recovery codes for your .+ account$/.test(m.subject));
+  t.truthy(notice, mails.map((m) => m.subject).join(' | '));
+  t.regex(notice?.text ?? '', /the earlier ones no longer work/);
+  for (const code of [...fresh, ...old])
+    t.false(notice?.text.includes(code), 'no recovery code in the notice');
+  const records = (await actions(env, token)).map((r) => [r.action, r.details.proof]);
+  t.deepEqual(records.slice(0, 2), [
+    ['account.recovery_codes_regenerate', undefined],
+    ['account.reauthentication_failed', 'totp_code'],
+  ]);
+});

@@ -94,6 +94,30 @@ export function accountRoutes(account: AccountService): RouteSpec[] {
       },
     }),
     defineRoute({
+      method: 'post',
+      path: '/v1/dashboard/account/totp/recovery-codes',
+      summary: 'Make new recovery codes; the earlier ones stop working',
+      description: `Needs the authenticator's current code.${NOTICE}`,
+      tag: TAG,
+      auth: 'session',
+      body: totpConfirmBody,
+      responses: {
+        200: { description: 'The new recovery codes, shown once.', schema: recoveryCodes },
+        403: { description: 'The code is not the current one.' },
+        404: { description: 'Two-factor authentication is not on.' },
+        429: { description: 'Too many credential checks for this address or from this client.' },
+      },
+      handler: async (req) => {
+        const codes = await account.regenerateRecoveryCodes(
+          requireSession(req.principal),
+          req.body.code,
+          localeOf(req.ctx),
+          clientOf(req.ctx),
+        );
+        return { status: 200, body: { recovery_codes: codes } };
+      },
+    }),
+    defineRoute({
       method: 'delete',
       path: '/v1/dashboard/account/totp',
       summary: 'Turn two-factor authentication off',

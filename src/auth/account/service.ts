@@ -73,9 +73,9 @@ export function createAccountService(deps: AccountDeps) {
   };
 
   /** A wrong proof of the current credential (a 403) is audited like a failed sign-in. */
-  const audited = async (work: Promise<void>, user: UserRow, proof: string): Promise<void> => {
+  const audited = async <T>(work: Promise<T>, user: UserRow, proof: string): Promise<T> => {
     try {
-      await work;
+      return await work;
     } catch (error) {
       if (error instanceof AppError && error.code === 'forbidden')
         await audit.record({
@@ -146,6 +146,21 @@ export function createAccountService(deps: AccountDeps) {
       await audited(users.disableTotp(user, code), user, 'totp_or_recovery_code');
       await audit.record({ action: 'account.totp_disable', target: user.id });
       await notify(user, 'totp_disabled', locale, client, false);
+    },
+
+    /** New recovery codes, after a current TOTP code; the earlier ones stop working. */
+    async regenerateRecoveryCodes(
+      principal: SessionPrincipal,
+      code: string,
+      locale: Locale,
+      client: Client,
+    ): Promise<string[]> {
+      const user = await me(principal);
+      login.countAttempt(user.email, client);
+      const codes = await audited(users.regenerateRecoveryCodes(user, code), user, 'totp_code');
+      await audit.record({ action: 'account.recovery_codes_regenerate', target: user.id });
+      await notify(user, 'recovery_codes', locale, client, false);
+      return codes;
     },
 
     /** The person's live sessions in every organization, newest first; the current one marked. */

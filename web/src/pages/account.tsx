@@ -220,6 +220,7 @@ function TwoFactor({ email }: { email: string | undefined }) {
               />
             </details>
           </Form>
+          <NewRecoveryCodes onMade={setRecovery} />
           <details open={off} onToggle={(e) => setOff(e.currentTarget.open)}>
             <summary>Turn two-factor authentication off</summary>
             <Form
@@ -244,5 +245,38 @@ function TwoFactor({ email }: { email: string | undefined }) {
         </>
       )}
     </section>
+  );
+}
+
+function NewRecoveryCodes({ onMade }: { onMade: (codes: string[]) => void }) {
+  const [code, setCode] = useState('');
+  return (
+    <details>
+      <summary>Make new recovery codes</summary>
+      <Form
+        label="Make new recovery codes"
+        submit="Make new codes"
+        busy="Making…"
+        onSubmit={async () => {
+          const r = await post<{ recovery_codes: string[] }>('/v1/dashboard/account/totp/recovery-codes', {
+            code: code.trim(),
+          });
+          setCode('');
+          onMade(r.recovery_codes);
+        }}
+      >
+        <p class="hint">The codes you have now stop working.</p>
+        <Field
+          label="Current code from the app"
+          inputMode="numeric"
+          autocomplete="one-time-code"
+          pattern="\d{6}"
+          maxLength={6}
+          required
+          value={code}
+          onInput={(e) => setCode(e.currentTarget.value)}
+        />
+      </Form>
+    </details>
   );
 }
