@@ -122,8 +122,15 @@ test('enrolling TOTP needs the current password: missing is a 400 naming it, wro
     t.false(mail?.text.includes(PASSWORD));
   }
   t.deepEqual(
-    (await actions(env, token)).map((r) => r.action),
-    ['account.totp_disable', 'account.totp_enable', 'account.password_set'],
+    (await actions(env, token)).map((r) => [r.action, r.details.proof]),
+    [
+      ['account.totp_disable', undefined],
+      ['account.reauthentication_failed', 'totp_or_recovery_code'],
+      ['account.totp_enable', undefined],
+      ['account.reauthentication_failed', 'password'],
+      ['account.password_set', undefined],
+    ],
+    'each wrong proof is audited',
   );
 });
 

@@ -4,7 +4,7 @@
  * (3.3.3), and their sessions listed and ended (3.3.4). Each change is audited under a name.
  */
 import type { AuditService } from '../../audit/service.js';
-import { conflict, notFound } from '../../platform/http/errors.js';
+import { AppError, conflict, notFound } from '../../platform/http/errors.js';
 import type { SessionPrincipal } from '../../platform/http/principal.js';
 import type { Logger } from '../../platform/log.js';
 import type { SystemMailService } from '../../system-mail/service.js';
@@ -72,6 +72,21 @@ export function createAccountService(deps: AccountDeps) {
       .catch((error: unknown) => log.warn({ err: error, user_id: user.id }, 'security notice not sent'));
   };
 
+  /** A wrong proof of the current credential (a 403) is audited like a failed sign-in. */
+  const audited = async (work: Promise<void>, user: UserRow, proof: string): Promise<void> => {
+    try {
+      await work;
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'forbidden')
+        await audit.record({
+          action: 'account.reauthentication_failed',
+          target: user.id,
+          details: { proof },
+        });
+      throw error;
+    }
+  };
+
   return {
     notify,
 
@@ -85,7 +100,7 @@ export function createAccountService(deps: AccountDeps) {
       const user = await me(principal);
       login.countAttempt(user.email, client);
       const first = user.password_hash === null;
-      await users.changePassword(user, input.password, input.current_password);
+      await audited(users.changePassword(user, input.password, input.current_password), user, 'password');
       const ended = await sessions.revokeOthers(user.id, principal.sessionId);
       await audit.record({
         action: first ? 'account.password_set' : 'account.password_change',
@@ -128,7 +143,7 @@ export function createAccountService(deps: AccountDeps) {
     async disableTotp(principal: SessionPrincipal, code: string, locale: Locale, client: Client) {
       const user = await me(principal);
       login.countAttempt(user.email, client);
-      await users.disableTotp(user, code);
+      await audited(users.disableTotp(user, code), user, 'totp_or_recovery_code');
       await audit.record({ action: 'account.totp_disable', target: user.id });
       await notify(user, 'totp_disabled', locale, client, false);
     },
