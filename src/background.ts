@@ -20,7 +20,7 @@ import { startDomainRecheck } from './domains/recheck.js';
 import { startTracking } from './tracking/engine.js';
 import { startReputationProjection } from './reputation/center/engine.js';
 import { startProviderSync } from './reputation/connections/sync-engine.js';
-import { startWebhooks } from './webhooks/engine.js';
+import { startWebhookFanOutEngine, startWebhooks } from './webhooks/engine.js';
 
 export interface Engine {
   readonly name: string;
@@ -56,10 +56,6 @@ export async function startBackground(
   // Engines whose storage has no PostgreSQL adapter yet do not start on PostgreSQL (said once at
   // boot); docs/decisions/storage.md lists them.
   const notOnPostgres: string[] = [];
-  const sqliteOnly = (name: string, start: () => Engine) => {
-    if (kernel.store.engine === 'sqlite') engines.push(start());
-    else notOnPostgres.push(name);
-  };
   // Singleton engines: on PostgreSQL one node at a time runs each, the holder of its advisory lock,
   // and another takes it over when that node dies (platform/db/leadership.ts); on SQLite, at once.
   const leadership = kernel.store.leadership;
@@ -95,7 +91,10 @@ export async function startBackground(
     single('approval-expiry', () =>
       startApprovalExpiry(services.approvals, kernel.log.child({ capability: 'approvals' })),
     );
-    single('webhooks', () => startWebhooks(kernel, services.webhooks, services));
+    single('webhook-fan-out', () => startWebhookFanOutEngine(kernel, services.webhooks, services));
+    // Every node sends webhooks: attempts are claimed with SKIP LOCKED and a lease token
+    // (webhooks/store-queue.ts).
+    engines.push(startWebhooks(kernel, services.webhooks));
     single('analytics-projection', () =>
       startAnalyticsProjection(
         services.analytics,
@@ -151,7 +150,8 @@ export async function startBackground(
     );
     single('tracking', () => startTracking(services.tracking, kernel.log.child({ capability: 'tracking' })));
     single('broadcasts', () => services.broadcasts.start());
-    if (kernel.config.smtp_in.enabled) sqliteOnly('inbound', () => services.inbound.start());
+    // Per node: each node listens for the MX traffic sent to it, into a spool of its own.
+    if (kernel.config.smtp_in.enabled) engines.push(services.inbound.start());
     // Last: its first measurement sees the engines above running.
     single('status', () => services.status.start());
     if (notOnPostgres.length > 0)

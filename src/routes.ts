@@ -2,10 +2,12 @@
 import { analyticsRoutes } from './analytics/routes.js';
 import { approvalRoutes } from './approvals/routes.js';
 import { accountRoutes } from './auth/account/routes.js';
+import { accountSessionRoutes } from './auth/account/sessions-routes.js';
 import { loginRoutes } from './auth/login/routes.js';
 import { dashboardKeyRoutes } from './auth/keys-routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { memberRoutes } from './members/routes.js';
+import { twoFactorRoutes } from './members/two-factor.js';
 import { historyRoutes } from './dashboard/history/routes.js';
 import { audienceRoutes } from './audiences/routes.js';
 import { broadcastRoutes } from './broadcasts/routes.js';
@@ -44,8 +46,15 @@ export function allRoutes(kernel: Kernel, services: Services): RouteSpec[] {
   routes.push(...analyticsRoutes(services.analytics));
   routes.push(...inboundRoutes(services.inbound));
   routes.push(...loginRoutes(services.accounts.login, services.accounts.sessions, services.audit));
-  routes.push(...accountRoutes(services.accounts.users));
+  routes.push(...accountRoutes(services.accounts.account));
+  routes.push(...accountSessionRoutes(services.accounts.account));
   routes.push(...memberRoutes(services.accounts.members));
+  routes.push(
+    ...twoFactorRoutes(services.accounts.twoFactor, async (userId) => {
+      const user = await services.accounts.users.findById(userId);
+      return user !== undefined && user.totp_secret_sealed !== null;
+    }),
+  );
   routes.push(...dashboardKeyRoutes(services.keys));
   routes.push(...auditRoutes(services.audit));
   routes.push(...oauthRoutes(services.oauth));

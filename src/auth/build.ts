@@ -6,8 +6,10 @@ import type { AuditService } from '../audit/service.js';
 import type { Kernel } from '../kernel.js';
 import { createMemberService } from '../members/service.js';
 import { createMemberStore } from '../members/store.js';
+import { createTwoFactorPolicy } from '../members/two-factor.js';
 import type { ProjectService } from '../projects/service.js';
 import type { SystemMailService } from '../system-mail/service.js';
+import { createAccountService } from './account/service.js';
 import { createLoginService } from './login/service.js';
 import { createSessionService } from './session/service.js';
 import { createSessionStore } from './session/store.js';
@@ -25,8 +27,11 @@ export function buildAccounts(
     config: kernel.config,
     projects: services.projects,
     membership: async (userId, organizationId) => {
-      const row = await memberStore.findByUser(userId, organizationId);
-      return row && { role: row.role, email: row.email };
+      const row = await memberStore.findForSession(userId, organizationId);
+      if (!row) return undefined;
+      const admin = row.role === 'owner' || row.role === 'admin';
+      const twoFactorMissing = admin && row.two_factor_required_at !== null && !row.has_totp;
+      return { role: row.role, email: row.email, twoFactorMissing };
     },
   });
   const login = createLoginService({
@@ -56,7 +61,17 @@ export function buildAccounts(
     product: kernel.config.status.title,
     log: kernel.log,
   });
-  return { users, sessions, login, members, memberStore };
+  const account = createAccountService({
+    users,
+    sessions,
+    login,
+    systemMail: services.systemMail,
+    audit: services.audit,
+    product: kernel.config.status.title,
+    log: kernel.log,
+  });
+  const twoFactor = createTwoFactorPolicy(memberStore, services.audit);
+  return { users, sessions, login, members, memberStore, account, twoFactor };
 }
 
 export type Accounts = ReturnType<typeof buildAccounts>;

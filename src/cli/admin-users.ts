@@ -1,7 +1,8 @@
 /**
  * `posthorn admin users set-password|reset-totp|list`: an operator helps a person who cannot sign
- * in. Setting a password or turning TOTP off ends every session of that person and is audited
- * (actor `cli`) in each of their organizations.
+ * in. Setting a password or turning TOTP off ends every session of that person, is audited
+ * (actor `cli`) in each of their organizations, and mails them a notice (in English: no request
+ * names a language).
  */
 import { notFound } from '../platform/http/errors.js';
 import { passwordProblem } from '../auth/users/service.js';
@@ -54,12 +55,15 @@ const setPassword: Command = {
     if (process.stdin.isTTY)
       io.err('Type the password, then Enter and Ctrl-D (it is shown as you type; prefer a pipe).');
     const password = await readStdin();
-    const problem = passwordProblem(password);
+    const problem = passwordProblem(password, [email, ...email.split(/[@.+_-]/)]);
     if (problem) throw new UsageError(`The password read from standard input ${problem}.`);
     const ended = await withAdmin(values, async (ctx) => {
       const user = await findUser(ctx, email);
       await ctx.services.accounts.users.setPassword(user, password);
-      return afterReset(ctx, user.id, 'user.set_password');
+      const kind = user.password_hash === null ? 'password_set' : 'password_changed';
+      const ended = await afterReset(ctx, user.id, 'user.set_password');
+      await ctx.services.accounts.account.notify(user, kind, 'en', null, ended > 0);
+      return ended;
     });
     io.out(`Password set for ${email}; ${ended} session(s) ended.`);
     return 0;
@@ -76,8 +80,11 @@ const resetTotp: Command = {
     const email = requireOption(values, 'email');
     const ended = await withAdmin(values, async (ctx) => {
       const user = await findUser(ctx, email);
+      const wasOn = user.totp_secret_sealed !== null;
       await ctx.services.accounts.users.resetTotp(user);
-      return afterReset(ctx, user.id, 'user.reset_totp');
+      const ended = await afterReset(ctx, user.id, 'user.reset_totp');
+      if (wasOn) await ctx.services.accounts.account.notify(user, 'totp_disabled', 'en', null, ended > 0);
+      return ended;
     });
     io.out(`Two-factor authentication is off for ${email}; ${ended} session(s) ended.`);
     return 0;

@@ -8,11 +8,10 @@
  * (older than 24 h) is taken over by the new message, as on SQLite.
  */
 import type { Db } from '../platform/db/database.js';
-import type { KeyMode, MessageStatus } from '../platform/db/tables.js';
+import type { KeyMode } from '../platform/db/tables.js';
 import { newId } from '../platform/ids.js';
-import { type Draft, type MessageRef, recipientDomains, variablesOf } from './model.js';
-
-const bool = (value: boolean | null) => (value === null ? null : value ? 1 : 0);
+import { acceptedRows } from './accepted-rows.js';
+import type { Draft, MessageRef } from './model.js';
 
 export async function findIdempotentOnPostgres(
   db: Db,
@@ -71,33 +70,14 @@ export async function insertAcceptedOnPostgres(
       throw new Error('the idempotency key is held by a message that cannot be read');
     }
   }
-  const traffic = draft.traffic ?? 'transactional';
-  const held = draft.heldFor !== undefined;
-  const status: MessageStatus = held ? 'awaiting_approval' : draft.sendAt === null ? 'queued' : 'scheduled';
+  const { traffic, status, message, jobState, jobDomains } = acceptedRows(draft);
   // The key's row points at the message: it must exist before the transaction ends, and the
   // foreign keys of the recipients and jobs need it first.
   await trx
     .insertInto('messages')
     .values({
       id,
-      project_id: draft.projectId,
-      api_key_id: draft.keyId,
-      mode: draft.mode,
-      traffic,
-      status,
-      from_header: draft.from.display,
-      from_email: draft.from.email,
-      from_domain: draft.from.domain,
-      reply_to: draft.replyTo.length ? JSON.stringify(draft.replyTo.map((m) => m.display)) : null,
-      subject: draft.subject,
-      headers: JSON.stringify(draft.headers),
-      tags: JSON.stringify(draft.tags),
-      template_id: draft.template?.id ?? null,
-      template_version: draft.template?.version ?? null,
-      variables: variablesOf(draft),
-      send_at: draft.sendAt,
-      track_opens: bool(draft.trackOpens),
-      track_clicks: bool(draft.trackClicks),
+      ...message,
       created_at: now,
       updated_at: now,
     })
@@ -125,20 +105,18 @@ export async function insertAcceptedOnPostgres(
         })),
       )
       .execute();
-  const state = draft.sendAt === null ? 'queued' : 'scheduled';
-  const domains = held ? [] : recipientDomains(draft);
-  if (domains.length > 0)
+  if (jobDomains.length > 0)
     await trx
       .insertInto('delivery_jobs')
       .values(
-        domains.map((domain) => ({
+        jobDomains.map((domain) => ({
           id: newId('job', now),
           message_id: id,
           project_id: draft.projectId,
           domain,
           traffic,
           mode: draft.mode,
-          state,
+          state: jobState,
           lane: null,
           due_at: draft.sendAt ?? now,
           locked_until: null,

@@ -9,14 +9,8 @@ import type SQLite from 'better-sqlite3';
 import type { Db, Engine } from '../platform/db/database.js';
 import type { KeyMode, MessageStatus } from '../platform/db/tables.js';
 import { idFloor, newId } from '../platform/ids.js';
-import {
-  type Draft,
-  type MessageDetail,
-  type MessageRef,
-  type MessageScope,
-  recipientDomains,
-  variablesOf,
-} from './model.js';
+import type { Draft, MessageDetail, MessageRef, MessageScope } from './model.js';
+import { acceptedRows } from './accepted-rows.js';
 import { findIdempotentOnPostgres, insertAcceptedOnPostgres, modeOfOnPostgres } from './store-accepted-pg.js';
 import { heldQueries } from './store-held.js';
 import { scheduleQueries } from './store-schedule.js';
@@ -35,8 +29,6 @@ export interface ListedMessage {
   readonly createdAt: number;
   readonly sendAt: number | null;
 }
-
-const bool = (value: boolean | null) => (value === null ? null : value ? 1 : 0);
 
 /**
  * The send path's store. `engine` picks the adapter of the accepted-send writes (the storage port
@@ -88,35 +80,8 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database, engine: Engine
         if (existing) return { ref: existing, created: false };
       }
       const id = draft.id ?? newId('msg', now);
-      const traffic = draft.traffic ?? 'transactional';
-      const held = draft.heldFor !== undefined;
-      const status: MessageStatus = held
-        ? 'awaiting_approval'
-        : draft.sendAt === null
-          ? 'queued'
-          : 'scheduled';
-      s.insertMessage.run({
-        id,
-        project_id: draft.projectId,
-        api_key_id: draft.keyId,
-        mode: draft.mode,
-        traffic,
-        status,
-        from_header: draft.from.display,
-        from_email: draft.from.email,
-        from_domain: draft.from.domain,
-        reply_to: draft.replyTo.length ? JSON.stringify(draft.replyTo.map((m) => m.display)) : null,
-        subject: draft.subject,
-        headers: JSON.stringify(draft.headers),
-        tags: JSON.stringify(draft.tags),
-        template_id: draft.template?.id ?? null,
-        template_version: draft.template?.version ?? null,
-        variables: variablesOf(draft),
-        send_at: draft.sendAt,
-        track_opens: bool(draft.trackOpens),
-        track_clicks: bool(draft.trackClicks),
-        now,
-      });
+      const { traffic, status, message, jobState, jobDomains } = acceptedRows(draft);
+      s.insertMessage.run({ id, ...message, now });
       if (draft.html !== null || draft.text !== null) s.insertBody.run(id, draft.html, draft.text);
       for (const recipient of draft.recipients) {
         s.insertRecipient.run(
@@ -130,9 +95,7 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database, engine: Engine
           now,
         );
       }
-      const state = draft.sendAt === null ? 'queued' : 'scheduled';
-      // A held send gets its jobs when it is approved (held.ts).
-      for (const domain of held ? [] : recipientDomains(draft)) {
+      for (const domain of jobDomains) {
         s.insertJob.run(
           newId('job', now),
           id,
@@ -140,7 +103,7 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database, engine: Engine
           domain,
           traffic,
           draft.mode,
-          state,
+          jobState,
           draft.sendAt ?? now,
           now,
           now,

@@ -68,7 +68,7 @@ export interface InboundEngine {
 export function buildInbound(kernel: Kernel, deps: InboundDeps) {
   const { config, db } = kernel;
   const log = kernel.log.child({ capability: 'inbound' });
-  const store = createInboundStore(db, kernel.store.sqlite);
+  const store = createInboundStore(kernel.store);
   const outbound = createOutboundLookup(db);
   const threads = createThreads(store, outbound);
   const suppress = suppressBesideOutcome({

@@ -29,7 +29,7 @@
 import type SQLite from 'better-sqlite3';
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
-import { walBarrier } from '../platform/db/durability.js';
+import { commitBarrier } from '../platform/db/durability.js';
 import { createGroupCommit } from '../platform/db/group-commit.js';
 import type { Logger } from '../platform/log.js';
 import type { Analyzer } from './analysis/analyzer.js';
@@ -224,7 +224,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     },
     { lingerMs: COMMIT_LINGER_MS, afterCommit: () => deps.events.notify(), durability: 'relaxed' },
   );
-  const durable = walBarrier(deps.sqlite);
+  const durable = commitBarrier(deps.db, deps.sqlite);
   const prepare = createPreparer(deps);
 
   async function processOne({ id, bytes }: Entry): Promise<void> {

@@ -1,14 +1,18 @@
 /**
- * The statements every received message runs, prepared once on the raw better-sqlite3 handle (the
- * rest of the inbound store goes through Kysely, which compiles and prepares each query anew).
- * Together with `store.ts` the only code querying the inbound tables.
+ * The inbound store's hot path, a storage port (DESIGN.md §8) with two adapters: the writes and
+ * reads every received message makes (its route, receipt, thread, message and attachments) and
+ * the attachment scanner's claims and verdicts. This file is the port and its SQLite adapter,
+ * statements prepared once on the raw better-sqlite3 handle; `store-hot-pg.ts` is PostgreSQL's,
+ * through Kysely. `store.ts` chooses one by the engine platform/db opened.
  *
- * Writes must be called inside a transaction the caller holds (the processor's and the scanner's
- * group commits): on the one connection they then belong to it. Reads may run at any time; at worst
- * they see another capability's transaction in flight, which routes and receipts never are.
+ * SQLite: writes must be called inside a transaction the caller holds (the processor's and the
+ * scanner's group commits, the reply's transaction): on the one connection they then belong to
+ * it, whatever `trx` is given. Reads may run at any time; at worst they see another capability's
+ * transaction in flight, which routes and receipts never are.
  */
 import type SQLite from 'better-sqlite3';
 import type { Insertable } from 'kysely';
+import type { Db } from '../platform/db/database.js';
 import type {
   InboundAttachmentsTable,
   InboundMessagesTable,
@@ -27,6 +31,50 @@ export interface ScanFields {
   readonly attempts?: number;
   readonly scanAfter?: number;
   readonly at: number;
+}
+
+/** An attachment due for a scan, and the attempts already counted against it. */
+export interface DueScan {
+  readonly id: string;
+  readonly scan_attempts: number;
+}
+
+/** The port: what every received message and every scan verdict runs. `trx` is the caller's transaction. */
+export interface InboundHotStore {
+  /** The route of an address: the exact local part before the domain's catch-all (''). */
+  routeByAddress(domain: string, local: string): Promise<RouteRow | undefined>;
+  /** The kind of a transaction's receipt (`routed`, ..., `failed`), undefined while it has none. */
+  receiptKind(id: string): Promise<string | undefined>;
+  /** Fails on a receipt already written (its primary key): a transaction's effects commit once. */
+  insertReceipt(trx: Db, row: Insertable<InboundReceiptsTable>): Promise<void>;
+  insertMessage(trx: Db, row: Insertable<InboundMessagesTable>): Promise<void>;
+  insertAttachments(trx: Db, rows: readonly Insertable<InboundAttachmentsTable>[]): Promise<void>;
+  /**
+   * The thread of the first of `keys` that is known, in the order given. First in a transaction
+   * that assigns threads: on PostgreSQL it waits for other nodes' assignments to commit, so that
+   * a reply and the message it answers, processed at once on two nodes, share a thread.
+   */
+  threadOf(trx: Db, projectId: string, keys: readonly string[]): Promise<string | undefined>;
+  insertThread(trx: Db, row: Insertable<InboundThreadsTable>): Promise<void>;
+  /** Moves a thread's last message time forward (never back: mail is processed out of order). */
+  touchThread(trx: Db, id: string, at: number): Promise<void>;
+  /** Deletes a thread that holds nothing (one that lost the race for its first key). */
+  deleteThread(trx: Db, id: string): Promise<void>;
+  /**
+   * Records a Message-ID of a thread unless the project already has it (a unique key, not a read
+   * first); returns the thread that holds it, this one or the one that had it.
+   */
+  addThreadMessageId(trx: Db, row: Insertable<ThreadMessageIdsTable>): Promise<string>;
+  /**
+   * Up to `limit` pending attachments due for a scan at `now`, oldest due first. On PostgreSQL
+   * they are claimed until `now + leaseMs` (`SKIP LOCKED`), so two nodes scan different ones.
+   */
+  claimScans(now: number, limit: number, leaseMs: number): Promise<DueScan[]>;
+  /** Gives back claimed attachments that got no verdict, due again at `now` (nothing on SQLite). */
+  releaseScans(ids: readonly string[], now: number): Promise<void>;
+  /** Writes a scan verdict (inside the scanner's transaction `trx`); only a pending attachment changes. */
+  recordScan(trx: Db, id: string, fields: ScanFields): Promise<void>;
+  attachmentContent(id: string): Promise<Buffer | undefined>;
 }
 
 const insertSql = (table: string, columns: readonly string[], orIgnore = false) =>
@@ -107,8 +155,9 @@ function prepare(sqlite: SQLite.Database) {
       insertSql('inbound_threads', ['id', 'project_id', 'subject', 'created_at', 'last_message_at']),
     ),
     touchThread: sqlite.prepare<[number, string]>(
-      'update inbound_threads set last_message_at = ? where id = ?',
+      'update inbound_threads set last_message_at = max(last_message_at, ?) where id = ?',
     ),
+    deleteThread: sqlite.prepare<[string]>('delete from inbound_threads where id = ?'),
     addThreadMessageId: sqlite.prepare(
       insertSql(
         'thread_message_ids',
@@ -129,43 +178,60 @@ function prepare(sqlite: SQLite.Database) {
   };
 }
 
-export function createHotStatements(sqlite: SQLite.Database) {
+/** The SQLite adapter: prepared statements, and Kysely for the scanner's claim (no hot path). */
+export function createSqliteHotStore(db: Db, sqlite: SQLite.Database): InboundHotStore {
   let prepared: ReturnType<typeof prepare> | undefined;
   // Prepared on first use: the tables exist only once migrations ran.
   const stmt = () => {
     prepared ??= prepare(sqlite);
     return prepared;
   };
+  const threadOf = (projectId: string, keys: readonly string[]): string | undefined => {
+    for (const key of keys) {
+      const row = stmt().threadOf.get(projectId, key);
+      if (row) return row.thread_id;
+    }
+    return undefined;
+  };
   return {
-    routeByAddress: (domain: string, local: string) => stmt().routeByAddress.get(domain, local),
-    receiptKind: (id: string) => stmt().receiptKind.get(id)?.kind,
-    insertReceipt: (row: Insertable<InboundReceiptsTable>) => {
+    routeByAddress: async (domain, local) => stmt().routeByAddress.get(domain, local),
+    receiptKind: async (id) => stmt().receiptKind.get(id)?.kind,
+    insertReceipt: async (_trx, row) => {
       stmt().insertReceipt.run({ outcome: '{}', ...row });
     },
-    insertMessage: (row: Insertable<InboundMessagesTable>) => {
+    insertMessage: async (_trx, row) => {
       stmt().insertMessage.run(row);
     },
-    insertAttachment: (row: Insertable<InboundAttachmentsTable>) => {
-      stmt().insertAttachment.run(row);
+    insertAttachments: async (_trx, rows) => {
+      for (const row of rows) stmt().insertAttachment.run(row);
     },
-    /** The thread of the first of `keys` that is known, in the order given. */
-    threadOf: (projectId: string, keys: readonly string[]): string | undefined => {
-      for (const key of keys) {
-        const row = stmt().threadOf.get(projectId, key);
-        if (row) return row.thread_id;
-      }
-      return undefined;
-    },
-    insertThread: (row: Insertable<InboundThreadsTable>) => {
+    threadOf: async (_trx, projectId, keys) => threadOf(projectId, keys),
+    insertThread: async (_trx, row) => {
       stmt().insertThread.run(row);
     },
-    touchThread: (id: string, at: number) => {
+    touchThread: async (_trx, id, at) => {
       stmt().touchThread.run(at, id);
     },
-    addThreadMessageId: (row: Insertable<ThreadMessageIdsTable>) => {
-      stmt().addThreadMessageId.run(row);
+    deleteThread: async (_trx, id) => {
+      stmt().deleteThread.run(id);
     },
-    recordScan: (id: string, fields: ScanFields) => {
+    addThreadMessageId: async (_trx, row) => {
+      if (stmt().addThreadMessageId.run(row).changes > 0) return row.thread_id;
+      return threadOf(row.project_id, [row.message_id_header]) ?? row.thread_id;
+    },
+    // One node scans everything: a plain read, nothing to claim.
+    claimScans: (now, limit) =>
+      db
+        .selectFrom('inbound_attachments')
+        .select(['id', 'scan_attempts'])
+        .where('scan_state', '=', 'pending')
+        .where('scan_after', '<=', now)
+        .orderBy('scan_after')
+        .orderBy('id')
+        .limit(limit)
+        .execute(),
+    releaseScans: async () => {},
+    recordScan: async (_trx, id, fields) => {
       stmt().recordScan.run({
         id,
         state: fields.state,
@@ -176,8 +242,6 @@ export function createHotStatements(sqlite: SQLite.Database) {
         scannedAt: fields.state === 'pending' ? null : fields.at,
       });
     },
-    attachmentContent: (id: string): Buffer | undefined => stmt().attachmentContent.get(id)?.content,
+    attachmentContent: async (id) => stmt().attachmentContent.get(id)?.content,
   };
 }
-
-export type HotStatements = ReturnType<typeof createHotStatements>;

@@ -1,24 +1,22 @@
 /**
  * The only module that queries the inbound tables (migration 0007): routes, receipts, threads and
  * their Message-ID index, received messages, attachments and reply idempotency records; with its
- * parts `store-hot.ts` (prepared statements of every received message) and `store-threads.ts`
- * (thread reads). Writes that belong together take the caller's transaction (`executor`).
+ * parts `store-hot.ts` (the hot path's storage port and its SQLite adapter, `store-hot-pg.ts` its
+ * PostgreSQL one, chosen here by the engine platform/db opened) and `store-threads.ts` (thread
+ * reads). Writes that belong together take the caller's transaction (`trx`, `executor`).
  */
-import type SQLite from 'better-sqlite3';
 import type { Insertable, Selectable } from 'kysely';
-import type { Db } from '../platform/db/database.js';
+import type { Db, Store } from '../platform/db/database.js';
 import type {
   InboundAttachmentsTable,
   InboundMessagesTable,
-  InboundReceiptsTable,
   InboundRepliesTable,
   InboundRoutesTable,
-  InboundThreadsTable,
   KeyMode,
-  ThreadMessageIdsTable,
 } from '../platform/db/tables.js';
 import { idFloor } from '../platform/ids.js';
-import { createHotStatements, type ScanFields } from './store-hot.js';
+import { createSqliteHotStore, type InboundHotStore } from './store-hot.js';
+import { createPgHotStore } from './store-hot-pg.js';
 import { createThreadReads, type MessageSummaryRow, summaryColumns } from './store-threads.js';
 
 export type { MessageSummaryRow, ThreadCursor } from './store-threads.js';
@@ -47,16 +45,16 @@ const attachmentMetaColumns = [
   'created_at',
 ] as const;
 
-export function createInboundStore(db: Db, sqlite: SQLite.Database) {
-  const hot = createHotStatements(sqlite);
+export function createInboundStore(store: Pick<Store, 'engine' | 'db' | 'sqlite'>) {
+  const { db } = store;
+  const hot: InboundHotStore =
+    store.engine === 'postgresql' ? createPgHotStore(db) : createSqliteHotStore(db, store.sqlite);
   return {
     // Routes
     async insertRoute(row: Insertable<InboundRoutesTable>): Promise<void> {
       await db.insertInto('inbound_routes').values(row).execute();
     },
-    async routeByAddress(domain: string, local: string): Promise<RouteRow | undefined> {
-      return hot.routeByAddress(domain, local);
-    },
+    routeByAddress: hot.routeByAddress,
     listRoutes(projectId: string): Promise<RouteRow[]> {
       return db
         .selectFrom('inbound_routes')
@@ -85,38 +83,20 @@ export function createInboundStore(db: Db, sqlite: SQLite.Database) {
     },
 
     // Receipts
-    /** The kind of a transaction's receipt (`routed`, ..., `failed`), undefined while it has none. */
-    async receiptKind(id: string): Promise<string | undefined> {
-      return hot.receiptKind(id);
-    },
-    /** Like every write below: call inside the caller's transaction `_trx` (store-hot.ts). */
-    async insertReceipt(_trx: Db, row: Insertable<InboundReceiptsTable>): Promise<void> {
-      hot.insertReceipt(row);
-    },
+    receiptKind: hot.receiptKind,
+    /** Like every write below: call inside the caller's transaction `trx` (store-hot.ts). */
+    insertReceipt: hot.insertReceipt,
 
     // Threads
-    async threadOfMessageIds(
-      _trx: Db,
-      projectId: string,
-      keys: readonly string[],
-    ): Promise<string | undefined> {
-      return hot.threadOf(projectId, keys);
-    },
-    async insertThread(_trx: Db, row: Insertable<InboundThreadsTable>): Promise<void> {
-      hot.insertThread(row);
-    },
-    async touchThread(_trx: Db, id: string, at: number): Promise<void> {
-      hot.touchThread(id, at);
-    },
-    async addThreadMessageId(_trx: Db, row: Insertable<ThreadMessageIdsTable>): Promise<void> {
-      hot.addThreadMessageId(row);
-    },
+    threadOfMessageIds: hot.threadOf,
+    insertThread: hot.insertThread,
+    touchThread: hot.touchThread,
+    deleteThread: hot.deleteThread,
+    addThreadMessageId: hot.addThreadMessageId,
     ...createThreadReads(db),
 
     // Messages
-    async insertMessage(_trx: Db, row: Insertable<InboundMessagesTable>): Promise<void> {
-      hot.insertMessage(row);
-    },
+    insertMessage: hot.insertMessage,
     listMessages(projectId: string, limit: number, after: string | undefined): Promise<MessageSummaryRow[]> {
       let query = db
         .selectFrom('inbound_messages')
@@ -135,9 +115,7 @@ export function createInboundStore(db: Db, sqlite: SQLite.Database) {
         .executeTakeFirst();
     },
     // Attachments
-    async insertAttachments(_trx: Db, rows: readonly Insertable<InboundAttachmentsTable>[]): Promise<void> {
-      for (const row of rows) hot.insertAttachment(row);
-    },
+    insertAttachments: hot.insertAttachments,
     attachmentsOf(messageIds: readonly string[]): Promise<AttachmentMeta[]> {
       if (messageIds.length === 0) return Promise.resolve([]);
       return db
@@ -148,20 +126,9 @@ export function createInboundStore(db: Db, sqlite: SQLite.Database) {
         .orderBy('position')
         .execute();
     },
-    dueForScan(now: number, limit: number) {
-      return db
-        .selectFrom('inbound_attachments')
-        .select(['id', 'scan_attempts'])
-        .where('scan_state', '=', 'pending')
-        .where('scan_after', '<=', now)
-        .orderBy('scan_after')
-        .orderBy('id')
-        .limit(limit)
-        .execute();
-    },
-    async attachmentContent(id: string): Promise<Buffer | undefined> {
-      return hot.attachmentContent(id);
-    },
+    claimScans: hot.claimScans,
+    releaseScans: hot.releaseScans,
+    attachmentContent: hot.attachmentContent,
     async countPending(): Promise<number> {
       const row = await db
         .selectFrom('inbound_attachments')
@@ -170,10 +137,7 @@ export function createInboundStore(db: Db, sqlite: SQLite.Database) {
         .executeTakeFirst();
       return Number(row?.n ?? 0);
     },
-    /** Writes a scan verdict (inside the scanner's transaction `_trx`); only a pending attachment changes. */
-    async recordScan(id: string, fields: ScanFields, _trx: Db): Promise<void> {
-      hot.recordScan(id, fields);
-    },
+    recordScan: hot.recordScan,
     attachmentForDownload(projectId: string, id: string) {
       return db
         .selectFrom('inbound_attachments')

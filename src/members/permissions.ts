@@ -13,9 +13,13 @@
  * | billing:read      |   ✓   |   ✓   |           |         |    ✓    |
  * | reputation:read   |   ✓   |   ✓   |     ✓     |    ✓    |         |
  * | reputation:manage |   ✓   |   ✓   |           |         |         |
+ * | security:manage   |   ✓   |           |           |         |         |
  *
  * Beyond the matrix: only an owner may make someone an owner, change an owner's role or remove an
- * owner, and an organization always keeps at least one owner.
+ * owner, and an organization always keeps at least one owner. When the organization requires
+ * two-factor authentication of owners and admins (members/two-factor.ts), the administrative
+ * permissions (those no developer, analyst or billing member has) need the person's authenticator
+ * to be on: 403 until they turn it on.
  */
 import type { Role } from '../platform/db/tables.js';
 import { forbidden } from '../platform/http/errors.js';
@@ -33,6 +37,7 @@ export const PERMISSIONS = {
   'billing:read': ['owner', 'admin', 'billing'],
   'reputation:read': ['owner', 'admin', 'developer', 'analyst'],
   'reputation:manage': ['owner', 'admin'],
+  'security:manage': ['owner'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -47,7 +52,13 @@ const WHAT: Record<Permission, string> = {
   'billing:read': 'see billing',
   'reputation:read': 'see the reputation provider connections',
   'reputation:manage': 'connect, sync or disconnect reputation providers',
+  'security:manage': "change the organization's security settings",
 };
+
+/** Permissions that only owners and admins hold: the ones two-factor is required for. */
+export function isAdministrative(permission: Permission): boolean {
+  return (PERMISSIONS[permission] as readonly Role[]).every((role) => role === 'owner' || role === 'admin');
+}
 
 export function can(role: Role, permission: Permission): boolean {
   return (PERMISSIONS[permission] as readonly Role[]).includes(role);
@@ -55,7 +66,13 @@ export function can(role: Role, permission: Permission): boolean {
 
 /** Throws 403 naming the roles that may, unless the session's role may. */
 export function requirePermission(principal: SessionPrincipal, permission: Permission): void {
-  if (can(principal.role, permission)) return;
+  if (can(principal.role, permission)) {
+    if (principal.twoFactorMissing && isAdministrative(permission))
+      throw forbidden(
+        `This organization requires two-factor authentication of owners and admins: turn on an authenticator for your account (POST /v1/dashboard/account/totp, or the Account page) before you ${WHAT[permission]}.`,
+      );
+    return;
+  }
   throw forbidden(
     `Your role (${principal.role}) may not ${WHAT[permission]}; that takes one of: ${PERMISSIONS[permission].join(', ')}.`,
   );

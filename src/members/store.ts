@@ -73,6 +73,55 @@ export function createMemberStore(db: Db) {
     async remove(id: string, executor: Db = db): Promise<void> {
       await executor.deleteFrom('organization_members').where('id', '=', id).execute();
     },
+    /**
+     * What every session request reads of its member: role and address, and whether the
+     * organization requires two-factor of owners and admins while this person has none.
+     */
+    async findForSession(userId: string, organizationId: string) {
+      return db
+        .selectFrom('organization_members')
+        .innerJoin('users', 'users.id', 'organization_members.user_id')
+        .innerJoin('organizations', 'organizations.id', 'organization_members.organization_id')
+        .select([
+          'organization_members.role',
+          'users.email',
+          (eb) => eb('users.totp_secret_sealed', 'is not', null).as('has_totp'),
+          'organizations.two_factor_required_at',
+        ])
+        .where('organization_members.organization_id', '=', organizationId)
+        .where('organization_members.user_id', '=', userId)
+        .executeTakeFirst();
+    },
+    /** When the organization began requiring two-factor of owners and admins; null when it does not. */
+    async twoFactorRequiredAt(organizationId: string): Promise<number | null> {
+      const row = await db
+        .selectFrom('organizations')
+        .select('two_factor_required_at')
+        .where('id', '=', organizationId)
+        .executeTakeFirst();
+      return row?.two_factor_required_at ?? null;
+    },
+    /** Turns the requirement on (at `at`) or off (null); this column is the members capability's. */
+    async setTwoFactorRequired(organizationId: string, at: number | null, executor: Db = db): Promise<void> {
+      await executor
+        .updateTable('organizations')
+        .set({ two_factor_required_at: at })
+        .where('id', '=', organizationId)
+        .execute();
+    },
+    /** The owners and admins who have no authenticator on. */
+    async adminsWithoutTotp(organizationId: string) {
+      return db
+        .selectFrom('organization_members')
+        .innerJoin('users', 'users.id', 'organization_members.user_id')
+        .select(['organization_members.id', 'users.email', 'organization_members.role'])
+        .where('organization_members.organization_id', '=', organizationId)
+        .where('organization_members.role', 'in', ['owner', 'admin'])
+        .where('users.totp_secret_sealed', 'is', null)
+        .orderBy('organization_members.created_at')
+        .orderBy('organization_members.id')
+        .execute();
+    },
     async countOwners(organizationId: string, executor: Db = db): Promise<number> {
       const row = await executor
         .selectFrom('organization_members')

@@ -39,6 +39,7 @@ export function buildReputation(kernel: Kernel, ports: ReputationPorts) {
     store,
     cursors: createCursorStore(kernel.db),
     rowsAfter: (afterId, limit, executor) => ports.events.rowsAfter(afterId, limit, executor),
+    ...(kernel.store.engine === 'sqlite' ? { sqlite: kernel.store.sqlite } : {}),
     // SQLite answers each lookup at once; PostgreSQL reads a page's modes and lanes in one query each.
     lookups:
       kernel.store.engine === 'postgresql'

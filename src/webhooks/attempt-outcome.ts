@@ -34,7 +34,7 @@ export async function recordOutcome(
   const finishedAt = result.requestedAt + result.durationMs;
   let disabled: DisabledReason | undefined;
   await db.transaction().execute(async (trx) => {
-    const recorded = await store.completeAttempt(trx, attempt.id, {
+    const recorded = await store.completeAttempt(trx, attempt, {
       state: ok ? 'succeeded' : 'failed',
       url: endpoint.url,
       requested_at: result.requestedAt,
@@ -44,7 +44,9 @@ export async function recordOutcome(
       response_body: result.body,
       error: result.error ?? (ok ? null : `HTTP ${result.status}`),
     });
-    if (!recorded) return; // the endpoint was deleted meanwhile
+    // Not recorded: the endpoint was deleted meanwhile, or this node's lease ran out and another
+    // node claimed the attempt (PostgreSQL); that node's outcome is the one that counts.
+    if (!recorded) return;
     // The endpoint's row is locked before it is read. On PostgreSQL (read committed) a URL change
     // committing meanwhile is then waited for and seen; read without the lock, this transaction
     // wrote back the streak it had read before the change, undoing the change's reset. SQLite's

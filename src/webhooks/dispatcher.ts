@@ -1,49 +1,42 @@
 /**
- * The webhook dispatcher engine. It wakes when events are committed (or a replay is queued, or a
- * retry falls due), fans new events out (fan-out.ts), then leases due attempts endpoint by
- * endpoint and sends them (sender.ts), at most `per_endpoint_concurrency` per endpoint and
- * `concurrency` in all, so one slow endpoint never holds up the others.
+ * The webhook dispatcher engine, on every node. It wakes when attempts are queued (the fan-out's
+ * notification from whichever node runs it, fan-out-engine.ts; a replay or a re-enabled endpoint
+ * here; a retry falling due), then leases due attempts endpoint by endpoint and sends them
+ * (sender.ts), at most `per_endpoint_concurrency` per endpoint (counted on every node together)
+ * and `concurrency` in all on this node, so one slow endpoint never holds up the others. Several
+ * nodes claim from one queue without sending an attempt twice (store-queue.ts): an attempt is
+ * leased with a token, and an outcome is recorded only under the lease it was sent under.
  *
  * Every attempt's outcome is recorded with what was sent where and what came back
  * (attempt-outcome.ts): after a failure the next attempt is queued per retry-schedule.ts; a 410
  * disables the endpoint at once, and an endpoint that has failed continuously, without a success,
  * for `disable_after` is disabled (logged here). Pending attempts live in the database, so retries
  * survive a restart; a stop aborts requests in flight and releases their leases, so they are sent
- * again (at least once) after the next start.
+ * again (at least once) after the next start. A node that dies mid-request leaves its leases to run
+ * out (`timeout` + `lease_margin`); then another node sends those attempts again, same webhook-id.
  */
-import type SQLite from 'better-sqlite3';
-import type { MessageMode, MessageModes } from '../emails/model.js';
-import type { CursorStore } from '../events/cursors.js';
-import type { EventService } from '../events/service.js';
 import type { Config } from '../platform/config/schema.js';
 import { parseDuration } from '../platform/config/duration.js';
 import type { Db } from '../platform/db/database.js';
+import type { Notifications } from '../platform/db/notifications.js';
 import type { Logger } from '../platform/log.js';
 import { VERSION } from '../version.js';
 import { type OutcomePolicy, recordOutcome } from './attempt-outcome.js';
-import { fanOutPage } from './fan-out.js';
+import { ATTEMPTS_QUEUED } from './fan-out-engine.js';
 import type { WebhookSender } from './sender.js';
 import type { WebhookService } from './service.js';
 import { signatureHeader } from './signing.js';
 import type { ClaimedAttempt, WebhookStore } from './store.js';
 
-const FAN_OUT_PAGE = 500;
-/** A lease outlives the request timeout by this much, so only a dead process loses it. */
-const LEASE_MARGIN_MS = 60_000;
-/** Re-read the outbox at least this often, for events committed without a notification. */
+/** Look for due attempts at least this often (attempts queued on a node whose notification was lost). */
 const POLL_MS = 2000;
 const ENDPOINTS_PER_PASS = 100;
 
 export interface DispatcherDeps {
   readonly db: Db;
-  readonly sqlite: SQLite.Database;
   readonly store: WebhookStore;
-  readonly cursors: CursorStore;
-  readonly events: EventService;
-  /** A message's mode: its events go to endpoints of that mode only. */
-  readonly messageMode: MessageMode;
-  /** PostgreSQL: a page's modes at once. */
-  readonly messageModes?: MessageModes;
+  /** Where the fan-out says attempts are queued. */
+  readonly notifications: Pick<Notifications, 'listen'>;
   readonly webhooks: WebhookService;
   readonly send: WebhookSender;
   readonly config: Config['webhooks'];
@@ -53,6 +46,8 @@ export interface DispatcherDeps {
 export function startWebhookDispatcher(deps: DispatcherDeps) {
   const { db, store, config, log } = deps;
   const timeoutMs = parseDuration(config.timeout);
+  // A lease outlives the request timeout by the margin, so only a dead process loses it.
+  const leaseMs = timeoutMs + parseDuration(config.lease_margin);
   const scheduleMs = config.retry_schedule.map(parseDuration);
   const policy: OutcomePolicy = {
     scheduleMs,
@@ -86,21 +81,6 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
   };
 
   async function pump(): Promise<void> {
-    for (;;) {
-      const { read } = await fanOutPage(
-        db,
-        {
-          sqlite: deps.sqlite,
-          store,
-          cursors: deps.cursors,
-          readAfter: deps.events.rowsAfter,
-          messageMode: deps.messageMode,
-          ...(deps.messageModes ? { messageModes: deps.messageModes } : {}),
-        },
-        FAN_OUT_PAGE,
-      );
-      if (read < FAN_OUT_PAGE || stopped) break;
-    }
     await dispatchDue();
     await scheduleTimer();
   }
@@ -124,15 +104,22 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
           if (inFlight.size >= config.concurrency) return;
           continue;
         }
-        const claimed = await store.claim(endpointId, now, free, now + timeoutMs + LEASE_MARGIN_MS);
+        const claimed = await store.claim(
+          endpointId,
+          now,
+          free,
+          now + leaseMs,
+          config.per_endpoint_concurrency,
+        );
         if (stopped) {
           // stop() ran while claiming and aborted only what was in flight then: hand these back
           // rather than start requests nobody will abort.
-          await store.releaseLocks(claimed.map((attempt) => attempt.id));
+          await store.releaseLocks(claimed);
           return;
         }
         for (const attempt of claimed) start(attempt);
-        // Whatever is left due for this endpoint waits for one of its requests to finish.
+        // Whatever is left due for this endpoint waits for one of its requests to finish (on
+        // PostgreSQL, of any node's: a claim that found the endpoint busy elsewhere took nothing).
         saturated.add(endpointId);
       }
     }
@@ -169,7 +156,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
   async function deliver(attempt: ClaimedAttempt, signal: AbortSignal): Promise<void> {
     const endpoint = await deps.webhooks.endpointById(attempt.endpoint_id);
     if (endpoint?.status !== 'enabled') {
-      await store.releaseLocks([attempt.id]);
+      await store.releaseLocks([attempt]);
       return;
     }
     const now = Date.now();
@@ -196,7 +183,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
     });
     if (signal.aborted) {
       // Stopping: the attempt stays pending and is sent again after the next start.
-      await store.releaseLocks([attempt.id]);
+      await store.releaseLocks([attempt]);
       return;
     }
     const disabled = await recordOutcome({ db, store, policy }, attempt, endpoint, result);
@@ -208,7 +195,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
     }
   }
 
-  const unsubscribe = [deps.events.onAppended(wake), deps.webhooks.onQueued(wake)];
+  const unsubscribe = [deps.notifications.listen(ATTEMPTS_QUEUED, wake), deps.webhooks.onQueued(wake)];
   wake();
 
   return {

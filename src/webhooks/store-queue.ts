@@ -1,23 +1,62 @@
 /**
- * The attempt queue: a pending attempt is due at `due_at`; the dispatcher leases it by setting
- * `locked_until`, so a process that dies mid-request leaves it due again after the lease. Part of
- * the webhooks store (store.ts), in a file of its own for size; the same tables, the same rules.
+ * The attempt queue, a storage port (DESIGN.md §8) with two adapters chosen by the engine
+ * platform/db opened: a pending attempt is due at `due_at`; a dispatcher leases it by setting
+ * `locked_until`, so a process that dies mid-request leaves it due again after the lease.
+ *
+ * - SQLite (store-queue-sqlite.ts): one node holds every lease, attempts carry no token.
+ * - PostgreSQL (store-queue-pg.ts): every node runs a dispatcher; a claim takes due attempts
+ *   `FOR UPDATE SKIP LOCKED` with a lease token of its own, and releases and outcomes name the
+ *   token, so a node whose lease ran out (and whose attempt another node has claimed since)
+ *   changes nothing. The per-endpoint limit is counted across nodes.
+ *
+ * Part of the webhooks store (store.ts), which spreads it; the same tables, the same rules.
  */
-import { engineOf } from '../platform/db/engine.js';
 import { sql } from 'kysely';
-import type { Db } from '../platform/db/database.js';
+import type { Db, Engine } from '../platform/db/database.js';
 import type { WebhookAttemptsTable as AttemptRow } from '../platform/db/tables.js';
 import { newId } from '../platform/ids.js';
+import { pgAttemptLeases } from './store-queue-pg.js';
+import { sqliteAttemptLeases } from './store-queue-sqlite.js';
+
+/** Which claim holds an attempt: PostgreSQL's token, null on SQLite (one node holds every lease). */
+export interface AttemptLease {
+  readonly id: string;
+  readonly lease: string | null;
+}
 
 /** What the dispatcher needs to send one attempt. */
-export interface ClaimedAttempt {
-  readonly id: string;
+export interface ClaimedAttempt extends AttemptLease {
   readonly message_id: string;
   readonly endpoint_id: string;
   readonly attempt: number;
   readonly trigger: AttemptRow['trigger'];
   readonly replay_of: string | null;
   readonly body: string;
+}
+
+/** The engine's half of the port: leasing and the writes that must hold the lease. */
+export interface AttemptLeases {
+  /**
+   * Leases up to `limit` due attempts of one enabled endpoint until `lockUntil`, oldest due first,
+   * never leaving more than `perEndpoint` of the endpoint's attempts leased at once (on every node
+   * together).
+   */
+  claim(
+    endpointId: string,
+    now: number,
+    limit: number,
+    lockUntil: number,
+    perEndpoint: number,
+  ): Promise<ClaimedAttempt[]>;
+  /** When a dispatcher next has something to do (a due time or a lease running out). */
+  nextWakeAt(): Promise<number | undefined>;
+  /** Hands attempts back, due again at once: those whose lease is still the one named. */
+  releaseLocks(attempts: readonly AttemptLease[]): Promise<void>;
+  /**
+   * Records a pending attempt's outcome in `executor`'s transaction, only while the lease named is
+   * still the attempt's; false when it is not (another node holds it now) or the attempt is gone.
+   */
+  completeAttempt(executor: Db, attempt: AttemptLease, patch: Partial<AttemptRow>): Promise<boolean>;
 }
 
 /** A new attempt waiting to be sent at `dueAt`: nothing requested or answered yet. */
@@ -46,8 +85,11 @@ export function pendingAttempt(
   };
 }
 
-export function queueQueries(db: Db) {
+export function queueQueries(db: Db, engine: Engine) {
+  const leases: AttemptLeases = engine === 'postgresql' ? pgAttemptLeases(db) : sqliteAttemptLeases(db);
   return {
+    ...leases,
+
     async insertAttempt(row: AttemptRow, executor: Db = db): Promise<void> {
       await executor.insertInto('webhook_attempts').values(row).execute();
     },
@@ -69,64 +111,6 @@ export function queueQueries(db: Db) {
       return rows.map((row) => row.endpoint_id);
     },
 
-    /** Leases up to `limit` due attempts of one endpoint until `lockUntil`. */
-    async claim(
-      endpointId: string,
-      now: number,
-      limit: number,
-      lockUntil: number,
-    ): Promise<ClaimedAttempt[]> {
-      return db.transaction().execute(async (trx) => {
-        const rows = await trx
-          .selectFrom('webhook_attempts as a')
-          .innerJoin('webhook_messages as m', 'm.id', 'a.message_id')
-          .select([
-            'a.id',
-            'a.message_id',
-            'a.endpoint_id',
-            'a.attempt',
-            'a.trigger',
-            'a.replay_of',
-            'm.body',
-          ])
-          .where('a.endpoint_id', '=', endpointId)
-          .where('a.state', '=', 'pending')
-          .where('a.due_at', '<=', now)
-          .where((eb) => eb.or([eb('a.locked_until', 'is', null), eb('a.locked_until', '<=', now)]))
-          .orderBy('a.due_at')
-          .limit(limit)
-          .execute();
-        if (rows.length > 0) {
-          await trx
-            .updateTable('webhook_attempts')
-            .set({ locked_until: lockUntil })
-            .where(
-              'id',
-              'in',
-              rows.map((row) => row.id),
-            )
-            .execute();
-        }
-        return rows;
-      });
-    },
-
-    /** When the dispatcher next has something to do (a due time or a lease running out). */
-    async nextWakeAt(): Promise<number | undefined> {
-      const row = await db
-        .selectFrom('webhook_attempts as a')
-        .innerJoin('webhook_endpoints as e', 'e.id', 'a.endpoint_id')
-        .select(
-          engineOf(db) === 'postgresql'
-            ? sql<number | null>`min(greatest(a.due_at, coalesce(a.locked_until, 0)))`.as('at')
-            : sql<number | null>`min(max(a.due_at, coalesce(a.locked_until, 0)))`.as('at'),
-        )
-        .where('a.state', '=', 'pending')
-        .where('e.status', '=', 'enabled')
-        .executeTakeFirst();
-      return row?.at ?? undefined;
-    },
-
     /**
      * Attempts due by `now` and not sent yet, to enabled endpoints, and the due time of the oldest:
      * the backlog the status area reports (retries waiting for their time are not part of it).
@@ -141,26 +125,6 @@ export function queueQueries(db: Db) {
         .where('e.status', '=', 'enabled')
         .executeTakeFirst();
       return { due: Number(row?.due ?? 0), oldestDueAt: row?.oldest == null ? null : Number(row.oldest) };
-    },
-
-    async releaseLocks(ids: readonly string[]): Promise<void> {
-      if (ids.length === 0) return;
-      await db
-        .updateTable('webhook_attempts')
-        .set({ locked_until: null })
-        .where('id', 'in', ids)
-        .where('state', '=', 'pending')
-        .execute();
-    },
-
-    async completeAttempt(executor: Db, id: string, patch: Partial<AttemptRow>): Promise<boolean> {
-      const result = await executor
-        .updateTable('webhook_attempts')
-        .set({ ...patch, locked_until: null })
-        .where('id', '=', id)
-        .where('state', '=', 'pending')
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
     },
   };
 }

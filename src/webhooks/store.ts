@@ -1,8 +1,10 @@
 /**
- * With store-queue.ts (the attempt queue), the only place that queries `webhook_endpoints`,
- * `webhook_messages` and `webhook_attempts`.
+ * With store-queue.ts (the attempt queue, a storage port whose adapters are store-queue-sqlite.ts
+ * and store-queue-pg.ts), the only place that queries `webhook_endpoints`, `webhook_messages` and
+ * `webhook_attempts`.
  */
-import type { Db } from '../platform/db/database.js';
+import type { Db, Engine } from '../platform/db/database.js';
+import { engineOf } from '../platform/db/engine.js';
 import type {
   WebhookAttemptsTable,
   WebhookEndpointsTable,
@@ -12,7 +14,7 @@ import type {
 import { idFloor } from '../platform/ids.js';
 import { queueQueries } from './store-queue.js';
 
-export { type ClaimedAttempt, pendingAttempt } from './store-queue.js';
+export { type AttemptLease, type ClaimedAttempt, pendingAttempt } from './store-queue.js';
 
 export type EndpointRow = WebhookEndpointsTable;
 export type MessageRow = WebhookMessagesTable;
@@ -24,7 +26,8 @@ export interface EndpointScope {
 }
 export type AttemptWithMessage = AttemptRow & Pick<MessageRow, 'event_id' | 'event_type' | 'body'>;
 
-export function createWebhookStore(db: Db) {
+/** The webhooks store; its attempt queue is `engine`'s adapter (store-queue.ts), the engine `db` runs on by default. */
+export function createWebhookStore(db: Db, engine: Engine = engineOf(db)) {
   return {
     async insertEndpoint(row: EndpointRow): Promise<void> {
       await db.insertInto('webhook_endpoints').values(row).execute();
@@ -104,7 +107,7 @@ export function createWebhookStore(db: Db) {
       }
     },
 
-    ...queueQueries(db),
+    ...queueQueries(db, engine),
 
     /** Attempts of an endpoint, newest first, after (older than) the attempt `after`. */
     async listAttempts(

@@ -96,3 +96,23 @@ export function pyotpCode(secret: string, steps = 0): string {
     throw new Error(`python3-pyotp is needed (apt-get install -y python3-pyotp): ${run.stderr || run.error}`);
   return run.stdout.trim();
 }
+
+/** The `n` first messages the MX received, decoded, in the order they arrived. */
+export async function receivedMails(env: DeliveryEnv, n: number): Promise<ReceivedMail[]> {
+  const mails: ReceivedMail[] = [];
+  for (let i = 1; i <= n; i++) mails.push(await receivedMail(env, i));
+  return mails;
+}
+
+/**
+ * The code of the newest sign-in code mail among the `n` first messages. Notice mails sent just
+ * before may arrive after it: the MX sees them in delivery order, not queue order.
+ */
+export async function latestCodeIn(env: DeliveryEnv, n: number, to?: string): Promise<string> {
+  const codes = (await receivedMails(env, n)).filter(
+    (m) => /sign-in code/.test(m.subject) && (to === undefined || m.to.includes(to)),
+  );
+  const last = codes.at(-1);
+  if (!last) throw new Error(`no sign-in code among the first ${n} messages`);
+  return codeIn(last);
+}

@@ -1,5 +1,13 @@
 import test from 'ava';
-import { post, pyotpCode, signInByCode, startAccountsEnv } from './env.js';
+import {
+  codeIn,
+  latestCodeIn,
+  post,
+  pyotpCode,
+  receivedMail,
+  signInByCode,
+  startAccountsEnv,
+} from './env.js';
 
 const OWNER = 'owner@example.test';
 const PASSWORD = 'correct horse battery';
@@ -11,7 +19,8 @@ test('a password set from the dashboard signs in; the current one is needed to c
     key: token,
     body: { password: PASSWORD },
   });
-  t.is(set.status, 204, set.text);
+  t.is(set.status, 200, set.text);
+  t.deepEqual(set.body, { other_sessions_ended: 0 });
   const again = await env.ph.request('PUT', '/v1/dashboard/account/password', {
     key: token,
     body: { password: 'another long password' },
@@ -36,7 +45,7 @@ test('TOTP: enrolment confirmed by a pyotp code, then both logins need a fresh c
   const { token } = await signInByCode(env, OWNER, 1);
   await env.ph.request('PUT', '/v1/dashboard/account/password', { key: token, body: { password: PASSWORD } });
 
-  const enrol = await post(env, '/v1/dashboard/account/totp', undefined, token);
+  const enrol = await post(env, '/v1/dashboard/account/totp', { current_password: PASSWORD }, token);
   t.is(enrol.status, 201, enrol.text);
   t.regex(enrol.body.secret, /^[A-Z2-7]+$/);
   t.true(enrol.body.otpauth_uri.startsWith('otpauth://totp/'));
@@ -110,10 +119,9 @@ test('TOTP: enrolment confirmed by a pyotp code, then both logins need a fresh c
     401,
   );
 
-  // Login by code needs it too.
+  // Login by code needs it too (mails 2 and 3 were the notices of the password and of TOTP).
   await post(env, '/v1/auth/request-code', { email: OWNER });
-  const { codeIn, receivedMail } = await import('./env.js');
-  const code = codeIn(await receivedMail(env, 2));
+  const code = await latestCodeIn(env, 4);
   t.is((await post(env, '/v1/auth/verify-code', { email: OWNER, code })).status, 401, 'code without TOTP');
   const verified = await post(env, '/v1/auth/verify-code', {
     email: OWNER,
@@ -137,7 +145,15 @@ test('TOTP: enrolment confirmed by a pyotp code, then both logins need a fresh c
 test('the TOTP secret is stored sealed, never in clear', async (t) => {
   const env = await startAccountsEnv(t);
   const { token } = await signInByCode(env, OWNER, 1);
-  const enrol = await post(env, '/v1/dashboard/account/totp', undefined, token);
+  // No password on this account: a fresh sign-in code proves it is still the owner.
+  await post(env, '/v1/auth/request-code', { email: OWNER });
+  const enrol = await post(
+    env,
+    '/v1/dashboard/account/totp',
+    { email_code: codeIn(await receivedMail(env, 2)) },
+    token,
+  );
+  t.is(enrol.status, 201, enrol.text);
   await post(env, '/v1/dashboard/account/totp/confirm', { code: pyotpCode(enrol.body.secret) }, token);
   const row = env.ph.server.kernel.store.sqlite
     .prepare('select totp_secret_sealed from users where email = ?')

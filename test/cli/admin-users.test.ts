@@ -25,6 +25,13 @@ test('admin users set-password reads the password from standard input and it sig
   );
   t.is(short.code, 2);
   t.regex(short.stderr, /12 to 128 characters/);
+  const common = withStdin(
+    w.dir,
+    ['admin', 'users', 'set-password', '--email', 'ann@example.test'],
+    'password1234\n',
+  );
+  t.is(common.code, 2);
+  t.regex(common.stderr, /is a commonly used password|is too easy to guess/);
   const unknown = withStdin(
     w.dir,
     ['admin', 'users', 'set-password', '--email', 'bob@example.test'],

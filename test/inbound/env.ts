@@ -11,6 +11,7 @@ import { createDomain, publish, startDomainEnv } from '../domains/env.js';
 import { requireClamd } from '../helpers/clamd.js';
 import type { DnsTestServer } from '../helpers/dns-server.js';
 import type { ConfigOverrides, Posthorn } from '../helpers/server.js';
+import { query } from '../helpers/sql.js';
 
 export const DOMAIN = 'acme.example';
 
@@ -96,22 +97,26 @@ export async function eventually<T>(
   }
 }
 
-export function eventRows(
+export async function eventRows(
   ph: Posthorn,
   type: string,
-): Array<{
-  project_id: string;
-  message_id: string | null;
-  recipient: string | null;
-  data: Record<string, unknown>;
-}> {
-  const rows = ph.server.kernel.store.sqlite
-    .prepare('select project_id, message_id, recipient, data from events where type = ? order by id')
-    .all(type) as Array<{
+): Promise<
+  Array<{
+    project_id: string;
+    message_id: string | null;
+    recipient: string | null;
+    data: Record<string, unknown>;
+  }>
+> {
+  const rows = await query<{
     project_id: string;
     message_id: string | null;
     recipient: string | null;
     data: string;
-  }>;
+  }>(
+    ph.server.kernel.store,
+    'select project_id, message_id, recipient, data from events where type = ? order by id',
+    type,
+  );
   return rows.map((row) => ({ ...row, data: JSON.parse(row.data) as Record<string, unknown> }));
 }

@@ -6,6 +6,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import { verpAddress, verpKey } from '../../src/delivery/smtp/verp.js';
+import { query } from '../helpers/sql.js';
 import { DOMAIN, type InboundEnv } from './env.js';
 
 export const FBL = 'fbl@feedback.example';
@@ -22,18 +23,25 @@ export async function sendAndDeliver(env: InboundEnv, to: string[]): Promise<Sen
     body: { from: `Acme <hello@${DOMAIN}>`, to, subject: 'Your receipt', text: 'Thanks for your order.' },
   });
   if (res.status !== 202) throw new Error(`send: ${res.status} ${res.text}`);
-  const db = env.ph.server.kernel.store.sqlite;
-  db.prepare("update message_recipients set status = 'delivered', attempts = 1 where message_id = ?").run(
+  const store = env.ph.server.kernel.store;
+  await query(
+    store,
+    "update message_recipients set status = 'delivered', attempts = 1 where message_id = ?",
     res.body.id,
   );
-  db.prepare("update messages set status = 'delivered' where id = ?").run(res.body.id);
-  db.prepare("update delivery_jobs set state = 'done' where message_id = ?").run(res.body.id);
-  const rows = db
-    .prepare('select id, email from message_recipients where message_id = ?')
-    .all(res.body.id) as Array<{ id: string; email: string }>;
-  const job = db.prepare('select id from delivery_jobs where message_id = ?').get(res.body.id) as {
-    id: string;
-  };
+  await query(store, "update messages set status = 'delivered' where id = ?", res.body.id);
+  await query(store, "update delivery_jobs set state = 'done' where message_id = ?", res.body.id);
+  const rows = await query<{ id: string; email: string }>(
+    store,
+    'select id, email from message_recipients where message_id = ?',
+    res.body.id,
+  );
+  const [job] = await query<{ id: string }>(
+    store,
+    'select id from delivery_jobs where message_id = ?',
+    res.body.id,
+  );
+  if (!job) throw new Error(`no delivery job for ${res.body.id}`);
   return { id: res.body.id, jobId: job.id, recipients: Object.fromEntries(rows.map((r) => [r.email, r.id])) };
 }
 
@@ -41,18 +49,24 @@ export function verp(env: InboundEnv, target: { kind: 'recipient' | 'job'; id: s
   return verpAddress(verpKey(env.ph.server.kernel.masterKey), target, `bounces.${DOMAIN}`);
 }
 
-export function recipientRow(env: InboundEnv, id: string) {
-  return env.ph.server.kernel.store.sqlite
-    .prepare('select status, smtp_code, bounce_category from message_recipients where id = ?')
-    .get(id) as { status: string; smtp_code: number | null; bounce_category: string | null };
+export async function recipientRow(env: InboundEnv, id: string) {
+  const [row] = await query<{ status: string; smtp_code: number | null; bounce_category: string | null }>(
+    env.ph.server.kernel.store,
+    'select status, smtp_code, bounce_category from message_recipients where id = ?',
+    id,
+  );
+  if (!row) throw new Error(`no recipient ${id}`);
+  return row;
 }
 
-export function messageStatus(env: InboundEnv, id: string): string {
-  return (
-    env.ph.server.kernel.store.sqlite.prepare('select status from messages where id = ?').get(id) as {
-      status: string;
-    }
-  ).status;
+export async function messageStatus(env: InboundEnv, id: string): Promise<string> {
+  const [row] = await query<{ status: string }>(
+    env.ph.server.kernel.store,
+    'select status from messages where id = ?',
+    id,
+  );
+  if (!row) throw new Error(`no message ${id}`);
+  return row.status;
 }
 
 export const dsn = (

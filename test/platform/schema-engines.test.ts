@@ -9,6 +9,7 @@ import path from 'node:path';
 import test from 'ava';
 import { openPostgresStore, openStore } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import { migrations as pgMigrations } from '../../src/platform/db/migrations-pg/index.js';
 import { missingOnPostgres, schemaShape } from '../../src/platform/db/schema-shape.js';
 import { freshDatabase } from '../helpers/postgres.js';
 
@@ -67,9 +68,6 @@ test('migrating PostgreSQL twice at once applies each migration once (advisory l
   const b = openPostgresStore({ url, password_file: '', pool_size: 2 });
   t.teardown(() => Promise.all([a.close(), b.close()]).then(() => {}));
   const [first, second] = await Promise.all([migrateToLatest(a.db), migrateToLatest(b.db)]);
-  t.deepEqual([...first, ...second].sort(), [
-    '0001-schema',
-    '0002-oauth-send-approvals',
-    '0003-events-order',
-  ]);
+  t.deepEqual([...first, ...second].sort(), Object.keys(pgMigrations).sort());
+  t.true(first.length + second.length >= 4, 'every PostgreSQL migration ran');
 });

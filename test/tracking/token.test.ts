@@ -35,3 +35,11 @@ test('an altered, truncated, extended or foreign token is refused', (t) => {
   t.is(readToken(key, foreign, 'click'), undefined);
   t.is(readToken(key, 'not a token!', 'click'), undefined);
 });
+
+test('a token made with a copy of the key (a render worker gets one per message) reads back with the original', (t) => {
+  const copy = Uint8Array.from(key);
+  const open = openToken(copy, MESSAGE);
+  t.deepEqual(readToken(key, open, 'open'), { kind: 'open', messageId: MESSAGE });
+  t.deepEqual(readToken(Uint8Array.from(key), open, 'open'), { kind: 'open', messageId: MESSAGE });
+  t.is(readToken(Uint8Array.from(randomBytes(32)), open, 'open'), undefined);
+});

@@ -473,6 +473,7 @@ test('a person signs in by code, finds a message sent through the API and reads 
   await page.getByLabel('New password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Save password' }).click();
   await page.getByText('Password saved.').waitFor();
+  await page.getByLabel('Confirm with your password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Set up authenticator' }).click();
   const totpSecret = (await page.getByTestId('totp-secret').textContent()) ?? '';
   t.regex(totpSecret, /^[A-Z2-7]+$/);

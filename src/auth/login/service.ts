@@ -7,7 +7,7 @@
 import type { AuditService } from '../../audit/service.js';
 import type { Actor } from '../../audit/actor.js';
 import type { AuthMethod } from '../../platform/db/tables.js';
-import { AppError } from '../../platform/http/errors.js';
+import { AppError, badRequest } from '../../platform/http/errors.js';
 import type { Logger } from '../../platform/log.js';
 import type { ProjectService } from '../../projects/service.js';
 import type { SystemMailService } from '../../system-mail/service.js';
@@ -46,6 +46,9 @@ export interface LoginDeps {
   readonly log: Logger;
 }
 
+const invalidBody = (field: string, message: string) =>
+  badRequest(`Invalid body: ${field}: ${message}.`, [{ path: field, message }]);
+
 const loginFailed = (message: string) =>
   new AppError('unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer' } });
 
@@ -82,6 +85,12 @@ export function createLoginService(deps: LoginDeps) {
         ? 'Invalid email, password or authenticator code.'
         : 'Invalid or expired login code, or invalid authenticator code.',
     );
+  };
+
+  /** A signed-in person's proof that failed: audited like a failed sign-in, then a 403. */
+  const refused = async (user: UserRow, proof: string, message: string): Promise<never> => {
+    await audit.record({ action: 'account.reauthentication_failed', target: user.id, details: { proof } });
+    throw new AppError('forbidden', message);
   };
 
   /** The session of a user whose credentials passed: their first organization's first project. */
@@ -126,6 +135,46 @@ export function createLoginService(deps: LoginDeps) {
   };
 
   return {
+    /** Counts a request that checks a credential of a signed-in person (429 past the limits). */
+    countAttempt(email: string, client: Client): void {
+      limiter.attempt(email, client.ip);
+    },
+
+    /**
+     * The signed-in person proves it is still them before a sensitive change (ASVS 3.7.1): the
+     * current password when the account has one, else a fresh sign-in code mailed by
+     * `request-code` (taken like a sign-in takes it). Counted like a sign-in; 400 when the proof
+     * the account needs is missing, 403 when it is wrong.
+     */
+    async reauthenticate(
+      user: UserRow,
+      proof: { current_password?: string | undefined; email_code?: string | undefined },
+      client: Client,
+    ): Promise<void> {
+      limiter.attempt(user.email, client.ip);
+      if (user.password_hash !== null) {
+        if (proof.current_password === undefined)
+          throw invalidBody('current_password', 'is required: confirm it is you with your current password');
+        if (!(await verifyPassword(user.password_hash, proof.current_password)))
+          return refused(user, 'password', 'current_password is not the current password.');
+        return;
+      }
+      if (proof.email_code === undefined)
+        throw invalidBody(
+          'email_code',
+          'is required: this account has no password; confirm it is you with a code from POST /v1/auth/request-code',
+        );
+      const row = await users.store.findLoginCode(user.id);
+      const hash = users.loginCodeHash(user.id, proof.email_code);
+      const fresh = row !== undefined && row.expires_at > Date.now() && row.attempts < MAX_CODE_TRIES;
+      if (!fresh || !sameHash(row.code_hash, hash)) {
+        if (row) await users.store.countWrongTry(user.id, row.code_hash);
+        return refused(user, 'email_code', 'email_code is not a live sign-in code of this account.');
+      }
+      if (!(await users.store.takeLoginCode(user.id, row.code_hash)))
+        return refused(user, 'email_code', 'email_code was used already.');
+    },
+
     /**
      * Counts the request and, for a known member, mails a new code (replacing the last one). The
      * answer never says whether the address is known: the mail is made after the reply.

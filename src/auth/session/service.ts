@@ -48,11 +48,21 @@ export interface SessionDeps {
   readonly store: SessionStore;
   readonly config: Config;
   readonly projects: Pick<ProjectService, 'get'>;
-  /** The member's role and address now; undefined when the user is no longer a member. */
+  /**
+   * The member's role and address now, and whether two-factor is required of them but missing;
+   * undefined when the user is no longer a member.
+   */
   readonly membership: (
     userId: string,
     organizationId: string,
-  ) => Promise<{ role: Role; email: string } | undefined>;
+  ) => Promise<{ role: Role; email: string; twoFactorMissing?: boolean } | undefined>;
+}
+
+/** A live session with its last-seen time (buffered ones included) and when it will end. */
+export interface LiveSession {
+  readonly row: SessionRow;
+  readonly lastSeenAt: number;
+  readonly endsAt: number;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -139,6 +149,7 @@ export function createSessionService(deps: SessionDeps) {
         authMethod: row.auth_method,
         projectId: project.id,
         projectStatus: project.status,
+        ...(member.twoFactorMissing ? { twoFactorMissing: true } : {}),
       };
     },
 
@@ -162,6 +173,35 @@ export function createSessionService(deps: SessionDeps) {
     /** Ends every session of the user (an operator reset a credential). */
     async revokeUser(userId: string, executor?: Db): Promise<number> {
       return (await store.revokeUser(userId, Date.now(), executor)).length;
+    },
+
+    /** The user's live sessions (every organization), newest first, with their times as of now. */
+    async listLive(userId: string): Promise<LiveSession[]> {
+      const now = Date.now();
+      return (await store.listLive(userId, now))
+        .map((row) => ({ row, lastSeenAt: lastSeen(row), endsAt: endOf(row) }))
+        .filter((live) => live.endsAt > now);
+    },
+
+    /** Ends one of the user's own sessions; false when they have no such live session. */
+    async revokeOwn(userId: string, sessionId: string): Promise<boolean> {
+      pendingSeen.delete(sessionId);
+      return store.revokeOwn(userId, sessionId, Date.now());
+    },
+
+    /**
+     * Ends every session of the user but `keepId` (the one making the request); how many of them
+     * were live (sessions already past their end are closed too, and not counted).
+     */
+    async revokeOthers(userId: string, keepId: string): Promise<number> {
+      const now = Date.now();
+      const ended = await store.revokeOthers(userId, keepId, now);
+      const live = ended.filter((row) => {
+        const seen = Math.max(row.last_seen_at, pendingSeen.get(row.id) ?? 0);
+        pendingSeen.delete(row.id);
+        return Math.min(row.expires_at, seen + idleMs) > now;
+      });
+      return live.length;
     },
 
     /** Writes the buffered last-seen times; called on a timer and at shutdown. */

@@ -52,6 +52,44 @@ export function createSessionStore(db: Db) {
         .execute();
       return rows.map((row) => row.id);
     },
+    /** The user's sessions not revoked and not past their absolute end, newest first. */
+    async listLive(userId: string, now: number): Promise<SessionRow[]> {
+      return db
+        .selectFrom('sessions')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', now)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+    },
+    /** Ends one live session of the user; false when the user has no such live session. */
+    async revokeOwn(userId: string, id: string, at: number): Promise<boolean> {
+      const result = await db
+        .updateTable('sessions')
+        .set({ revoked_at: at })
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+    /** Ends every session of the user but one (the one making the request); the rows it ended. */
+    async revokeOthers(
+      userId: string,
+      keepId: string,
+      at: number,
+    ): Promise<Pick<SessionRow, 'id' | 'last_seen_at' | 'expires_at'>[]> {
+      return db
+        .updateTable('sessions')
+        .set({ revoked_at: at })
+        .where('user_id', '=', userId)
+        .where('id', '!=', keepId)
+        .where('revoked_at', 'is', null)
+        .returning(['id', 'last_seen_at', 'expires_at'])
+        .execute();
+    },
     async touchMany(entries: ReadonlyMap<string, number>): Promise<void> {
       if (entries.size === 0) return;
       await db.transaction().execute(async (trx) => {

@@ -9,6 +9,7 @@ import { AppError, badRequest, conflict, notFound } from '../../platform/http/er
 import { newId } from '../../platform/ids.js';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from '../login/password.js';
 import { codeHash, deriveCodeKey, newRecoveryCodes, RECOVERY_PATTERN } from '../login/secrets.js';
+import { passwordWeakness } from '../login/strength.js';
 import { newTotpSecret, otpauthUri, totpStep } from '../login/totp.js';
 import type { UserRow, UserStore } from './store.js';
 
@@ -19,12 +20,19 @@ export interface SecondFactor {
 
 const TOTP_ISSUER = 'Posthorn';
 
-export function passwordProblem(password: string): string | undefined {
+/**
+ * Why a new password is refused: its length (12 to 128 characters), or that it is common or easy
+ * to guess (login/strength.ts; `userInputs` are words of the person, such as their address).
+ */
+export function passwordProblem(password: string, userInputs: readonly string[] = []): string | undefined {
   const length = [...password].length;
   if (length < PASSWORD_MIN || length > PASSWORD_MAX)
     return `must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`;
-  return undefined;
+  return passwordWeakness(password, userInputs);
 }
+
+/** The person's own words a password must not lean on: their address and its parts. */
+const wordsOf = (user: UserRow) => [user.email, ...user.email.split(/[@.+_-]/).filter((w) => w.length > 2)];
 
 const invalid = (field: string, message: string) =>
   badRequest(`Invalid body: ${field}: ${message}.`, [{ path: field, message }]);
@@ -76,7 +84,7 @@ export function createUserService(store: UserStore, masterKey: Buffer) {
 
     /** `PUT /v1/dashboard/account/password`: the current password is required once one is set. */
     async changePassword(user: UserRow, password: string, current: string | undefined): Promise<void> {
-      const problem = passwordProblem(password);
+      const problem = passwordProblem(password, [...wordsOf(user), TOTP_ISSUER]);
       if (problem) throw invalid('password', problem);
       if (user.password_hash !== null) {
         if (current === undefined) throw invalid('current_password', 'is required to change a password');
@@ -88,7 +96,7 @@ export function createUserService(store: UserStore, masterKey: Buffer) {
 
     /** `posthorn admin users set-password`: no current password; the caller revokes sessions. */
     async setPassword(user: UserRow, password: string): Promise<void> {
-      const problem = passwordProblem(password);
+      const problem = passwordProblem(password, [...wordsOf(user), TOTP_ISSUER]);
       if (problem) throw badRequest(`The password ${problem}.`);
       await store.setPassword(user.id, await hashPassword(password), Date.now());
     },
@@ -132,6 +140,17 @@ export function createUserService(store: UserStore, masterKey: Buffer) {
           'code is neither the current authenticator code nor an unused recovery code.',
         );
       await store.disableTotp(user.id);
+    },
+
+    /** New recovery codes after a current TOTP code; the earlier ones stop working. */
+    async regenerateRecoveryCodes(user: UserRow, code: string): Promise<string[]> {
+      if (user.totp_secret_sealed === null) throw notFound('Two-factor authentication on this account');
+      if (!(await acceptTotp(user, user.totp_secret_sealed, code)))
+        throw new AppError('forbidden', 'code is not the current authenticator code.');
+      const codes = newRecoveryCodes();
+      const hashes = codes.map((recovery) => codeHash(codeKey, user.id, recovery));
+      await store.replaceRecoveryCodes(user.id, hashes, Date.now());
+      return codes;
     },
 
     /** `posthorn admin users reset-totp`: off without a code; the caller revokes sessions. */

@@ -16,11 +16,17 @@
  * least once, never lost.
  *
  * A job whose outcome cannot be written at all is deferred instead (unrecorded-outcome.ts), so it
- * never comes back on every lease expiry.
+ * never comes back on every lease expiry. Except when the disk is full: then the batch is held in
+ * memory and written again every HOLD_RETRY_MS until there is room. Deferring would send the
+ * message again to every recipient who already had it, and the deferral cannot be written
+ * either; held, the outcome is committed within a moment of the space coming back, while the
+ * job's lease still holds. (A stop or a crash meanwhile: the job comes back when its lease runs
+ * out, at least once as ever.)
  */
 import type { EventService } from '../../events/service.js';
 import type { Db } from '../../platform/db/database.js';
 import { type ItemOutcome, savepointIn, writeTransaction } from '../../platform/db/savepoints.js';
+import { isStorageFull } from '../../platform/db/storage-full.js';
 import {
   type JobReport,
   OutcomeRecorder,
@@ -55,6 +61,8 @@ const NOTIFY_MS = 50;
  * this long more; the MX has the message already.
  */
 const PACE_MS = 10;
+/** How often outcomes held because the disk is full are written again. */
+const HOLD_RETRY_MS = 250;
 
 export class OutcomeWriter {
   readonly #deps: WriterDeps;
@@ -64,6 +72,11 @@ export class OutcomeWriter {
   #flushedAt = Number.NEGATIVE_INFINITY;
   #notifiedAt = 0;
   #notifyTimer: NodeJS.Timeout | undefined;
+  /** Batches whose transaction met a full disk, written again every HOLD_RETRY_MS. */
+  #held: Pending[] = [];
+  #holdTimer: NodeJS.Timeout | undefined;
+  /** When the writer first met the full disk, until a batch commits again. */
+  #fullSince: number | undefined;
 
   constructor(deps: WriterDeps) {
     this.#deps = deps;
@@ -109,7 +122,18 @@ export class OutcomeWriter {
         });
         this.#notify();
         settle(batch, outcomes);
+        if (this.#fullSince !== undefined) {
+          this.#deps.log.info(
+            { held_ms: Date.now() - this.#fullSince },
+            'the disk has room again: held delivery outcomes are being written',
+          );
+          this.#fullSince = undefined;
+        }
       } catch (error) {
+        if (isStorageFull(error)) {
+          this.#hold(batch);
+          continue;
+        }
         this.#deps.log.error({ err: error, jobs: batch.length }, 'recording delivery outcomes failed');
         await this.#deferAll(batch, error);
       }
@@ -122,6 +146,8 @@ export class OutcomeWriter {
       this.#recorder.apply(trx, report, now),
     );
     if (applied.ok) return;
+    // The whole batch is held instead (#hold): its transaction must not commit the others alone.
+    if (isStorageFull(applied.error)) throw applied.error;
     this.#deps.log.error(
       { err: applied.error, job_id: report.ctx.job.id, message_id: report.ctx.job.messageId },
       'a delivery outcome could not be recorded; deferring the job',
@@ -192,6 +218,32 @@ export class OutcomeWriter {
       await events.appendMany(trx, shared.events);
       return batch.map(() => ({ ok: true, value: undefined }));
     });
+  }
+
+  /**
+   * A batch that met a full disk: kept, and written again (with whatever arrived meanwhile) every
+   * HOLD_RETRY_MS until the disk has room. Its jobs' promises stay pending, so their workers hold
+   * their lane slots meanwhile: nothing else is sent that could not be recorded either.
+   */
+  #hold(batch: readonly Pending[]): void {
+    if (this.#fullSince === undefined) {
+      this.#fullSince = Date.now();
+      this.#deps.log.warn(
+        { jobs: batch.length },
+        'the disk is full: delivery outcomes are held in memory and written once there is room',
+      );
+    }
+    this.#held.push(...batch);
+    this.#holdTimer ??= setTimeout(() => {
+      this.#holdTimer = undefined;
+      const held = this.#held;
+      this.#held = [];
+      this.#queue.unshift(...held);
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => void this.#flush());
+      }
+    }, HOLD_RETRY_MS);
   }
 
   /** After a batch's transaction failed: each job's deferral, in a transaction of their own. */

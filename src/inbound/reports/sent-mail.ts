@@ -52,6 +52,14 @@ export function createSentMail(deps: {
 
   /** Recomputes and stores a message's status from its recipients (DESIGN.md §4). */
   async function refreshStatus(trx: Db, messageId: string, at: number): Promise<void> {
+    // A write that changes nothing, to hold the message's row first: on PostgreSQL a delivery
+    // outcome of the same message committing on another node then counts before or after this
+    // one, never beside it (the last writer would store a status from stale counts).
+    await trx
+      .updateTable('messages')
+      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+      .where('id', '=', messageId)
+      .execute();
     const rows = await trx
       .selectFrom('message_recipients')
       .select((eb) => ['status', eb.fn.countAll<number>().as('n')])

@@ -41,12 +41,14 @@ export interface ScanEngine {
 
 const BATCH = 64;
 const PARALLEL = 6;
+/** The shortest claim on an attachment being scanned (see `leaseMs`). */
+const CLAIM_MS = 5 * 60_000;
 
 type ScanResult = 'done' | 'clamd_down' | 'stopped';
 
 interface Verdict {
   readonly id: string;
-  readonly fields: Parameters<InboundStore['recordScan']>[1];
+  readonly fields: Parameters<InboundStore['recordScan']>[2];
 }
 
 export function startScanEngine(deps: {
@@ -59,11 +61,14 @@ export function startScanEngine(deps: {
 }): ScanEngine {
   const { store, scanner, config, log } = deps;
   const intervalMs = parseDuration(config.rescan_interval);
+  // Where several nodes scan (PostgreSQL), how long a claimed attachment is this node's: longer
+  // than a batch's scans can take, so that no other node scans it meanwhile.
+  const leaseMs = Math.max(CLAIM_MS, 2 * Math.ceil(BATCH / PARALLEL) * config.timeout_ms);
   // Verdicts of attachments scanned together are written in one transaction, without an fsync on
   // the event loop: a verdict lost to a power cut leaves its attachment pending, scanned again.
   const recordVerdict = createGroupCommit(
     deps,
-    (trx, verdict: Verdict) => store.recordScan(verdict.id, verdict.fields, trx),
+    (trx, verdict: Verdict) => store.recordScan(trx, verdict.id, verdict.fields),
     { lingerMs: 50, durability: 'relaxed' },
   );
   let current: Promise<void> | undefined;
@@ -119,19 +124,24 @@ export function startScanEngine(deps: {
 
   async function run(): Promise<void> {
     for (;;) {
-      const due = await store.dueForScan(Date.now(), BATCH);
+      const due = await store.claimScans(Date.now(), BATCH, leaseMs);
       if (due.length === 0) return;
       let down = false;
       let next = 0;
       const saves: Promise<void>[] = [];
+      const unscanned = new Set(due.map((attachment) => attachment.id));
       const worker = async () => {
         while (!down && !stopped && next < due.length) {
           const attachment = due[next++] as (typeof due)[number];
-          if ((await scanOne(attachment, saves)) === 'clamd_down') down = true;
+          const result = await scanOne(attachment, saves);
+          if (result === 'clamd_down') down = true;
+          if (result === 'done') unscanned.delete(attachment.id);
         }
       };
       await Promise.all(Array.from({ length: PARALLEL }, worker));
       await Promise.all(saves);
+      // Claims this run did not use (clamd went away, the stop) are given back for the next run.
+      if (unscanned.size > 0) await store.releaseScans([...unscanned], Date.now());
       if (down) {
         log.warn('clamd does not answer; attachments stay pending until it does');
         return;

@@ -88,8 +88,8 @@ export async function storeReceived(
     created_at: at,
   }));
   await deps.store.insertAttachments(trx, attachments);
-  // The processor's group commit holds an open transaction: the prepared append runs inside it.
-  deps.events.appendInTransaction({
+  // In the processor's group commit (on SQLite the prepared append, on PostgreSQL through `trx`).
+  await deps.events.appendWithin(trx, {
     projectId: delivery.projectId,
     type: 'email.received',
     at,

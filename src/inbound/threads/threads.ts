@@ -10,7 +10,9 @@
  * starts a thread. A reply sent through the API joins the thread of the message it answers.
  * Subjects are never used to join threads: "Re: Invoice" from a stranger is not a reply.
  *
- * Runs inside the caller's transaction, so two replies arriving together cannot start two threads.
+ * Runs inside the caller's transaction, so two replies arriving together cannot start two threads:
+ * on SQLite its one writer, on PostgreSQL the store's thread lock and unique Message-ID keys
+ * (store-hot-pg.ts) keep nodes processing mail at once from splitting a thread.
  */
 import type { Db } from '../../platform/db/database.js';
 import { newId } from '../../platform/ids.js';
@@ -54,7 +56,7 @@ export function createThreads(store: InboundStore, outbound: OutboundLookup) {
         created_at: sent.createdAt,
         last_message_at: sent.createdAt,
       });
-      await store.addThreadMessageId(trx, {
+      const holder = await store.addThreadMessageId(trx, {
         project_id: input.projectId,
         message_id_header: sent.id,
         thread_id: threadId,
@@ -62,7 +64,9 @@ export function createThreads(store: InboundStore, outbound: OutboundLookup) {
         ref_id: sent.id,
         at: sent.createdAt,
       });
-      return threadId;
+      // Another transaction started the sent message's thread first: join it, drop the empty one.
+      if (holder !== threadId) await store.deleteThread(trx, threadId);
+      return holder;
     }
     return undefined;
   }

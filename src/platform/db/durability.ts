@@ -20,6 +20,8 @@
 import { open } from 'node:fs/promises';
 import type SQLite from 'better-sqlite3';
 import { shareSync } from '../shared-sync.js';
+import type { Db } from './database.js';
+import { engineOf } from './engine.js';
 
 /** Runs `work` with synchronous=NORMAL, then restores the connection's level. */
 export function withRelaxedSync<T>(sqlite: SQLite.Database, work: () => T): T {
@@ -98,4 +100,13 @@ export function walBarrier(sqlite: SQLite.Database): () => Promise<void> {
       await sync(file);
     }
   });
+}
+
+/**
+ * `walBarrier` on either engine. On PostgreSQL a commit is durable when it returns (the server's
+ * `synchronous_commit`, on by default, decides; the group commit has no relaxed mode there), so
+ * the barrier has nothing to wait for.
+ */
+export function commitBarrier(db: Db, sqlite: SQLite.Database): () => Promise<void> {
+  return engineOf(db) === 'postgresql' ? () => Promise.resolve() : walBarrier(sqlite);
 }

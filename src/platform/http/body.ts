@@ -45,6 +45,8 @@ function collect(req: IncomingMessage, limit: number): Promise<Buffer> {
         return;
       }
       done();
+      // What was read is garbage from here on: let it go now, not when the drain ends.
+      chunks.length = 0;
       void drain(req).then(() => reject(tooLarge(limit)));
     };
     const onEnd = () => {

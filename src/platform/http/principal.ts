@@ -47,6 +47,11 @@ export interface SessionPrincipal {
   readonly authMethod: AuthMethod;
   readonly projectId: string;
   readonly projectStatus: ProjectStatus;
+  /**
+   * The organization requires two-factor authentication of owners and admins, this person is one
+   * and has no authenticator on: administrative permissions are refused (members/permissions.ts).
+   */
+  readonly twoFactorMissing?: boolean;
 }
 
 export interface Anonymous {

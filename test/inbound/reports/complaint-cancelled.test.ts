@@ -2,6 +2,7 @@ import test from 'ava';
 import { DOMAIN, eventRows, startInboundEnv } from '../env.js';
 import { arf, FBL, recipientRow } from '../feedback-env.js';
 import { sendRaw } from '../smtp-client.js';
+import { query } from '../../helpers/sql.js';
 
 test('a complaint about a cancelled scheduled send is not believed: its recipient stays cancelled and is not suppressed', async (t) => {
   const env = await startInboundEnv(t, { smtp_in: { complaint_address: FBL } });
@@ -26,15 +27,18 @@ test('a complaint about a cancelled scheduled send is not believed: its recipien
   );
   t.is(reply.code, 250);
   await env.settled();
-  const { id } = env.ph.server.kernel.store.sqlite
-    .prepare('select id from message_recipients where message_id = ?')
-    .get(sent.body.id) as { id: string };
-  t.is(recipientRow(env, id).status, 'cancelled');
-  t.is(eventRows(env.ph, 'email.complained').length, 0);
+  const [{ id }] = (await query<{ id: string }>(
+    env.ph.server.kernel.store,
+    'select id from message_recipients where message_id = ?',
+    sent.body.id,
+  )) as [{ id: string }];
+  t.is((await recipientRow(env, id)).status, 'cancelled');
+  t.is((await eventRows(env.ph, 'email.complained')).length, 0);
   t.is((await env.ph.request('GET', '/v1/suppressions/ivy@example.net')).status, 404);
-  const receipt = env.ph.server.kernel.store.sqlite.prepare('select outcome from inbound_receipts').get() as {
-    outcome: string;
-  };
+  const [receipt] = (await query<{ outcome: string }>(
+    env.ph.server.kernel.store,
+    'select outcome from inbound_receipts',
+  )) as [{ outcome: string }];
   t.is(
     (JSON.parse(receipt.outcome) as { complaints?: Array<{ skipped?: string }> }).complaints?.[0]?.skipped,
     'recipient already cancelled',

@@ -7,6 +7,7 @@ import test from 'ava';
 import { eventRows, startInboundEnv } from '../env.js';
 import { dsn, FBL, recipientRow, sendAndDeliver, verp } from '../feedback-env.js';
 import { sendRaw } from '../smtp-client.js';
+import { query } from '../../helpers/sql.js';
 
 test('a DSN repeating one recipient thousands of times gives one outcome for it', async (t) => {
   const env = await startInboundEnv(t);
@@ -26,16 +27,16 @@ test('a DSN repeating one recipient thousands of times gives one outcome for it'
   );
   t.is(reply.code, 250);
   await env.settled();
-  t.is(eventRows(env.ph, 'email.delivery_delayed').length, 1);
+  t.is((await eventRows(env.ph, 'email.delivery_delayed')).length, 1);
 
   // A failure outranks a delay for the same recipient in one report.
   const failed = 'Final-Recipient: rfc822; ivy@example.net\nAction: failed\nStatus: 5.1.1';
   const second = await sendRaw(env.smtpPort, '', [to], dsn(to, sent, [delayed, failed, failed]));
   t.is(second.code, 250);
   await env.settled();
-  t.is(eventRows(env.ph, 'email.delivery_delayed').length, 1);
-  t.is(eventRows(env.ph, 'email.bounced').length, 1);
-  t.is(recipientRow(env, id).status, 'bounced');
+  t.is((await eventRows(env.ph, 'email.delivery_delayed')).length, 1);
+  t.is((await eventRows(env.ph, 'email.bounced')).length, 1);
+  t.is((await recipientRow(env, id)).status, 'bounced');
 });
 
 test('a complaint address flooded with header lines records an ignored receipt and keeps serving', async (t) => {
@@ -45,12 +46,10 @@ test('a complaint address flooded with header lines records an ignored receipt a
   const reply = await sendRaw(env.smtpPort, 'a@flood.example', [FBL], flood);
   t.is(reply.code, 250);
   await env.settled();
-  const receipt = env.ph.server.kernel.store.sqlite
-    .prepare('select kind, outcome from inbound_receipts')
-    .get() as {
-    kind: string;
-    outcome: string;
-  };
+  const [receipt] = (await query<{ kind: string; outcome: string }>(
+    env.ph.server.kernel.store,
+    'select kind, outcome from inbound_receipts',
+  )) as [{ kind: string; outcome: string }];
   t.is(receipt.kind, 'ignored');
   t.like(JSON.parse(receipt.outcome), {
     ignored: 'neither a delivery status notification nor a feedback report',

@@ -9,6 +9,7 @@ import { createRecipientProof } from '../../../src/inbound/reports/feedback-proo
 import { DOMAIN, eventRows, type InboundEnv, startInboundEnv } from '../env.js';
 import { arf, dsn, FBL, recipientRow, sendAndDeliver, signedBy, verp } from '../feedback-env.js';
 import { sendRaw } from '../smtp-client.js';
+import { query } from '../../helpers/sql.js';
 
 const auth = (dkim: Array<[string, string]>, spf?: [string, string]): AuthResults => ({
   spf: spf ? { result: spf[0], domain: spf[1], info: '' } : null,
@@ -107,14 +108,12 @@ async function sendTeamMail(env: InboundEnv) {
   return sendAndDeliver(env, ['attacker@evil.example', 'victim@example.net']);
 }
 
-function receipts(env: InboundEnv) {
+async function receipts(env: InboundEnv) {
   return (
-    env.ph.server.kernel.store.sqlite
-      .prepare('select kind, outcome from inbound_receipts order by id')
-      .all() as Array<{
-      kind: string;
-      outcome: string;
-    }>
+    await query<{ kind: string; outcome: string }>(
+      env.ph.server.kernel.store,
+      'select kind, outcome from inbound_receipts order by id',
+    )
   ).map((row) => ({ kind: row.kind, outcome: JSON.parse(row.outcome) as Record<string, unknown> }));
 }
 
@@ -129,10 +128,10 @@ test('a forged complaint naming another recipient of a message changes nothing',
   });
   t.is((await sendRaw(env.smtpPort, 'x@evil.example', [FBL], forged)).code, 250);
   await env.settled();
-  t.is(recipientRow(env, sent.recipients['victim@example.net'] as string).status, 'delivered');
-  t.is(eventRows(env.ph, 'email.complained').length, 0);
+  t.is((await recipientRow(env, sent.recipients['victim@example.net'] as string)).status, 'delivered');
+  t.is((await eventRows(env.ph, 'email.complained')).length, 0);
   t.is((await env.ph.request('GET', '/v1/suppressions')).body.data.length, 0);
-  t.deepEqual(receipts(env), [
+  t.deepEqual(await receipts(env), [
     {
       kind: 'ignored',
       outcome: {
@@ -160,10 +159,10 @@ test('a DSN to a multi-recipient VERP address acts on the recipient it names onl
   const signed = await signedBy(env, 'example.net', bounceCarol);
   t.is((await sendRaw(env.smtpPort, 'bob@example.net', [to], signed)).code, 250);
   await env.settled();
-  t.is(recipientRow(env, carol).status, 'delivered');
-  t.is(eventRows(env.ph, 'email.bounced').length, 0);
+  t.is((await recipientRow(env, carol)).status, 'delivered');
+  t.is((await eventRows(env.ph, 'email.bounced')).length, 0);
   t.deepEqual(
-    receipts(env).map((r) => [r.kind, r.outcome.ignored]),
+    (await receipts(env)).map((r) => [r.kind, r.outcome.ignored]),
     [
       ['ignored', 'recipient not proven'],
       ['ignored', 'recipient not proven'],
@@ -174,7 +173,7 @@ test('a DSN to a multi-recipient VERP address acts on the recipient it names onl
   env.dns.set('mx.example.net', 'TXT', ['v=spf1 ip4:127.0.0.1 -all']);
   t.is((await sendRaw(env.smtpPort, '', [to], bounceCarol, { helo: 'mx.example.net' })).code, 250);
   await env.settled();
-  t.is(recipientRow(env, carol).status, 'bounced');
-  t.is(recipientRow(env, sent.recipients['bob@example.net'] as string).status, 'delivered');
+  t.is((await recipientRow(env, carol)).status, 'bounced');
+  t.is((await recipientRow(env, sent.recipients['bob@example.net'] as string)).status, 'delivered');
   t.is((await env.ph.request('GET', '/v1/suppressions/carol@example.net')).body.reason, 'hard_bounce');
 });

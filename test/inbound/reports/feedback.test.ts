@@ -19,6 +19,7 @@ import {
   verp,
 } from '../feedback-env.js';
 import { sendRaw } from '../smtp-client.js';
+import { query } from '../../helpers/sql.js';
 
 test('a DSN to a VERP address bounces the right recipient with the delivery engine’s events and suppression', async (t) => {
   const env = await startInboundEnv(t);
@@ -43,16 +44,16 @@ Will-Retry-Until: Thu, 26 Nov 2026 10:00:00 +0000`,
   t.is(reply.code, 250);
   await env.settled();
 
-  const bob = recipientRow(env, sent.recipients['bob@example.net'] as string);
+  const bob = await recipientRow(env, sent.recipients['bob@example.net'] as string);
   t.deepEqual(bob, { status: 'bounced', smtp_code: 550, bounce_category: 'mailbox_unknown' });
   t.is(
-    recipientRow(env, sent.recipients['carol@example.net'] as string).status,
+    (await recipientRow(env, sent.recipients['carol@example.net'] as string)).status,
     'delivered',
     'a delay changes no status',
   );
-  t.is(messageStatus(env, sent.id), 'partially_delivered');
+  t.is(await messageStatus(env, sent.id), 'partially_delivered');
 
-  const bounced = eventRows(env.ph, 'email.bounced');
+  const bounced = await eventRows(env.ph, 'email.bounced');
   t.is(bounced.length, 1);
   t.like(bounced[0], { message_id: sent.id, recipient: 'bob@example.net' });
   t.like(bounced[0]?.data, {
@@ -67,7 +68,7 @@ Will-Retry-Until: Thu, 26 Nov 2026 10:00:00 +0000`,
       mx_host: 'mx.example.net',
     },
   });
-  const delayed = eventRows(env.ph, 'email.delivery_delayed');
+  const delayed = await eventRows(env.ph, 'email.delivery_delayed');
   t.is(delayed.length, 1);
   t.like(delayed[0]?.data, {
     delay: { recipient: 'carol@example.net', status: '4.2.2', next_attempt_at: '2026-11-26T10:00:00.000Z' },
@@ -101,11 +102,11 @@ Diagnostic-Code: smtp; 552 5.2.2 Mailbox full`,
   );
   t.is(reply.code, 250);
   await env.settled();
-  t.like(recipientRow(env, sent.recipients['dave@example.net'] as string), {
+  t.like(await recipientRow(env, sent.recipients['dave@example.net'] as string), {
     status: 'bounced',
     bounce_category: 'mailbox_full',
   });
-  t.like(eventRows(env.ph, 'email.bounced')[0]?.data, {
+  t.like((await eventRows(env.ph, 'email.bounced'))[0]?.data, {
     bounce: { recipient: 'dave@example.net', type: 'soft' },
   });
   const suppressed = await env.ph.request('GET', '/v1/suppressions/dave@example.net');
@@ -117,9 +118,11 @@ test('a DSN whose recipient cannot be suppressed still records the bounce, witho
   const sent = await sendAndDeliver(env, ['erin@example.net']);
   const id = sent.recipients['erin@example.net'] as string;
   // An address the suppression list cannot hold, as a version that accepted quoted local parts stored it.
-  env.ph.server.kernel.store.sqlite
-    .prepare(`update message_recipients set email = '"erin x"@example.net' where id = ?`)
-    .run(id);
+  await query(
+    env.ph.server.kernel.store,
+    `update message_recipients set email = '"erin x"@example.net' where id = ?`,
+    id,
+  );
   const to = verp(env, { kind: 'recipient', id });
   const reply = await sendRaw(
     env.smtpPort,
@@ -134,8 +137,8 @@ Diagnostic-Code: smtp; 550 5.1.1 User unknown`,
   );
   t.is(reply.code, 250);
   await env.settled();
-  t.like(recipientRow(env, id), { status: 'bounced', bounce_category: 'mailbox_unknown' });
-  t.is(eventRows(env.ph, 'email.bounced').length, 1);
+  t.like(await recipientRow(env, id), { status: 'bounced', bounce_category: 'mailbox_unknown' });
+  t.is((await eventRows(env.ph, 'email.bounced')).length, 1);
   t.is((await env.ph.request('GET', '/v1/suppressions')).body.data.length, 0);
 });
 
@@ -170,10 +173,10 @@ Thanks for your order.
   t.is(reply.code, 250);
   await env.settled();
 
-  t.is(recipientRow(env, sent.recipients['carol@example.net'] as string).status, 'complained');
-  t.is(recipientRow(env, sent.recipients['bob@example.net'] as string).status, 'delivered');
-  t.is(messageStatus(env, sent.id), 'delivered', 'a complaint comes after delivery');
-  const complained = eventRows(env.ph, 'email.complained');
+  t.is((await recipientRow(env, sent.recipients['carol@example.net'] as string)).status, 'complained');
+  t.is((await recipientRow(env, sent.recipients['bob@example.net'] as string)).status, 'delivered');
+  t.is(await messageStatus(env, sent.id), 'delivered', 'a complaint comes after delivery');
+  const complained = await eventRows(env.ph, 'email.complained');
   t.is(complained.length, 1);
   t.like(complained[0], { message_id: sent.id, recipient: 'carol@example.net' });
   t.like(complained[0]?.data, {
@@ -209,7 +212,7 @@ Subject: Your receipt
   );
   t.is(reply.code, 250);
   await env.settled();
-  t.is(recipientRow(env, sent.recipients['erin@example.net'] as string).status, 'complained');
+  t.is((await recipientRow(env, sent.recipients['erin@example.net'] as string)).status, 'complained');
   t.is((await env.ph.request('GET', '/v1/suppressions/erin@example.net')).body.reason, 'spam_complaint');
 });
 
@@ -230,11 +233,12 @@ I am away until Monday.
   );
   t.is(reply.code, 250);
   await env.settled();
-  t.is(recipientRow(env, sent.recipients['frank@example.net'] as string).status, 'delivered');
-  t.is(eventRows(env.ph, 'email.bounced').length, 0);
-  const receipt = env.ph.server.kernel.store.sqlite.prepare('select kind from inbound_receipts').get() as {
-    kind: string;
-  };
+  t.is((await recipientRow(env, sent.recipients['frank@example.net'] as string)).status, 'delivered');
+  t.is((await eventRows(env.ph, 'email.bounced')).length, 0);
+  const [receipt] = (await query<{ kind: string }>(
+    env.ph.server.kernel.store,
+    'select kind from inbound_receipts',
+  )) as [{ kind: string }];
   t.is(receipt.kind, 'ignored');
 });
 
@@ -254,26 +258,27 @@ test('a repeated complaint changes nothing more, and a bounced recipient cannot 
   t.is((await complainAbout(gina, 'gina@example.net')).code, 250);
   t.is((await complainAbout(gina, 'gina@example.net')).code, 250);
   await env.settled();
-  t.is(recipientRow(env, gina.recipients['gina@example.net'] as string).status, 'complained');
-  t.is(eventRows(env.ph, 'email.complained').length, 1, 'one event for one complaint');
+  t.is((await recipientRow(env, gina.recipients['gina@example.net'] as string)).status, 'complained');
+  t.is((await eventRows(env.ph, 'email.complained')).length, 1, 'one event for one complaint');
 
   // A recipient whose delivery bounced never received the mail: a complaint about it is not believed.
   const hank = await sendAndDeliver(env, ['hank@example.net']);
   const hankId = hank.recipients['hank@example.net'] as string;
-  env.ph.server.kernel.store.sqlite
-    .prepare("update message_recipients set status = 'bounced' where id = ?")
-    .run(hankId);
+  await query(
+    env.ph.server.kernel.store,
+    "update message_recipients set status = 'bounced' where id = ?",
+    hankId,
+  );
   t.is((await complainAbout(hank, 'hank@example.net')).code, 250);
   await env.settled();
-  t.is(recipientRow(env, hankId).status, 'bounced');
-  t.is(eventRows(env.ph, 'email.complained').length, 1);
+  t.is((await recipientRow(env, hankId)).status, 'bounced');
+  t.is((await eventRows(env.ph, 'email.complained')).length, 1);
   t.is((await env.ph.request('GET', '/v1/suppressions/hank@example.net')).status, 404);
   const outcomes = (
-    env.ph.server.kernel.store.sqlite
-      .prepare('select outcome from inbound_receipts order by id')
-      .all() as Array<{
-      outcome: string;
-    }>
+    await query<{ outcome: string }>(
+      env.ph.server.kernel.store,
+      'select outcome from inbound_receipts order by id',
+    )
   ).map((row) => JSON.parse(row.outcome) as { complaints?: Array<{ skipped?: string }> });
   t.deepEqual(
     outcomes.map((o) => o.complaints?.[0]?.skipped ?? null),

@@ -9,6 +9,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import test from 'ava';
 import { type ClamdAddress, requireClamd } from '../../helpers/clamd.js';
 import { createRoute, DOMAIN, EICAR, eventually, startInboundEnv } from '../env.js';
+import { query } from '../../helpers/sql.js';
 
 interface Proxy {
   readonly port: number;
@@ -151,9 +152,11 @@ test('while clamd is down attachments stay pending and the scanner is degraded; 
   t.is(health.body.status, 'degraded');
   t.is(health.body.components.scanner.status, 'degraded');
   t.regex(health.body.components.scanner.detail, /does not answer/);
-  const attempts = env.ph.server.kernel.store.sqlite
-    .prepare('select scan_attempts from inbound_attachments where id = ?')
-    .get(id) as { scan_attempts: number };
+  const [attempts] = (await query<{ scan_attempts: number }>(
+    env.ph.server.kernel.store,
+    'select scan_attempts from inbound_attachments where id = ?',
+    id,
+  )) as [{ scan_attempts: number }];
   t.is(attempts.scan_attempts, 0, 'clamd being away does not count against the attachment');
 
   proxy = await clamdProxy(clamd, port);
@@ -181,9 +184,11 @@ test('an attachment clamd keeps refusing is marked error after max_attempts and 
   await env.settled();
   const failed = await scannedAttachments(env, (states) => states[0] === 'error');
   const id = failed.attachments[0].id;
-  const row = env.ph.server.kernel.store.sqlite
-    .prepare('select scan_attempts, scan_detail from inbound_attachments where id = ?')
-    .get(id) as { scan_attempts: number; scan_detail: string };
+  const [row] = (await query<{ scan_attempts: number; scan_detail: string }>(
+    env.ph.server.kernel.store,
+    'select scan_attempts, scan_detail from inbound_attachments where id = ?',
+    id,
+  )) as [{ scan_attempts: number; scan_detail: string }];
   t.is(row.scan_attempts, 2);
   t.truthy(row.scan_detail);
   t.is((await env.ph.request('GET', `/v1/inbound/attachments/${id}/download`)).status, 404);

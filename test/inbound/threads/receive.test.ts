@@ -68,7 +68,7 @@ test('a routed message is parsed, stored, listed and announced with email.receiv
   );
   t.true(detail.body.size_bytes > 100);
 
-  const [event] = eventRows(env.ph, 'email.received');
+  const [event] = await eventRows(env.ph, 'email.received');
   t.truthy(event);
   t.is(event?.project_id, env.ph.owner.projectId);
   t.like(event?.data, {

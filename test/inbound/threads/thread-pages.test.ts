@@ -6,6 +6,7 @@
  */
 import test from 'ava';
 import { createRoute, DOMAIN, startInboundEnv } from '../env.js';
+import { query } from '../../helpers/sql.js';
 
 const SUMMARY = ['cc', 'created_at', 'from_header', 'id', 'subject', 'thread_id', 'to'];
 
@@ -21,9 +22,12 @@ test('the list and thread queries read the summary columns only', async (t) => {
   });
   await env.settled();
   const { store } = env.ph.server.services.inbound;
-  const { project_id: projectId, thread_id: threadId } = env.ph.server.kernel.store.sqlite
-    .prepare('select project_id, thread_id from inbound_messages')
-    .get() as { project_id: string; thread_id: string };
+  const [{ project_id: projectId, thread_id: threadId }] = (await query<{
+    project_id: string;
+    thread_id: string;
+  }>(env.ph.server.kernel.store, 'select project_id, thread_id from inbound_messages')) as [
+    { project_id: string; thread_id: string },
+  ];
 
   const listed = await store.listMessages(projectId, 50, undefined);
   t.is(listed.length, 1);

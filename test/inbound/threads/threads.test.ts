@@ -5,6 +5,7 @@
  */
 import test from 'ava';
 import { createRoute, DOMAIN, type InboundEnv, startInboundEnv } from '../env.js';
+import { query } from '../../helpers/sql.js';
 
 async function received(env: InboundEnv, subject: string) {
   const list = await env.ph.request('GET', '/v1/inbound/emails?limit=100');
@@ -13,16 +14,19 @@ async function received(env: InboundEnv, subject: string) {
   return (await env.ph.request('GET', `/v1/inbound/emails/${found.id}`)).body;
 }
 
-function storedMessage(env: InboundEnv, id: string) {
-  const row = env.ph.server.kernel.store.sqlite
-    .prepare(
-      `select m.subject, m.headers, b.text, m.from_header
-       from messages m left join message_bodies b on b.message_id = m.id where m.id = ?`,
-    )
-    .get(id) as { subject: string; headers: string; text: string; from_header: string };
-  const to = env.ph.server.kernel.store.sqlite
-    .prepare('select email from message_recipients where message_id = ?')
-    .all(id) as Array<{ email: string }>;
+async function storedMessage(env: InboundEnv, id: string) {
+  const { store } = env.ph.server.kernel;
+  const [row] = (await query<{ subject: string; headers: string; text: string; from_header: string }>(
+    store,
+    `select m.subject, m.headers, b.text, m.from_header
+     from messages m left join message_bodies b on b.message_id = m.id where m.id = ?`,
+    id,
+  )) as [{ subject: string; headers: string; text: string; from_header: string }];
+  const to = await query<{ email: string }>(
+    store,
+    'select email from message_recipients where message_id = ?',
+    id,
+  );
   return { ...row, headers: JSON.parse(row.headers) as Record<string, string>, to: to.map((r) => r.email) };
 }
 
@@ -127,7 +131,7 @@ test('a reply goes out through the send path with threading headers, once per Id
   t.regex(reply.body.id, /^msg_/);
   t.like(reply.body, { status: 'queued', thread_id: question.thread_id, in_reply_to: 'q-2@sender.example' });
 
-  const stored = storedMessage(env, reply.body.id);
+  const stored = await storedMessage(env, reply.body.id);
   t.is(stored.subject, 'Re: Question about my order');
   t.deepEqual(stored.to, ['tickets@sender.example'], 'a reply goes to Reply-To when there is one');
   t.deepEqual(stored.headers, {
@@ -165,9 +169,10 @@ test('a reply goes out through the send path with threading headers, once per Id
   t.is(b?.status, 202);
   t.is(a?.body.id, b?.body.id, 'two concurrent requests with one key send one reply');
   t.not(a?.body.id, reply.body.id);
-  const count = env.ph.server.kernel.store.sqlite
-    .prepare("select count(*) as n from messages where subject = 'Re: Question about my order'")
-    .get() as { n: number };
+  const [count] = (await query<{ n: number }>(
+    env.ph.server.kernel.store,
+    "select count(*) as n from messages where subject = 'Re: Question about my order'",
+  )) as [{ n: number }];
   t.is(count.n, 3);
 
   // Ann answers the reply: her message names the reply's Message-ID and joins the same thread.

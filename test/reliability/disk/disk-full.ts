@@ -75,7 +75,8 @@ export async function runDiskFull(options: DiskOptions): Promise<DiskSummary> {
         sending_ips: ['192.0.2.25'],
         retry_schedule: ['1s'],
         poll_interval: '100ms',
-        lease: '3s',
+        // Renewals fail while the disk is full: long enough to outlast a full phase on a busy host.
+        lease: '30s',
       },
       limits: { sends_per_minute_per_key: 1_000_000, sends_per_hour_per_recipient: 1_000_000 },
     },

@@ -4,6 +4,7 @@ import { encode } from 'uqr';
 import { del, get, post, put } from '../api';
 import type { Session } from '../session';
 import { CopyButton, Field, Form, PageHeader, Show, useLoad, When } from '../ui';
+import { Sessions } from './account-sessions';
 
 export function Account() {
   const session = useLoad(() => get<Session & { created_at: string }>('/v1/auth/session'), []);
@@ -26,8 +27,9 @@ export function Account() {
       </Show>
       <div class="two-col">
         <Password />
-        <TwoFactor />
+        <TwoFactor email={session.data?.email} />
       </div>
+      <Sessions />
     </>
   );
 }
@@ -35,21 +37,21 @@ export function Account() {
 function Password() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
-  const [done, setDone] = useState(false);
+  const [done, setDone] = useState<number>();
   return (
     <Form
       label="Password"
       submit="Save password"
       busy="Saving…"
       onSubmit={async () => {
-        setDone(false);
-        await put('/v1/dashboard/account/password', {
+        setDone(undefined);
+        const r = await put<{ other_sessions_ended: number }>('/v1/dashboard/account/password', {
           password: next,
           ...(current ? { current_password: current } : {}),
         });
         setCurrent('');
         setNext('');
-        setDone(true);
+        setDone(r.other_sessions_ended);
       }}
     >
       <h2>Password</h2>
@@ -68,13 +70,15 @@ function Password() {
         minLength={12}
         maxLength={128}
         required
-        hint="12 to 128 characters."
+        hint="12 to 128 characters; common and easily guessed passwords are refused. Your other sessions are signed out."
         value={next}
         onInput={(e) => setNext(e.currentTarget.value)}
       />
-      {done && (
+      {done !== undefined && (
         <p class="ok" role="status">
           Password saved.
+          {done > 0 &&
+            (done === 1 ? ' 1 other session was signed out.' : ` ${done} other sessions were signed out.`)}
         </p>
       )}
     </Form>
@@ -99,8 +103,11 @@ function QrCode({ text }: { text: string }) {
   );
 }
 
-function TwoFactor() {
+function TwoFactor({ email }: { email: string | undefined }) {
   const [pending, setPending] = useState<{ secret: string; otpauth_uri: string }>();
+  const [proof, setProof] = useState('');
+  const [emailCode, setEmailCode] = useState('');
+  const [codeSent, setCodeSent] = useState(false);
   const [code, setCode] = useState('');
   const [recovery, setRecovery] = useState<string[]>();
   const [offCode, setOffCode] = useState('');
@@ -166,10 +173,54 @@ function TwoFactor() {
             label="Set up an authenticator"
             submit="Set up authenticator"
             busy="Starting…"
-            onSubmit={async () => setPending(await post('/v1/dashboard/account/totp'))}
+            onSubmit={async () => {
+              setPending(
+                await post('/v1/dashboard/account/totp', {
+                  ...(proof ? { current_password: proof } : {}),
+                  ...(emailCode.trim() ? { email_code: emailCode.trim() } : {}),
+                }),
+              );
+              setProof('');
+              setEmailCode('');
+            }}
           >
-            {null}
+            <Field
+              label="Confirm with your password"
+              type="password"
+              autocomplete="current-password"
+              hint="No password yet? Use a sign-in code instead."
+              value={proof}
+              onInput={(e) => setProof(e.currentTarget.value)}
+            />
+            <details>
+              <summary>Use a sign-in code instead</summary>
+              <button
+                type="button"
+                disabled={!email}
+                onClick={async () => {
+                  await post('/v1/auth/request-code', { email, locale: 'en' });
+                  setCodeSent(true);
+                }}
+              >
+                Email me a code
+              </button>
+              {codeSent && (
+                <p class="hint" role="status">
+                  A code is on its way to {email}.
+                </p>
+              )}
+              <Field
+                label="Sign-in code from the email"
+                inputMode="numeric"
+                autocomplete="one-time-code"
+                pattern="\d{6}"
+                maxLength={6}
+                value={emailCode}
+                onInput={(e) => setEmailCode(e.currentTarget.value)}
+              />
+            </details>
           </Form>
+          <NewRecoveryCodes onMade={setRecovery} />
           <details open={off} onToggle={(e) => setOff(e.currentTarget.open)}>
             <summary>Turn two-factor authentication off</summary>
             <Form
@@ -194,5 +245,38 @@ function TwoFactor() {
         </>
       )}
     </section>
+  );
+}
+
+function NewRecoveryCodes({ onMade }: { onMade: (codes: string[]) => void }) {
+  const [code, setCode] = useState('');
+  return (
+    <details>
+      <summary>Make new recovery codes</summary>
+      <Form
+        label="Make new recovery codes"
+        submit="Make new codes"
+        busy="Making…"
+        onSubmit={async () => {
+          const r = await post<{ recovery_codes: string[] }>('/v1/dashboard/account/totp/recovery-codes', {
+            code: code.trim(),
+          });
+          setCode('');
+          onMade(r.recovery_codes);
+        }}
+      >
+        <p class="hint">The codes you have now stop working.</p>
+        <Field
+          label="Current code from the app"
+          inputMode="numeric"
+          autocomplete="one-time-code"
+          pattern="\d{6}"
+          maxLength={6}
+          required
+          value={code}
+          onInput={(e) => setCode(e.currentTarget.value)}
+        />
+      </Form>
+    </details>
   );
 }

@@ -16,6 +16,7 @@ import {
   ErrorNote,
 } from '../ui';
 import type { ApiError } from '../api';
+import { TwoFactorRequirement } from './members-security';
 
 const ROLES = ['owner', 'admin', 'developer', 'analyst', 'billing'];
 
@@ -68,6 +69,7 @@ export function Members() {
             ['Send, approve sends', 'yes', 'yes', 'yes', '', ''],
             ['Read messages and analytics', 'yes', 'yes', 'yes', 'yes', ''],
             ['Read the audit log', 'yes', 'yes', '', '', ''],
+            ['Require two-factor of owners and admins', 'yes', '', '', '', ''],
           ].map(([what, ...cells]) => (
             <tr key={what}>
               <th scope="row">{what}</th>
@@ -135,6 +137,7 @@ export function Members() {
           )
         }
       </Show>
+      <TwoFactorRequirement />
     </>
   );
 }

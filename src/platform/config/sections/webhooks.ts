@@ -12,6 +12,11 @@ export const webhooksSection = z
       .default(false)
       .describe('Allow endpoints on loopback, private or link-local addresses (tests only).'),
     timeout: duration({ min: '1ms', timer: true }).default('15s').describe('Timeout of one webhook request.'),
+    lease_margin: duration({ min: '1s', timer: true })
+      .default('60s')
+      .describe(
+        'How long a webhook request in flight stays leased beyond its timeout: a node that dies mid-request has the request sent again (same webhook-id) by another node, or after a restart, this long after the timeout.',
+      ),
     concurrency: z.int().positive().default(16).describe('Webhook requests in flight at once.'),
     per_endpoint_concurrency: z
       .int()

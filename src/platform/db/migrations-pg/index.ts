@@ -8,9 +8,11 @@ import type { PosthornMigration } from '../migrate.js';
 import * as schema from './0001-schema.js';
 import * as oauthSendApprovals from './0002-oauth-send-approvals.js';
 import * as eventsOrder from './0003-events-order.js';
+import * as organizationTwoFactor from './0004-organization-two-factor.js';
 
 export const migrations: Record<string, PosthornMigration> = {
   '0001-schema': schema,
   '0002-oauth-send-approvals': oauthSendApprovals,
   '0003-events-order': eventsOrder,
+  '0004-organization-two-factor': organizationTwoFactor,
 };

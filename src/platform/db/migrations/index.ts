@@ -37,6 +37,7 @@ import * as reputationCenter from './0025-reputation-center.js';
 import * as dedicatedIps from './0025a-dedicated-ips.js';
 import * as reputationConnections from './0025b-reputation-connections.js';
 import * as status from './0026-status.js';
+import * as organizationTwoFactor from './0027-organization-two-factor.js';
 
 export const migrations: Record<string, PosthornMigration> = {
   '0001-foundation': foundation,
@@ -71,4 +72,5 @@ export const migrations: Record<string, PosthornMigration> = {
   '0025a-dedicated-ips': dedicatedIps,
   '0025b-reputation-connections': reputationConnections,
   '0026-status': status,
+  '0027-organization-two-factor': organizationTwoFactor,
 };

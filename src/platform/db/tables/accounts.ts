@@ -18,6 +18,8 @@ export interface OrganizationsTable {
   name_key: string;
   kind: Defaulted<OrganizationKind>;
   created_at: number;
+  /** When an owner required two-factor of owners and admins (members/two-factor.ts); null: not required. */
+  two_factor_required_at: Defaulted<number | null>;
 }
 
 export interface UsersTable {
