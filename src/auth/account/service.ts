@@ -24,6 +24,11 @@ export interface AccountDeps {
   readonly systemMail: Pick<SystemMailService, 'send'>;
   readonly audit: AuditService;
   readonly product: string;
+  /**
+   * `accounts.reauthentication_window`: a sign-in this recent is proof enough to start enrolling
+   * an authenticator (GitHub's "sudo mode"): the person just gave their credentials.
+   */
+  readonly recentSignInMs: number;
   readonly log: Logger;
 }
 
@@ -111,7 +116,10 @@ export function createAccountService(deps: AccountDeps) {
       return { other_sessions_ended: ended };
     },
 
-    /** Starts enrolment after the person proves it is them (password, or a mailed code). */
+    /**
+     * Starts enrolment after the person proves it is them (password, or a mailed code), unless
+     * the session signed in within `recentSignInMs` and no proof was given.
+     */
     async startTotp(
       principal: SessionPrincipal,
       proof: { current_password?: string | undefined; email_code?: string | undefined },
@@ -122,7 +130,12 @@ export function createAccountService(deps: AccountDeps) {
         throw conflict(
           'Two-factor authentication is already on; turn it off first to enrol a new authenticator.',
         );
-      await login.reauthenticate(user, proof, client);
+      const proofGiven = proof.current_password !== undefined || proof.email_code !== undefined;
+      if (
+        proofGiven ||
+        !(await sessions.signedInSince(principal.sessionId, Date.now() - deps.recentSignInMs))
+      )
+        await login.reauthenticate(user, proof, client);
       return users.startTotp(user);
     },
 

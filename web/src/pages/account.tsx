@@ -45,13 +45,15 @@ function Password() {
       busy="Saving…"
       onSubmit={async () => {
         setDone(undefined);
-        const r = await put<{ other_sessions_ended: number }>('/v1/dashboard/account/password', {
+        // The change ends every other session: counted first, to say how many.
+        const live = await get<{ data: { current: boolean }[] }>('/v1/dashboard/account/sessions');
+        await put('/v1/dashboard/account/password', {
           password: next,
           ...(current ? { current_password: current } : {}),
         });
         setCurrent('');
         setNext('');
-        setDone(r.other_sessions_ended);
+        setDone(live.data.filter((s) => !s.current).length);
       }}
     >
       <h2>Password</h2>
