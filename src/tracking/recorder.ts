@@ -2,8 +2,9 @@
  * Records hits without making a response wait: the endpoints hand each hit to `record`, which
  * only keeps it in memory; a flush every `flushMs` classifies what is ready and writes it (the hit
  * rows and their `email.opened`/`email.clicked` events, one transaction of at most 200 hits,
- * committed without waiting for the disk, then the event listeners are told). A click waits `holdMs` (one second) first, so
- * that the clicks of the same message around it are known when it is judged (`all_links_at_once`).
+ * committed without waiting for the disk; the event log's readers are told on the next turn). A
+ * click waits `holdMs` (one second) first, so that the clicks of the same message around it are
+ * known when it is judged (`all_links_at_once`).
  *
  * A clean stop writes everything held, and from then on each hit is written before its response
  * goes (the HTTP server is closing beside it, and the store closes only after both): no hit a
@@ -59,6 +60,7 @@ export class HitRecorder {
   #flushing: Promise<void> = Promise.resolve();
   #stopping = false;
   #written = 0;
+  #notifying = false;
   readonly #facts = new Map<string, { facts: MessageFacts; until: number }>();
 
   constructor(deps: RecorderDeps) {
@@ -181,7 +183,7 @@ export class HitRecorder {
           ),
         );
       });
-      events.notify();
+      this.#notify();
       return;
     }
     await db.connection().execute((conn) =>
@@ -198,7 +200,21 @@ export class HitRecorder {
         }),
       ),
     );
-    events.notify();
+    this.#notify();
+  }
+
+  /**
+   * Tells the event log's readers on the next turn, not in the write's: the webhook fan-out reads
+   * its page as soon as it is told, and run within the write's turn it made one stall of both, with
+   * the requests in flight waiting behind it (one notice for the slices written meanwhile).
+   */
+  #notify(): void {
+    if (this.#notifying) return;
+    this.#notifying = true;
+    setImmediate(() => {
+      this.#notifying = false;
+      this.#deps.events.notify();
+    });
   }
 
   /** The facts of the hits' messages: from the cache, else asked for all at once. */
