@@ -67,6 +67,8 @@ interface Run {
   readonly mainMs: number;
   /** The host's 1-minute load average at the start of the window. */
   readonly load: number;
+  /** The server's peak RSS (VmHWM), MB. */
+  readonly peakRssMb: number;
 }
 
 interface BroadcastRun extends Run {
@@ -77,7 +79,6 @@ interface BroadcastRun extends Run {
   /** The same sends, request to 202. */
   readonly idleApiMs: number[];
   readonly underLoadApiMs: number[];
-  readonly peakRssMb: number;
   readonly importSeconds: number;
 }
 
@@ -110,6 +111,7 @@ async function runReference(dir: string, signedAtAdmission: boolean): Promise<Ru
     cpuMs: ((result.cpuPercent / 100) * windowMs) / (referenceMessages - 1),
     mainMs: result.mainThreadMsPerMessage ?? Number.NaN,
     load: started,
+    peakRssMb: result.peakRssMb ?? Number.NaN,
   };
 }
 
@@ -212,20 +214,21 @@ const missing: Run = {
   cpuMs: Number.NaN,
   mainMs: Number.NaN,
   load: Number.NaN,
+  peakRssMb: Number.NaN,
 };
 const at = (subject: Subject, i: number) => runs[subject][i] ?? missing;
 console.log(
   `\nbroadcast of ${contacts} contacts, ${kb} KB HTML, node ${process.version}; A: the delivery benchmark (${referenceMessages} messages signed at admission); B: the same, signed at delivery`,
 );
 console.log(
-  '| round | A msg/s | B msg/s | broadcast msg/s | ratio to A | ratio to B | CPU ms/msg A / B / broadcast | main thread ms/msg A / B / broadcast | tx idle p50 / p95 ms | tx under broadcast p50 / p95 ms (n) | latency ratio | tx 202 p50 idle / under broadcast ms | peak RSS MB | load avg at A / B / broadcast |',
+  '| round | A msg/s | B msg/s | broadcast msg/s | ratio to A | ratio to B | CPU ms/msg A / B / broadcast | main thread ms/msg A / B / broadcast | tx idle p50 / p95 ms | tx under broadcast p50 / p95 ms (n) | latency ratio | tx 202 p50 idle / under broadcast ms | peak RSS MB A / B / broadcast | load avg at A / B / broadcast |',
 );
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 broadcasts.forEach((run, i) => {
   const a = at('delivery', i);
   const b = at('signing', i);
   console.log(
-    `| ${i + 1} | ${f(a.rate)} | ${f(b.rate)} | ${f(run.rate)} | ${f(run.rate / a.rate, 2)}x | ${f(run.rate / b.rate, 2)}x | ${f(a.cpuMs, 2)} / ${f(b.cpuMs, 2)} / ${f(run.cpuMs, 2)} | ${f(a.mainMs, 2)} / ${f(b.mainMs, 2)} / ${f(run.mainMs, 2)} | ${f(median(run.idleMs), 1)} / ${f(p95(run.idleMs), 1)} | ${f(median(run.underLoadMs), 1)} / ${f(p95(run.underLoadMs), 1)} (${run.underLoadMs.length}) | ${f(median(run.underLoadMs) / median(run.idleMs), 2)}x | ${f(median(run.idleApiMs), 1)} / ${f(median(run.underLoadApiMs), 1)} | ${f(run.peakRssMb)} | ${f(a.load, 1)} / ${f(b.load, 1)} / ${f(run.load, 1)} |`,
+    `| ${i + 1} | ${f(a.rate)} | ${f(b.rate)} | ${f(run.rate)} | ${f(run.rate / a.rate, 2)}x | ${f(run.rate / b.rate, 2)}x | ${f(a.cpuMs, 2)} / ${f(b.cpuMs, 2)} / ${f(run.cpuMs, 2)} | ${f(a.mainMs, 2)} / ${f(b.mainMs, 2)} / ${f(run.mainMs, 2)} | ${f(median(run.idleMs), 1)} / ${f(p95(run.idleMs), 1)} | ${f(median(run.underLoadMs), 1)} / ${f(p95(run.underLoadMs), 1)} (${run.underLoadMs.length}) | ${f(median(run.underLoadMs) / median(run.idleMs), 2)}x | ${f(median(run.idleApiMs), 1)} / ${f(median(run.underLoadApiMs), 1)} | ${f(a.peakRssMb)} / ${f(b.peakRssMb)} / ${f(run.peakRssMb)} | ${f(a.load, 1)} / ${f(b.load, 1)} / ${f(run.load, 1)} |`,
   );
 });
 const ratios = (subject: Subject) => broadcasts.map((run, i) => run.rate / at(subject, i).rate);

@@ -1,7 +1,10 @@
 /**
  * Inbound SMTP: messages/s accepted from concurrent clients (50 KB messages, one attachment), and messages/s fully processed (parsed, authenticated, stored, attachment scanned by clamd), against a bare smtp-server that fsyncs each message, alternating.
  *
- * Usage: scripts/bench inbound [--rounds 3] [--messages 2000] [--connections 8]
+ * Usage: scripts/bench inbound [--rounds 3] [--messages 2000] [--connections 8] [--engine sqlite|postgresql]
+ *
+ * `--engine postgresql` runs each round on SQLite, then on PostgreSQL (a fresh database on the
+ * scripts/peers server), beside the floor: one node's inbound on either engine in the same run.
  *
  * Posthorn runs as `bin/posthorn serve` (its own process, with the script's Node flags) on a fresh data dir with a verified domain and
  * a catch-all route, the real clamd of scripts/peers, and a loopback DNS server answering the
@@ -15,14 +18,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
 import nodemailer from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { validateConfig } from '../src/platform/config/load.js';
+import { openPostgresStore, openStore } from '../src/platform/db/database.js';
 import { createLogger } from '../src/platform/log.js';
 import { startServer } from '../src/server.js';
 import { requireClamd } from '../test/helpers/clamd.js';
 import { startDnsServer } from '../test/helpers/dns-server.js';
+import { freshDatabase } from '../test/helpers/postgres.js';
+import { query } from '../test/helpers/sql.js';
 import { freePort, median, stopChild } from './lib.js';
 import { benchProject } from './project.js';
 
@@ -32,11 +37,15 @@ const { values } = parseArgs({
     messages: { type: 'string', default: '2000' },
     connections: { type: 'string', default: '8' },
     synchronous: { type: 'string', default: 'full' },
+    engine: { type: 'string', default: 'sqlite' },
   },
 });
 const rounds = Number(values.rounds);
 const total = Number(values.messages);
 const connections = Number(values.connections);
+if (values.engine !== 'sqlite' && values.engine !== 'postgresql')
+  throw new Error('--engine is sqlite or postgresql');
+const onPostgres = values.engine === 'postgresql';
 const root = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(root, 'bin/posthorn');
 const DOMAIN = 'bench.example';
@@ -163,12 +172,18 @@ async function runFloor(raw: Buffer): Promise<Result> {
   }
 }
 
-async function runPosthorn(raw: Buffer, dnsAddress: string, clamdPort: number): Promise<Result> {
+async function runPosthorn(
+  raw: Buffer,
+  dnsAddress: string,
+  clamdPort: number,
+  database?: string,
+): Promise<Result> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'posthorn-bench-inbound-'));
   const smtpPort = await freePort();
   const httpPort = await freePort();
+  const pg = database === undefined ? {} : { engine: 'postgresql', url: database, pool_size: 10 };
   const base = {
-    storage: { data_dir: dataDir },
+    storage: { data_dir: dataDir, ...pg },
     delivery: { enabled: false },
     dns: { servers: [dnsAddress] },
     clamav: { port: clamdPort },
@@ -191,6 +206,7 @@ async function runPosthorn(raw: Buffer, dnsAddress: string, clamdPort: number): 
       '[storage]',
       `data_dir = "${dataDir}"`,
       `synchronous = "${values.synchronous === 'normal' ? 'normal' : 'full'}"`,
+      ...(database === undefined ? [] : ['engine = "postgresql"', `url = "${database}"`, 'pool_size = 10']),
       '[smtp_in]',
       `listen = "127.0.0.1:${smtpPort}"`,
       'max_connections_per_ip = 100',
@@ -213,14 +229,26 @@ async function runPosthorn(raw: Buffer, dnsAddress: string, clamdPort: number): 
     env: flags === undefined ? process.env : { ...process.env, POSTHORN_NODE_FLAGS: flags },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const db = new Database(path.join(dataDir, 'posthorn.sqlite'), { readonly: true, fileMustExist: false });
+  // The bench's own connection to the store, to watch the verdicts arrive.
+  const db =
+    database === undefined
+      ? openStore(dataDir)
+      : openPostgresStore({ url: database, password_file: '', pool_size: 1 });
+  const scannedCount = async () =>
+    Number(
+      (
+        await query<{ n: number }>(
+          db,
+          "select count(*) as n from inbound_attachments where scan_state <> 'pending'",
+        )
+      )[0]?.n ?? 0,
+    );
   try {
     await waitSmtp(smtpPort);
     const started = performance.now();
     const { seconds, errors } = await drive(smtpPort, raw);
-    const scanned = db.prepare("select count(*) as n from inbound_attachments where scan_state <> 'pending'");
     const until = Date.now() + 300_000;
-    while ((scanned.get() as { n: number }).n < total - errors && Date.now() < until) {
+    while ((await scannedCount()) < total - errors && Date.now() < until) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const processedSeconds = (performance.now() - started) / 1000;
@@ -228,19 +256,19 @@ async function runPosthorn(raw: Buffer, dnsAddress: string, clamdPort: number): 
     console.log(
       `  posthorn CPU: ${cpu.toFixed(1)} s, ${((cpu * 1000) / total).toFixed(1)} ms per message (all threads)`,
     );
-    const states = db
-      .prepare('select scan_state, count(*) as n from inbound_attachments group by scan_state')
-      .all();
-    if (errors > 0 || (scanned.get() as { n: number }).n < total)
-      console.error('  states:', JSON.stringify(states));
+    const states = await query(
+      db,
+      'select scan_state, count(*) as n from inbound_attachments group by scan_state',
+    );
+    if (errors > 0 || (await scannedCount()) < total) console.error('  states:', JSON.stringify(states));
     return {
       acceptedPerSecond: total / seconds,
       processedPerSecond: (total - errors) / processedSeconds,
       errors,
     };
   } finally {
-    db.close();
     await stopChild(child);
+    await db.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -255,6 +283,7 @@ console.log(
 );
 const floor: Result[] = [];
 const posthorn: Result[] = [];
+const posthornPg: Result[] = [];
 for (let round = 1; round <= rounds; round++) {
   const f = await runFloor(raw);
   floor.push(f);
@@ -264,6 +293,18 @@ for (let round = 1; round <= rounds; round++) {
   console.log(
     `  round ${round} posthorn: ${p.acceptedPerSecond.toFixed(0)} accepted/s, ${p.processedPerSecond?.toFixed(0)} processed+scanned/s (${p.errors} errors)`,
   );
+  if (onPostgres) {
+    const database = await freshDatabase(null, { migrated: true });
+    try {
+      const q = await runPosthorn(raw, dns.address, clamd.port, database.url);
+      posthornPg.push(q);
+      console.log(
+        `  round ${round} posthorn on PostgreSQL: ${q.acceptedPerSecond.toFixed(0)} accepted/s, ${q.processedPerSecond?.toFixed(0)} processed+scanned/s (${q.errors} errors)`,
+      );
+    } finally {
+      await database.drop();
+    }
+  }
 }
 await dns.stop();
 const acceptedFloor = median(floor.map((r) => r.acceptedPerSecond));
@@ -275,4 +316,11 @@ console.log('|---|---|---|---|');
 console.log(
   `| posthorn | ${accepted.toFixed(0)} | ${processed.toFixed(0)} | ${(accepted / acceptedFloor).toFixed(2)}x |`,
 );
+if (onPostgres) {
+  const acceptedPg = median(posthornPg.map((r) => r.acceptedPerSecond));
+  const processedPg = median(posthornPg.map((r) => r.processedPerSecond ?? 0));
+  console.log(
+    `| posthorn on PostgreSQL | ${acceptedPg.toFixed(0)} | ${processedPg.toFixed(0)} | ${(acceptedPg / acceptedFloor).toFixed(2)}x (processed ${(processedPg / processed).toFixed(2)}x SQLite's) |`,
+  );
+}
 console.log(`| floor: smtp-server + fsync | ${acceptedFloor.toFixed(0)} | n/a | 1.00x |`);

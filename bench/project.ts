@@ -1,6 +1,7 @@
 /**
  * A benchmark's tenant: a bootstrapped project, a live API key with the given scopes (all by
- * default), and optionally a sending domain marked verified straight in the store (no DNS to publish).
+ * default), and optionally a sending domain marked verified straight in the store (no DNS to publish),
+ * on either engine.
  */
 import type { RunningServer } from '../src/server.js';
 
@@ -21,14 +22,23 @@ export async function benchProject(
   const { key } = await server.services.keys.create({ projectId, scopes, mode: 'live' }, 'bench');
   if (options.domain !== undefined) {
     const now = Date.now();
-    server.kernel.store.sqlite
-      .prepare(
-        `insert into domains (id, project_id, name, region, status, checks, created_at, updated_at, verified_at)
-         values ('dom_bench', ?, ?, 'eu', 'verified', '{}', ?, ?, ?)`,
-      )
-      .run(projectId, options.domain, now, now, now);
+    const { db } = server.kernel;
+    await db
+      .insertInto('domains')
+      .values({
+        id: 'dom_bench',
+        project_id: projectId,
+        name: options.domain,
+        region: 'eu',
+        status: 'verified',
+        checks: '{}',
+        created_at: now,
+        updated_at: now,
+        verified_at: now,
+      })
+      .execute();
     // As verifying a domain through the API does: the project leaves the sandbox.
-    server.kernel.store.sqlite.prepare(`update projects set status = 'active' where id = ?`).run(projectId);
+    await db.updateTable('projects').set({ status: 'active' }).where('id', '=', projectId).execute();
   }
   return { projectId, key };
 }

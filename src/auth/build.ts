@@ -4,6 +4,7 @@
  */
 import type { AuditService } from '../audit/service.js';
 import type { Kernel } from '../kernel.js';
+import { parseDuration } from '../platform/config/duration.js';
 import { createMemberService } from '../members/service.js';
 import { createMemberStore } from '../members/store.js';
 import { createTwoFactorPolicy } from '../members/two-factor.js';
@@ -68,6 +69,7 @@ export function buildAccounts(
     systemMail: services.systemMail,
     audit: services.audit,
     product: kernel.config.status.title,
+    recentSignInMs: parseDuration(kernel.config.accounts.reauthentication_window),
     log: kernel.log,
   });
   const twoFactor = createTwoFactorPolicy(memberStore, services.audit);

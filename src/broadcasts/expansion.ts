@@ -62,6 +62,9 @@ interface Prepared {
 
 type Step = 'progress' | 'waiting' | 'idle';
 
+/** How long the expansion waits before it counts a full backlog again, ms. */
+const WAIT_MS = 200;
+
 class Cancelled extends Error {}
 
 export class Expansion {
@@ -69,6 +72,12 @@ export class Expansion {
   readonly #prepared = new Map<string, Prepared>();
   /** Broadcasts held back until a time (the daily quota), by ID. */
   readonly #pausedUntil = new Map<string, number>();
+  /**
+   * Marketing messages that may still be queued before the backlog is counted again: a count
+   * reads every due marketing job (up to `queue_ahead` of them), so it is made once per refill,
+   * not once per batch.
+   */
+  #room = 0;
   #stopped = false;
   #running: Promise<void> = Promise.resolve();
   #wakeUp: (() => void) | undefined;
@@ -102,8 +111,10 @@ export class Expansion {
         this.#d.log.error({ err: error }, 'broadcast expansion pass failed');
       }
       if (this.#stopped) break;
-      // Between batches the event loop serves everything else (a yield, not a sleep).
-      const wait = step === 'progress' ? 0 : step === 'waiting' ? 50 : (this.#d.pollMs ?? 1000);
+      // Between batches the event loop serves everything else (a yield, not a sleep). Waiting for
+      // delivery to catch up, the backlog is counted again after WAIT_MS: `queue_ahead` messages
+      // outlast that at any rate the engine reaches.
+      const wait = step === 'progress' ? 0 : step === 'waiting' ? WAIT_MS : (this.#d.pollMs ?? 1000);
       await new Promise<void>((resolve) => {
         this.#wakeUp = resolve;
         this.#timer =
@@ -199,7 +210,10 @@ export class Expansion {
   /** Queues the next batch of contacts of a sending broadcast, or finishes it. */
   async #batch(row: BroadcastRow): Promise<Step> {
     const d = this.#d;
-    if ((await d.backlog()) >= d.queueAhead) return 'waiting';
+    if (this.#room < d.batch) {
+      this.#room = d.queueAhead - (await d.backlog());
+      if (this.#room <= 0) return 'waiting';
+    }
     const contacts = await d.audiences.subscribedAfter(row.audience_id, row.cursor, d.batch);
     if (contacts.length === 0) return this.#finish(row);
     const prepared = this.#prepare(row);
@@ -233,6 +247,7 @@ export class Expansion {
       if (error instanceof AppError && error.code === 'rate_limited') return this.#pause(row, error);
       throw error;
     }
+    this.#room -= drafts.length;
     return 'progress';
   }
 

@@ -25,7 +25,10 @@ const actions = async (env: Awaited<ReturnType<typeof startAccountsEnv>>, token:
   );
 };
 
-test('a password change ends the other sessions, keeps the current one, says how many ended, and mails a notice without the password', async (t) => {
+/** Every sign-in is "long ago": the current credential is asked at once. */
+const ALWAYS_ASK = { accounts: { reauthentication_window: '0s' } };
+
+test('a password change ends the other sessions, keeps the current one, audits how many ended, and mails a notice without the password', async (t) => {
   const env = await startAccountsEnv(t);
   const first = await signInByCode(env, OWNER, 1);
   const second = await signInByCode(env, OWNER, 2);
@@ -36,8 +39,7 @@ test('a password change ends the other sessions, keeps the current one, says how
       'User-Agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0',
     },
   });
-  t.is(set.status, 200, set.text);
-  t.deepEqual(set.body, { other_sessions_ended: 1 });
+  t.is(set.status, 204, set.text);
   t.is((await env.ph.request('GET', '/v1/auth/session', { key: second.token })).status, 401);
   t.is((await env.ph.request('GET', '/v1/auth/session', { key: first.token })).status, 200);
 
@@ -60,8 +62,7 @@ test('a password change ends the other sessions, keeps the current one, says how
     body: { password: NEXT, current_password: PASSWORD },
     headers: { 'Accept-Language': 'fr-CA,fr;q=0.9,en;q=0.5' },
   });
-  t.is(changed.status, 200, changed.text);
-  t.deepEqual(changed.body, { other_sessions_ended: 0 });
+  t.is(changed.status, 204, changed.text);
   const french = await receivedMail(env, 4);
   t.regex(french.subject, /^Le mot de passe de votre compte .+ a été modifié$/);
   t.false(french.text.includes('Vos autres sessions ont été fermées.'));
@@ -77,7 +78,7 @@ test('a password change ends the other sessions, keeps the current one, says how
 });
 
 test('enrolling TOTP needs the current password: missing is a 400 naming it, wrong a 403; turning it off needs a code; both mail a notice', async (t) => {
-  const env = await startAccountsEnv(t);
+  const env = await startAccountsEnv(t, ALWAYS_ASK);
   const { token } = await signInByCode(env, OWNER, 1);
   await env.ph.request('PUT', '/v1/dashboard/account/password', { key: token, body: { password: PASSWORD } });
 
@@ -122,13 +123,20 @@ test('enrolling TOTP needs the current password: missing is a 400 naming it, wro
     t.false(mail?.text.includes(PASSWORD));
   }
   t.deepEqual(
-    (await actions(env, token)).map((r) => r.action),
-    ['account.totp_disable', 'account.totp_enable', 'account.password_set'],
+    (await actions(env, token)).map((r) => [r.action, r.details.proof]),
+    [
+      ['account.totp_disable', undefined],
+      ['account.reauthentication_failed', 'totp_or_recovery_code'],
+      ['account.totp_enable', undefined],
+      ['account.reauthentication_failed', 'password'],
+      ['account.password_set', undefined],
+    ],
+    'each wrong proof is audited',
   );
 });
 
 test('an account without a password enrols TOTP with a fresh sign-in code, which works once', async (t) => {
-  const env = await startAccountsEnv(t);
+  const env = await startAccountsEnv(t, ALWAYS_ASK);
   const { token } = await signInByCode(env, OWNER, 1);
   const bare = await post(env, '/v1/dashboard/account/totp', {}, token);
   t.is(bare.status, 400, bare.text);
@@ -142,6 +150,17 @@ test('an account without a password enrols TOTP with a fresh sign-in code, which
   // The code is spent: it neither starts another enrolment nor signs in.
   t.is((await post(env, '/v1/dashboard/account/totp', { email_code: code }, token)).status, 403);
   t.is((await post(env, '/v1/auth/verify-code', { email: OWNER, code })).status, 401);
+});
+
+test('within the reauthentication window of signing in, the sign-in is the proof: TOTP enrolment starts with an empty body; a wrong proof given is still refused', async (t) => {
+  const env = await startAccountsEnv(t);
+  const { token } = await signInByCode(env, OWNER, 1);
+  await env.ph.request('PUT', '/v1/dashboard/account/password', { key: token, body: { password: PASSWORD } });
+  const wrong = await post(env, '/v1/dashboard/account/totp', { current_password: `${PASSWORD}!` }, token);
+  t.is(wrong.status, 403, 'a proof that is given is checked');
+  const enrol = await post(env, '/v1/dashboard/account/totp', undefined, token);
+  t.is(enrol.status, 201, enrol.text);
+  t.regex(enrol.body.secret, /^[A-Z2-7]+=*$/);
 });
 
 test('common and easily guessed passwords are refused with a 400 naming the reason, and nothing is set', async (t) => {
@@ -168,8 +187,55 @@ test('common and easily guessed passwords are refused with a 400 naming the reas
     key: token,
     body: { password: PASSWORD },
   });
-  t.is(strong.status, 200, strong.text);
+  t.is(strong.status, 204, strong.text);
   // Nothing was set by the refused ones: only the strong password signs in.
   t.is((await post(env, '/v1/auth/login-password', { email: OWNER, password: 'password1234' })).status, 401);
   t.is((await post(env, '/v1/auth/login-password', { email: OWNER, password: PASSWORD })).status, 200);
+});
+
+test('new recovery codes need the current authenticator code, void the earlier ones, and mail a notice', async (t) => {
+  const env = await startAccountsEnv(t);
+  const { token } = await signInByCode(env, OWNER, 1);
+  await env.ph.request('PUT', '/v1/dashboard/account/password', { key: token, body: { password: PASSWORD } });
+  const none = await post(env, '/v1/dashboard/account/totp/recovery-codes', { code: '123456' }, token);
+  t.is(none.status, 404, 'not before two-factor is on');
+  const enrol = await post(env, '/v1/dashboard/account/totp', { current_password: PASSWORD }, token);
+  const secret: string = enrol.body.secret;
+  const on = await post(env, '/v1/dashboard/account/totp/confirm', { code: pyotpCode(secret) }, token);
+  const old: string[] = on.body.recovery_codes;
+
+  const wrong = await post(
+    env,
+    '/v1/dashboard/account/totp/recovery-codes',
+    { code: '000000' === pyotpCode(secret, 1) ? '111111' : '000000' },
+    token,
+  );
+  t.is(wrong.status, 403, wrong.text);
+  const made = await post(
+    env,
+    '/v1/dashboard/account/totp/recovery-codes',
+    { code: pyotpCode(secret, 1) },
+    token,
+  );
+  t.is(made.status, 200, made.text);
+  const fresh: string[] = made.body.recovery_codes;
+  t.is(fresh.length, 10);
+  t.false(fresh.some((c) => old.includes(c)));
+
+  const signInWith = (recovery_code: string) =>
+    post(env, '/v1/auth/login-password', { email: OWNER, password: PASSWORD, recovery_code });
+  t.is((await signInWith(old[0] as string)).status, 401, 'an earlier code no longer works');
+  t.is((await signInWith(fresh[0] as string)).status, 200, 'a new one does');
+
+  const mails = await receivedMails(env, 4);
+  const notice = mails.find((m) => /^New recovery codes for your .+ account$/.test(m.subject));
+  t.truthy(notice, mails.map((m) => m.subject).join(' | '));
+  t.regex(notice?.text ?? '', /the earlier ones no longer work/);
+  for (const code of [...fresh, ...old])
+    t.false(notice?.text.includes(code), 'no recovery code in the notice');
+  const records = (await actions(env, token)).map((r) => [r.action, r.details.proof]);
+  t.deepEqual(records.slice(0, 2), [
+    ['account.recovery_codes_regenerate', undefined],
+    ['account.reauthentication_failed', 'totp_code'],
+  ]);
 });

@@ -17,7 +17,7 @@ import { freePort, spawnServe, waitForPort } from './serve-process.js';
 
 test('a message acknowledged with 250 survives a SIGKILL and is processed on the next start', async (t) => {
   // 1. An operator's setup: a project, a verified domain, a route.
-  const { dataDir, clamd, overrides, projectId } = await stoppedSetup(t, 'durable');
+  const { dataDir, database, clamd, overrides, projectId } = await stoppedSetup(t, 'durable');
   const log = createLogger('silent');
 
   // 2. The real process, with a resolver that never answers, so processing stalls after the 250.
@@ -27,6 +27,7 @@ test('a message acknowledged with 250 survives a SIGKILL and is processed on the
   const smtpPort = await freePort();
   const { child, exited, stderr } = await spawnServe({
     dataDir,
+    database,
     smtpPort,
     dns: `127.0.0.1:${blackhole.address().port}`,
     clamdPort: clamd.port,

@@ -21,25 +21,27 @@ import { testConfig } from '../helpers/server.js';
 import { eventually } from './env.js';
 import { freePort, spawnServe } from './serve-process.js';
 import { spoolMessage } from './spool-message.js';
+import { query } from '../helpers/sql.js';
 
-test('a left-over message that two runs started and never finished is recorded as failed and kept aside', async (t) => {
+test('a left-over message that three runs started and never finished is recorded as failed and kept aside', async (t) => {
   t.timeout(120_000);
-  const { dataDir, clamd, overrides, projectId, recipient } = await stoppedSetup(t, 'poison');
+  const { dataDir, database, clamd, overrides, projectId, recipient } = await stoppedSetup(t, 'poison');
   const log = createLogger('silent');
 
   const spoolDir = join(dataDir, 'inbound', 'spool');
   const spool = await openSpool(spoolDir);
   const poison = await spoolMessage(spool, recipient, 'Poison');
 
-  // Two runs of the real process start processing it (stalled on a resolver that never answers)
-  // and die before they finish.
+  // Three runs of the real process start processing it (stalled on a resolver that never
+  // answers) and die before they finish.
   const blackhole = createSocket('udp4');
   await new Promise<void>((resolve) => blackhole.bind(0, '127.0.0.1', () => resolve()));
   t.teardown(() => blackhole.close());
   const runsFile = join(spoolDir, `${poison}.runs`);
-  for (const run of [1, 2]) {
+  for (const run of [1, 2, 3]) {
     const serve = await spawnServe({
       dataDir,
+      database,
       smtpPort: await freePort(),
       dns: `127.0.0.1:${blackhole.address().port}`,
       clamdPort: clamd.port,
@@ -67,12 +69,14 @@ test('a left-over message that two runs started and never finished is recorded a
     listed.data.map((m) => m.subject),
     ['Fine'],
   );
-  const receipt = restarted.kernel.store.sqlite
-    .prepare('select kind, mail_from, outcome from inbound_receipts where id = ?')
-    .get(poison) as { kind: string; mail_from: string; outcome: string };
+  const [receipt] = (await query<{ kind: string; mail_from: string; outcome: string }>(
+    restarted.kernel.store,
+    'select kind, mail_from, outcome from inbound_receipts where id = ?',
+    poison,
+  )) as [{ kind: string; mail_from: string; outcome: string }];
   t.is(receipt.kind, 'failed');
   t.is(receipt.mail_from, 'ann@sender.example');
-  t.regex(JSON.parse(receipt.outcome).failed, /started by 2 earlier runs/);
+  t.regex(JSON.parse(receipt.outcome).failed, /started by 3 earlier runs/);
   t.deepEqual(readdirSync(spoolDir), []);
   t.deepEqual(readdirSync(join(dataDir, 'inbound', 'failed')), [`${poison}.eml`]);
   t.true(
@@ -82,7 +86,7 @@ test('a left-over message that two runs started and never finished is recorded a
 
 test('a left-over message one run started and did not finish is processed alone, so that a kill counts against it only', async (t) => {
   t.timeout(120_000);
-  const { dataDir, clamd, recipient } = await stoppedSetup(t, 'poison-alone');
+  const { dataDir, database, clamd, recipient } = await stoppedSetup(t, 'poison-alone');
   const spoolDir = join(dataDir, 'inbound', 'spool');
   const spool = await openSpool(spoolDir);
   // Oldest first: the suspect is at the head of the queue, three healthy messages behind it.
@@ -100,6 +104,7 @@ test('a left-over message one run started and did not finish is processed alone,
   t.teardown(() => blackhole.close());
   const serve = await spawnServe({
     dataDir,
+    database,
     smtpPort: await freePort(),
     dns: `127.0.0.1:${blackhole.address().port}`,
     clamdPort: clamd.port,
@@ -126,17 +131,17 @@ test('a message given up on whose move to failed/ did not happen is moved there 
   const spoolDir = join(dataDir, 'inbound', 'spool');
   const failedDir = join(dataDir, 'inbound', 'failed');
   const poison = await spoolMessage(await openSpool(spoolDir), recipient, 'Poison');
-  // What two runs that died processing it leave beside it (the test above has real ones die).
-  writeFileSync(join(spoolDir, `${poison}.runs`), '2');
+  // What three runs that died processing it leave beside it (the test above has real ones die).
+  writeFileSync(join(spoolDir, `${poison}.runs`), '3');
   // A file where the failed directory goes: the move fails once the failed receipt is committed,
   // as if the process had died between the two.
   writeFileSync(failedDir, 'in the way');
 
   const receipts = (server: RunningServer) =>
-    server.kernel.store.sqlite.prepare('select kind from inbound_receipts where id = ?').all(poison);
+    query<{ kind: string }>(server.kernel.store, 'select kind from inbound_receipts where id = ?', poison);
   const first = await startServer(testConfig(dataDir, overrides), log);
   await first.services.inbound.ready();
-  await eventually(() => (receipts(first).length > 0 ? true : undefined));
+  await eventually(async () => ((await receipts(first)).length > 0 ? true : undefined));
   await first.stop();
   t.true(existsSync(join(spoolDir, `${poison}.eml`)), 'the message is still in the spool');
 
@@ -146,7 +151,7 @@ test('a message given up on whose move to failed/ did not happen is moved there 
   t.teardown(() => restarted.stop());
   await restarted.services.inbound.ready();
   await restarted.services.inbound.settled();
-  t.deepEqual(receipts(restarted), [{ kind: 'failed' }]);
+  t.deepEqual(await receipts(restarted), [{ kind: 'failed' }]);
   t.deepEqual(readdirSync(spoolDir), []);
   t.deepEqual(existsSync(failedDir) ? readdirSync(failedDir) : [], [`${poison}.eml`]);
   t.true(readFileSync(join(failedDir, `${poison}.eml`), 'latin1').includes('Subject: Poison'));

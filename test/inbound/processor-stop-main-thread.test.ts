@@ -18,7 +18,7 @@ const STOP_WITHIN_MS = 12_000;
 
 test('with workers = 0, a stop that abandons analysis waiting on DNS still lets the process exit', async (t) => {
   t.timeout(90_000);
-  const { dataDir, clamd, recipient } = await stoppedSetup(t, 'main-thread-stop');
+  const { dataDir, database, clamd, recipient } = await stoppedSetup(t, 'main-thread-stop');
   const spoolDir = join(dataDir, 'inbound', 'spool');
   const held = await spoolMessage(await openSpool(spoolDir), recipient, 'Held at the stop');
   const blackhole = createSocket('udp4');
@@ -27,6 +27,7 @@ test('with workers = 0, a stop that abandons analysis waiting on DNS still lets 
 
   const serve = await spawnServe({
     dataDir,
+    database,
     smtpPort: await freePort(),
     dns: `127.0.0.1:${blackhole.address().port}`,
     clamdPort: clamd.port,

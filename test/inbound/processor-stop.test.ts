@@ -18,13 +18,17 @@ import { eventually } from './env.js';
 import { freePort, spawnServe } from './serve-process.js';
 import { spoolMessage } from './spool-message.js';
 import { stoppedSetup } from './stopped-setup.js';
+import { query } from '../helpers/sql.js';
 
 /** The processor's bound (5 s) and the rest of the stop, far below a DNS query's 120 s here. */
 const STOP_WITHIN_MS = 12_000;
 
 test('a stop leaves a message whose processing hangs for the next start, which processes it once', async (t) => {
   t.timeout(120_000);
-  const { dataDir, clamd, overrides, projectId, recipient } = await stoppedSetup(t, 'processor-stop');
+  const { dataDir, database, clamd, overrides, projectId, recipient } = await stoppedSetup(
+    t,
+    'processor-stop',
+  );
   const spoolDir = join(dataDir, 'inbound', 'spool');
   const held = await spoolMessage(await openSpool(spoolDir), recipient, 'Held at the stop');
   const runsFile = join(spoolDir, `${held}.runs`);
@@ -36,6 +40,7 @@ test('a stop leaves a message whose processing hangs for the next start, which p
   for (const run of [1, 2]) {
     const serve = await spawnServe({
       dataDir,
+      database,
       smtpPort: await freePort(),
       dns: `127.0.0.1:${blackhole.address().port}`,
       clamdPort: clamd.port,
@@ -76,9 +81,11 @@ test('a stop leaves a message whose processing hangs for the next start, which p
     listed.data.map((email) => email.subject),
     ['Held at the stop'],
   );
-  const receipts = restarted.kernel.store.sqlite
-    .prepare('select kind from inbound_receipts where id = ?')
-    .all(held);
+  const receipts = await query(
+    restarted.kernel.store,
+    'select kind from inbound_receipts where id = ?',
+    held,
+  );
   t.deepEqual(receipts, [{ kind: 'routed' }]);
   t.deepEqual(readdirSync(spoolDir), []);
   t.false(existsSync(join(dataDir, 'inbound', 'failed')));

@@ -55,6 +55,8 @@ export async function spawnServe(options: {
   readonly dnsTimeoutMs?: number;
   /** `smtp_in.workers` (the default, 1, unless given); 0 analyses received mail on the main thread. */
   readonly workers?: number;
+  /** The PostgreSQL database to store in (`stoppedSetup`'s), else the data dir's SQLite file. */
+  readonly database?: string | undefined;
 }): Promise<{ child: ChildProcess; exited: Promise<NodeJS.Signals | null>; stderr: () => string }> {
   const configFile = join(options.dataDir, 'config.toml');
   writeFileSync(
@@ -65,6 +67,9 @@ export async function spawnServe(options: {
       '[storage]',
       `data_dir = "${options.dataDir}"`,
       'synchronous = "full"',
+      ...(options.database === undefined
+        ? []
+        : ['engine = "postgresql"', `url = "${options.database}"`, 'pool_size = 4']),
       '[smtp_in]',
       'enabled = true',
       `listen = "127.0.0.1:${options.smtpPort}"`,
@@ -82,7 +87,9 @@ export async function spawnServe(options: {
   );
   const serve = [BIN, 'serve', '--config', configFile];
   const command = options.spoolDiskBytes === undefined ? serve : onSmallSpoolDisk(options, serve);
-  const child = spawn(command[0] as string, command.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
+  // The test's own POSTHORN_ variables (POSTHORN_TEST_ENGINE, ...) are no keys of the server's config.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('POSTHORN_')));
+  const child = spawn(command[0] as string, command.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk) => {
     stderr += chunk;

@@ -13,6 +13,7 @@ import { startServer } from '../../src/server.js';
 import { publish, SENDING_IP } from '../domains/env.js';
 import { type ClamdAddress, requireClamd } from '../helpers/clamd.js';
 import { type DnsTestServer, startDnsServer } from '../helpers/dns-server.js';
+import { freshDatabase, testEngine } from '../helpers/postgres.js';
 import { type ConfigOverrides, testConfig } from '../helpers/server.js';
 import { DOMAIN } from './env.js';
 
@@ -22,6 +23,8 @@ export interface StoppedSetup {
   readonly clamd: ClamdAddress;
   /** The config the setup ran with; a later in-process start uses the same. */
   readonly overrides: ConfigOverrides;
+  /** With POSTHORN_TEST_ENGINE=postgresql, the database every start of this setup uses. */
+  readonly database: string | undefined;
   readonly projectId: string;
   readonly routeId: string;
   /** The route's address as the listener resolves it, for writing into the spool directly. */
@@ -38,7 +41,12 @@ export async function stoppedSetup(
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const dns = await startDnsServer();
   t.teardown(() => dns.stop());
+  // On PostgreSQL every start of the setup (in process or `posthorn serve`) uses one database, as
+  // every start on SQLite uses the data dir's file.
+  const database =
+    testEngine() === 'postgresql' ? (await freshDatabase(t, { migrated: true })).url : undefined;
   const overrides: ConfigOverrides = {
+    ...(database === undefined ? {} : { storage: { engine: 'postgresql', url: database, pool_size: 4 } }),
     dns: { servers: [dns.address] },
     delivery: { sending_ips: [SENDING_IP] },
     clamav: { host: clamd.host, port: clamd.port },
@@ -63,5 +71,5 @@ export async function stoppedSetup(
     projectId,
     routeId: route.id,
   };
-  return { dataDir, dns, clamd, overrides, projectId, routeId: route.id, recipient };
+  return { dataDir, dns, clamd, overrides, database, projectId, routeId: route.id, recipient };
 }

@@ -41,7 +41,7 @@ test('keys, session tokens, passwords, login codes, TOTP and webhook secrets nev
     key: session,
     body: { password: PASSWORD },
   });
-  t.is(set.status, 200, set.text);
+  t.is(set.status, 204, set.text);
   t.is((await post(env, '/v1/auth/login-password', { email: OWNER, password: `${PASSWORD}!` })).status, 401);
   const login = await post(env, '/v1/auth/login-password', { email: OWNER, password: PASSWORD });
   t.is(login.status, 200, login.text);

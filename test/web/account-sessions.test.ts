@@ -2,7 +2,7 @@
  * The Account page in a real browser: the person's sessions (this one marked, another ended with a
  * click, then all others), a password change that signs the others out and says so, and setting up
  * an authenticator on an account without a password, confirmed by a mailed sign-in code; and the
- * Members page's two-factor requirement for owners and admins.
+ * Members page's two-factor requirement for owners and admins, and new recovery codes.
  */
 import test from 'ava';
 import type { Browser } from 'playwright-core';
@@ -143,4 +143,18 @@ test('an owner requires two-factor of owners and admins from the Members page, o
   const setting = await env.ph.request('GET', '/v1/dashboard/organization/security', { key: token });
   t.true(setting.body.require_two_factor_for_admins);
   t.true(await form.getByLabel('Require two-factor authentication of owners and admins').isChecked());
+
+  // New recovery codes from the Account page, with the authenticator's current code.
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Account', exact: true })
+    .click();
+  await page.getByRole('heading', { level: 1, name: 'Account' }).waitFor();
+  await page.locator('summary', { hasText: 'Make new recovery codes' }).click();
+  await page.getByLabel('Current code from the app').fill(pyotpCode(enrol.body.secret, 1));
+  await page.getByRole('button', { name: 'Make new codes' }).click();
+  await page.getByText('Two-factor authentication is on.').waitFor();
+  t.is(await page.locator('.codes li').count(), 10);
+  const shown = ((await page.locator('.codes li').first().textContent()) ?? '').trim();
+  t.false((on.body.recovery_codes as string[]).includes(shown), 'new codes, not the ones of enrolment');
 });

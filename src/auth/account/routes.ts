@@ -14,7 +14,7 @@ import {
   totpDisableBody,
   totpEnrolment,
 } from '../login/schemas.js';
-import { passwordChanged, totpStartBody } from './schemas.js';
+import { totpStartBody } from './schemas.js';
 import type { AccountService } from './service.js';
 
 const TAG = 'Account';
@@ -30,31 +30,31 @@ export function accountRoutes(account: AccountService): RouteSpec[] {
       method: 'put',
       path: '/v1/dashboard/account/password',
       summary: "Set or change the signed-in person's password",
-      description: `\`current_password\` is required once the account has a password (403 when it is wrong). A new password is refused (400 naming \`password\`) when it is a common password or easy to guess. Every other session of the person ends; the current one stays.${NOTICE}`,
+      description: `\`current_password\` is required once the account has a password (403 when it is wrong). A new password is refused (400 naming \`password\`) when it is a common password or easy to guess. Every other session of the person ends; the current one stays (the audit entry counts them; \`GET /v1/dashboard/account/sessions\` shows what is left).${NOTICE}`,
       tag: TAG,
       auth: 'session',
       body: changePasswordBody,
       responses: {
-        200: { description: 'Password set; how many other sessions ended.', schema: passwordChanged },
+        204: { description: 'Password set; the other sessions ended.' },
         403: { description: 'current_password is wrong.' },
         429: { description: 'Too many credential checks for this address or from this client.' },
       },
-      handler: async (req) => ({
-        status: 200,
-        body: await account.changePassword(
+      handler: async (req) => {
+        await account.changePassword(
           requireSession(req.principal),
           req.body,
           localeOf(req.ctx),
           clientOf(req.ctx),
-        ),
-      }),
+        );
+        return { status: 204 };
+      },
     }),
     defineRoute({
       method: 'post',
       path: '/v1/dashboard/account/totp',
       summary: 'Start enrolling an authenticator app (RFC 6238)',
       description:
-        'Needs proof that it is still you: `current_password` when the account has a password, else `email_code` (a code from `POST /v1/auth/request-code`). The secret stays pending until `POST /v1/dashboard/account/totp/confirm` receives a first code.',
+        'Within ten minutes of signing in, the sign-in is the proof and the body may be empty. Later, it needs proof that it is still you: `current_password` when the account has a password, else `email_code` (a code from `POST /v1/auth/request-code`). The secret stays pending until `POST /v1/dashboard/account/totp/confirm` receives a first code.',
       tag: TAG,
       auth: 'session',
       body: totpStartBody,
@@ -85,6 +85,30 @@ export function accountRoutes(account: AccountService): RouteSpec[] {
       },
       handler: async (req) => {
         const codes = await account.confirmTotp(
+          requireSession(req.principal),
+          req.body.code,
+          localeOf(req.ctx),
+          clientOf(req.ctx),
+        );
+        return { status: 200, body: { recovery_codes: codes } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/dashboard/account/totp/recovery-codes',
+      summary: 'Make new recovery codes; the earlier ones stop working',
+      description: `Needs the authenticator's current code.${NOTICE}`,
+      tag: TAG,
+      auth: 'session',
+      body: totpConfirmBody,
+      responses: {
+        200: { description: 'The new recovery codes, shown once.', schema: recoveryCodes },
+        403: { description: 'The code is not the current one.' },
+        404: { description: 'Two-factor authentication is not on.' },
+        429: { description: 'Too many credential checks for this address or from this client.' },
+      },
+      handler: async (req) => {
+        const codes = await account.regenerateRecoveryCodes(
           requireSession(req.principal),
           req.body.code,
           localeOf(req.ctx),

@@ -3,23 +3,18 @@ import { z } from 'zod';
 import { sixDigits } from '../login/schemas.js';
 import { PASSWORD_MAX } from '../login/password.js';
 
-export const passwordChanged = z.object({
-  other_sessions_ended: z
-    .number()
-    .int()
-    .describe('How many of your other sessions were signed out by the change (the current one stays).'),
-});
-
 export const totpStartBody = z.strictObject({
   current_password: z
     .string({ error: 'must be a string' })
     .max(PASSWORD_MAX, `must be at most ${PASSWORD_MAX} characters`)
     .optional()
-    .describe('Required when the account has a password: proof that it is still you.'),
+    .describe(
+      'Required when the account has a password and the session signed in more than ten minutes ago: proof that it is still you.',
+    ),
   email_code: sixDigits
     .optional()
     .describe(
-      'Required when the account has no password: a sign-in code from `POST /v1/auth/request-code`, used up here.',
+      'Required when the account has no password and the session signed in more than ten minutes ago: a sign-in code from `POST /v1/auth/request-code`, used up here.',
     ),
 });
 

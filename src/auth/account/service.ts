@@ -4,7 +4,7 @@
  * (3.3.3), and their sessions listed and ended (3.3.4). Each change is audited under a name.
  */
 import type { AuditService } from '../../audit/service.js';
-import { conflict, notFound } from '../../platform/http/errors.js';
+import { AppError, conflict, notFound } from '../../platform/http/errors.js';
 import type { SessionPrincipal } from '../../platform/http/principal.js';
 import type { Logger } from '../../platform/log.js';
 import type { SystemMailService } from '../../system-mail/service.js';
@@ -24,6 +24,11 @@ export interface AccountDeps {
   readonly systemMail: Pick<SystemMailService, 'send'>;
   readonly audit: AuditService;
   readonly product: string;
+  /**
+   * `accounts.reauthentication_window`: a sign-in this recent is proof enough to start enrolling
+   * an authenticator (GitHub's "sudo mode"): the person just gave their credentials.
+   */
+  readonly recentSignInMs: number;
   readonly log: Logger;
 }
 
@@ -72,6 +77,21 @@ export function createAccountService(deps: AccountDeps) {
       .catch((error: unknown) => log.warn({ err: error, user_id: user.id }, 'security notice not sent'));
   };
 
+  /** A wrong proof of the current credential (a 403) is audited like a failed sign-in. */
+  const audited = async <T>(work: Promise<T>, user: UserRow, proof: string): Promise<T> => {
+    try {
+      return await work;
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'forbidden')
+        await audit.record({
+          action: 'account.reauthentication_failed',
+          target: user.id,
+          details: { proof },
+        });
+      throw error;
+    }
+  };
+
   return {
     notify,
 
@@ -85,7 +105,7 @@ export function createAccountService(deps: AccountDeps) {
       const user = await me(principal);
       login.countAttempt(user.email, client);
       const first = user.password_hash === null;
-      await users.changePassword(user, input.password, input.current_password);
+      await audited(users.changePassword(user, input.password, input.current_password), user, 'password');
       const ended = await sessions.revokeOthers(user.id, principal.sessionId);
       await audit.record({
         action: first ? 'account.password_set' : 'account.password_change',
@@ -96,7 +116,10 @@ export function createAccountService(deps: AccountDeps) {
       return { other_sessions_ended: ended };
     },
 
-    /** Starts enrolment after the person proves it is them (password, or a mailed code). */
+    /**
+     * Starts enrolment after the person proves it is them (password, or a mailed code), unless
+     * the session signed in within `recentSignInMs` and no proof was given.
+     */
     async startTotp(
       principal: SessionPrincipal,
       proof: { current_password?: string | undefined; email_code?: string | undefined },
@@ -107,7 +130,12 @@ export function createAccountService(deps: AccountDeps) {
         throw conflict(
           'Two-factor authentication is already on; turn it off first to enrol a new authenticator.',
         );
-      await login.reauthenticate(user, proof, client);
+      const proofGiven = proof.current_password !== undefined || proof.email_code !== undefined;
+      if (
+        proofGiven ||
+        !(await sessions.signedInSince(principal.sessionId, Date.now() - deps.recentSignInMs))
+      )
+        await login.reauthenticate(user, proof, client);
       return users.startTotp(user);
     },
 
@@ -128,9 +156,24 @@ export function createAccountService(deps: AccountDeps) {
     async disableTotp(principal: SessionPrincipal, code: string, locale: Locale, client: Client) {
       const user = await me(principal);
       login.countAttempt(user.email, client);
-      await users.disableTotp(user, code);
+      await audited(users.disableTotp(user, code), user, 'totp_or_recovery_code');
       await audit.record({ action: 'account.totp_disable', target: user.id });
       await notify(user, 'totp_disabled', locale, client, false);
+    },
+
+    /** New recovery codes, after a current TOTP code; the earlier ones stop working. */
+    async regenerateRecoveryCodes(
+      principal: SessionPrincipal,
+      code: string,
+      locale: Locale,
+      client: Client,
+    ): Promise<string[]> {
+      const user = await me(principal);
+      login.countAttempt(user.email, client);
+      const codes = await audited(users.regenerateRecoveryCodes(user, code), user, 'totp_code');
+      await audit.record({ action: 'account.recovery_codes_regenerate', target: user.id });
+      await notify(user, 'recovery_codes', locale, client, false);
+      return codes;
     },
 
     /** The person's live sessions in every organization, newest first; the current one marked. */

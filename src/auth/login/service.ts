@@ -87,6 +87,12 @@ export function createLoginService(deps: LoginDeps) {
     );
   };
 
+  /** A signed-in person's proof that failed: audited like a failed sign-in, then a 403. */
+  const refused = async (user: UserRow, proof: string, message: string): Promise<never> => {
+    await audit.record({ action: 'account.reauthentication_failed', target: user.id, details: { proof } });
+    throw new AppError('forbidden', message);
+  };
+
   /** The session of a user whose credentials passed: their first organization's first project. */
   const open = async (user: UserRow, method: AuthMethod, client: Client): Promise<LoginSuccess> => {
     const memberships = await members.listByUser(user.id);
@@ -150,7 +156,7 @@ export function createLoginService(deps: LoginDeps) {
         if (proof.current_password === undefined)
           throw invalidBody('current_password', 'is required: confirm it is you with your current password');
         if (!(await verifyPassword(user.password_hash, proof.current_password)))
-          throw new AppError('forbidden', 'current_password is not the current password.');
+          return refused(user, 'password', 'current_password is not the current password.');
         return;
       }
       if (proof.email_code === undefined)
@@ -163,10 +169,10 @@ export function createLoginService(deps: LoginDeps) {
       const fresh = row !== undefined && row.expires_at > Date.now() && row.attempts < MAX_CODE_TRIES;
       if (!fresh || !sameHash(row.code_hash, hash)) {
         if (row) await users.store.countWrongTry(user.id, row.code_hash);
-        throw new AppError('forbidden', 'email_code is not a live sign-in code of this account.');
+        return refused(user, 'email_code', 'email_code is not a live sign-in code of this account.');
       }
       if (!(await users.store.takeLoginCode(user.id, row.code_hash)))
-        throw new AppError('forbidden', 'email_code was used already.');
+        return refused(user, 'email_code', 'email_code was used already.');
     },
 
     /**

@@ -160,6 +160,12 @@ export function createSessionService(deps: SessionDeps) {
       return view(row, principal.email, principal.projectId, principal.projectStatus);
     },
 
+    /** Whether the session was opened (a sign-in: only one opens a session) at or after `since`. */
+    async signedInSince(sessionId: string, since: number): Promise<boolean> {
+      const row = await store.findById(sessionId);
+      return row !== undefined && row.created_at >= since;
+    },
+
     async revoke(sessionId: string): Promise<void> {
       pendingSeen.delete(sessionId);
       await store.revoke(sessionId, Date.now());

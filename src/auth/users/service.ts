@@ -142,6 +142,17 @@ export function createUserService(store: UserStore, masterKey: Buffer) {
       await store.disableTotp(user.id);
     },
 
+    /** New recovery codes after a current TOTP code; the earlier ones stop working. */
+    async regenerateRecoveryCodes(user: UserRow, code: string): Promise<string[]> {
+      if (user.totp_secret_sealed === null) throw notFound('Two-factor authentication on this account');
+      if (!(await acceptTotp(user, user.totp_secret_sealed, code)))
+        throw new AppError('forbidden', 'code is not the current authenticator code.');
+      const codes = newRecoveryCodes();
+      const hashes = codes.map((recovery) => codeHash(codeKey, user.id, recovery));
+      await store.replaceRecoveryCodes(user.id, hashes, Date.now());
+      return codes;
+    },
+
     /** `posthorn admin users reset-totp`: off without a code; the caller revokes sessions. */
     async resetTotp(user: UserRow): Promise<void> {
       await store.disableTotp(user.id);

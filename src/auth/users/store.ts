@@ -71,6 +71,18 @@ export function createUserStore(db: Db) {
         .execute();
       await executor.deleteFrom('recovery_codes').where('user_id', '=', id).execute();
     },
+    /** Replaces the user's recovery codes with new ones (the earlier ones, used or not, go). */
+    async replaceRecoveryCodes(id: string, recoveryHashes: readonly string[], at: number): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('recovery_codes').where('user_id', '=', id).execute();
+        await trx
+          .insertInto('recovery_codes')
+          .values(
+            recoveryHashes.map((hash) => ({ user_id: id, code_hash: hash, used_at: null, created_at: at })),
+          )
+          .execute();
+      });
+    },
     /** Records a TOTP step as used; false when it (or a later one) was used already: a replay. */
     async claimTotpStep(id: string, step: number): Promise<boolean> {
       const result = await db

@@ -71,8 +71,10 @@ export function createRenderer(
     // signature, so tasks only wait their turn (BENCHMARKS.md, "Delivery engine").
     concurrentTasksPerWorker: 8,
     // A render allocates a few times the message size and keeps nothing: a small young
-    // generation collects it promptly instead of letting each worker's heap swell (RSS).
-    resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 256 },
+    // generation collects it promptly instead of letting each worker's heap swell (RSS). 8 MB:
+    // each worker's share of the peak RSS of a broadcast is a few MB lower than with 16, the
+    // rate the same (young 4–64 MB made no difference to it, BENCHMARKS.md).
+    resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 },
   });
   return {
     threads,

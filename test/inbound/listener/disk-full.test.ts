@@ -27,10 +27,11 @@ const message = (subject: string, bytes: number) =>
 
 test('a spool disk without room answers 452 4.3.1 and keeps nothing; a message that fits is taken', async (t) => {
   t.timeout(60_000);
-  const { dataDir, dns, clamd, overrides, projectId } = await stoppedSetup(t, 'disk-full');
+  const { dataDir, database, dns, clamd, overrides, projectId } = await stoppedSetup(t, 'disk-full');
   const smtpPort = await freePort();
   const { child, exited, stderr } = await spawnServe({
     dataDir,
+    database,
     smtpPort,
     dns: dns.address,
     clamdPort: clamd.port,

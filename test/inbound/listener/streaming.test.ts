@@ -17,6 +17,7 @@ import { startServer } from '../../../src/server.js';
 import { testConfig } from '../../helpers/server.js';
 import { createRoute, DOMAIN, eventually, startInboundEnv } from '../env.js';
 import { openSmtp, type RawSmtp, sendRaw } from '../smtp-client.js';
+import { query } from '../../helpers/sql.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -255,8 +256,10 @@ test('a temporary spool file left by a crash is removed at start and never proce
     ['Acknowledged'],
   );
   t.deepEqual(spoolFiles(dataDir), []);
-  const receipt = restarted.kernel.store.sqlite
-    .prepare('select count(*) as n from inbound_receipts where id = ?')
-    .get(unfinished.id) as { n: number };
+  const [receipt] = (await query<{ n: number }>(
+    restarted.kernel.store,
+    'select count(*) as n from inbound_receipts where id = ?',
+    unfinished.id,
+  )) as [{ n: number }];
   t.is(receipt.n, 0, 'the unacknowledged transaction left no receipt');
 });

@@ -7,12 +7,12 @@
  * the SMTP listener's grace, not after it.
  */
 import test from 'ava';
-import SQLite from 'better-sqlite3';
-import { databaseFile } from '../../../src/platform/db/database.js';
+import { openPostgresStore, openStore } from '../../../src/platform/db/database.js';
 import { createLogger } from '../../../src/platform/log.js';
 import { startServer } from '../../../src/server.js';
 import { controlledClamd } from '../../helpers/fake-clamd.js';
 import { testConfig } from '../../helpers/server.js';
+import { query } from '../../helpers/sql.js';
 import { DOMAIN, eventually, sendSmtp } from '../env.js';
 import { freePort, spawnServe, waitForPort } from '../serve-process.js';
 import { openSmtp } from '../smtp-client.js';
@@ -31,12 +31,13 @@ const withReport = {
 
 test('a stop aborts an attachment scan that clamd never answers; the next start scans it once', async (t) => {
   t.timeout(90_000);
-  const { dataDir, dns, overrides, projectId } = await stoppedSetup(t, 'scan-stop');
+  const { dataDir, database, dns, overrides, projectId } = await stoppedSetup(t, 'scan-stop');
   const clamd = await controlledClamd(undefined);
   t.teardown(() => clamd.close());
   const smtpPort = await freePort();
   const { child, exited, stderr } = await spawnServe({
     dataDir,
+    database,
     smtpPort,
     dns: dns.address,
     clamdPort: clamd.port,
@@ -61,7 +62,9 @@ test('a stop aborts an attachment scan that clamd never answers; the next start 
   t.true(Date.now() - stopping < STOP_WITHIN_MS);
 
   // Neither a verdict nor an attempt: the abort says nothing about the attachment.
-  t.deepEqual(attachmentScans(dataDir), [{ scan_state: 'pending', scan_attempts: 0, scan_detail: null }]);
+  t.deepEqual(await attachmentScans(dataDir, database), [
+    { scan_state: 'pending', scan_attempts: 0, scan_detail: null },
+  ]);
 
   // The next start, with clamd answering again, scans it once; the message was stored once.
   clamd.answer('stream: OK');
@@ -72,7 +75,9 @@ test('a stop aborts an attachment scan that clamd never answers; the next start 
   t.teardown(() => restarted.stop());
   await restarted.services.inbound.ready();
   await restarted.services.inbound.scanNow();
-  t.deepEqual(attachmentScans(dataDir), [{ scan_state: 'clean', scan_attempts: 0, scan_detail: null }]);
+  t.deepEqual(await attachmentScans(dataDir, database), [
+    { scan_state: 'clean', scan_attempts: 0, scan_detail: null },
+  ]);
   t.is(clamd.scans(), 2, 'one scan aborted at the stop, one at the next start');
   const listed = await restarted.services.inbound.listEmails(projectId, { limit: 10 });
   t.deepEqual(
@@ -82,7 +87,7 @@ test('a stop aborts an attachment scan that clamd never answers; the next start 
 });
 
 test('the scan in flight ends when the stop begins, while the SMTP listener still waits for a session', async (t) => {
-  const { dataDir, overrides } = await stoppedSetup(t, 'scan-stop-beside');
+  const { dataDir, database, overrides } = await stoppedSetup(t, 'scan-stop-beside');
   const clamd = await controlledClamd(undefined);
   t.teardown(() => clamd.close());
   const server = await startServer(
@@ -113,14 +118,20 @@ test('the scan in flight ends when the stop begins, while the SMTP listener stil
   t.true(Date.now() - begun < 1_500, 'the scan was ended at the start of the stop');
   await stopping;
   t.regex((await smtp.next()).text, /^421 /);
-  t.deepEqual(attachmentScans(dataDir), [{ scan_state: 'pending', scan_attempts: 0, scan_detail: null }]);
+  t.deepEqual(await attachmentScans(dataDir, database), [
+    { scan_state: 'pending', scan_attempts: 0, scan_detail: null },
+  ]);
 });
 
-function attachmentScans(dataDir: string): unknown[] {
-  const db = new SQLite(databaseFile(dataDir), { readonly: true });
+/** The attachments' scan columns, read with a connection of the test's own (the server may be stopped). */
+async function attachmentScans(dataDir: string, database: string | undefined): Promise<unknown[]> {
+  const store =
+    database === undefined
+      ? openStore(dataDir)
+      : openPostgresStore({ url: database, password_file: '', pool_size: 1 });
   try {
-    return db.prepare('select scan_state, scan_attempts, scan_detail from inbound_attachments').all();
+    return await query(store, 'select scan_state, scan_attempts, scan_detail from inbound_attachments');
   } finally {
-    db.close();
+    await store.close();
   }
 }

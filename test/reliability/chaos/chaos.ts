@@ -66,7 +66,7 @@ export interface ChaosSummary {
   inboundAccepted: number;
   inboundLost: string[];
   /**
-   * Inbound messages answered 250 that two killed runs had each started processing: the processor
+   * Inbound messages answered 250 that killed runs had each started processing: the processor
    * takes such a message for one that crashes it (`MAX_UNFINISHED_RUNS`, docs/decisions/inbound.md)
    * and keeps it aside, whole, in `inbound/failed/` with a `failed` receipt saying so, instead of
    * storing it. Not lost, but not stored either.
@@ -512,7 +512,7 @@ export function formatSummary(s: ChaosSummary): string {
     `chaos: kills survived ${s.kills} (${phases})`,
     `messages accepted ${s.accepted}, delivered ${s.delivered}, lost ${s.lost.length}, duplicated ${s.duplicated} (outside a kill's transaction: ${s.duplicatesOutsideKills.length})`,
     `email.delivered events wrong ${s.deliveredEventsWrong.length}, webhooks missing ${s.webhooksMissing.length}, webhook events duplicated ${s.webhooksDuplicated.length}, webhook redeliveries (same webhook-id) ${s.webhookRedeliveries}`,
-    `inbound accepted (250) ${s.inboundAccepted}, lost ${s.inboundLost.length}, kept aside as suspected poison after two killed runs ${s.inboundKeptAside.length}, not accepted ${JSON.stringify(s.inboundRefusals)}`,
+    `inbound accepted (250) ${s.inboundAccepted}, lost ${s.inboundLost.length}, kept aside as suspected poison after killed runs ${s.inboundKeptAside.length}, not accepted ${JSON.stringify(s.inboundRefusals)}`,
     `peak RSS ${s.peakRssMb.toFixed(1)} MB, ${s.seconds} s`,
   ].join('\n');
 }

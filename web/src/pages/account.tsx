@@ -45,13 +45,15 @@ function Password() {
       busy="Saving…"
       onSubmit={async () => {
         setDone(undefined);
-        const r = await put<{ other_sessions_ended: number }>('/v1/dashboard/account/password', {
+        // The change ends every other session: counted first, to say how many.
+        const live = await get<{ data: { current: boolean }[] }>('/v1/dashboard/account/sessions');
+        await put('/v1/dashboard/account/password', {
           password: next,
           ...(current ? { current_password: current } : {}),
         });
         setCurrent('');
         setNext('');
-        setDone(r.other_sessions_ended);
+        setDone(live.data.filter((s) => !s.current).length);
       }}
     >
       <h2>Password</h2>
@@ -220,6 +222,7 @@ function TwoFactor({ email }: { email: string | undefined }) {
               />
             </details>
           </Form>
+          <NewRecoveryCodes onMade={setRecovery} />
           <details open={off} onToggle={(e) => setOff(e.currentTarget.open)}>
             <summary>Turn two-factor authentication off</summary>
             <Form
@@ -244,5 +247,38 @@ function TwoFactor({ email }: { email: string | undefined }) {
         </>
       )}
     </section>
+  );
+}
+
+function NewRecoveryCodes({ onMade }: { onMade: (codes: string[]) => void }) {
+  const [code, setCode] = useState('');
+  return (
+    <details>
+      <summary>Make new recovery codes</summary>
+      <Form
+        label="Make new recovery codes"
+        submit="Make new codes"
+        busy="Making…"
+        onSubmit={async () => {
+          const r = await post<{ recovery_codes: string[] }>('/v1/dashboard/account/totp/recovery-codes', {
+            code: code.trim(),
+          });
+          setCode('');
+          onMade(r.recovery_codes);
+        }}
+      >
+        <p class="hint">The codes you have now stop working.</p>
+        <Field
+          label="Current code from the app"
+          inputMode="numeric"
+          autocomplete="one-time-code"
+          pattern="\d{6}"
+          maxLength={6}
+          required
+          value={code}
+          onInput={(e) => setCode(e.currentTarget.value)}
+        />
+      </Form>
+    </details>
   );
 }

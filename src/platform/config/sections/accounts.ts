@@ -36,6 +36,11 @@ export const accountsSection = z
     session_lifetime: duration({ min: '1s' })
       .default('7d')
       .describe('A dashboard session ends this long after sign-in, however much it is used.'),
+    reauthentication_window: duration({ min: '0s' })
+      .default('10m')
+      .describe(
+        'Within this long of signing in, the sign-in is proof enough to start enrolling an authenticator; later the current password (or a mailed code) is asked again. 0s always asks.',
+      ),
     login_attempts_per_hour_per_ip: z
       .int()
       .positive()
