@@ -23,7 +23,7 @@ import { freePort, spawnServe } from './serve-process.js';
 import { spoolMessage } from './spool-message.js';
 import { query } from '../helpers/sql.js';
 
-test('a left-over message that two runs started and never finished is recorded as failed and kept aside', async (t) => {
+test('a left-over message that three runs started and never finished is recorded as failed and kept aside', async (t) => {
   t.timeout(120_000);
   const { dataDir, database, clamd, overrides, projectId, recipient } = await stoppedSetup(t, 'poison');
   const log = createLogger('silent');
@@ -32,13 +32,13 @@ test('a left-over message that two runs started and never finished is recorded a
   const spool = await openSpool(spoolDir);
   const poison = await spoolMessage(spool, recipient, 'Poison');
 
-  // Two runs of the real process start processing it (stalled on a resolver that never answers)
-  // and die before they finish.
+  // Three runs of the real process start processing it (stalled on a resolver that never
+  // answers) and die before they finish.
   const blackhole = createSocket('udp4');
   await new Promise<void>((resolve) => blackhole.bind(0, '127.0.0.1', () => resolve()));
   t.teardown(() => blackhole.close());
   const runsFile = join(spoolDir, `${poison}.runs`);
-  for (const run of [1, 2]) {
+  for (const run of [1, 2, 3]) {
     const serve = await spawnServe({
       dataDir,
       database,
@@ -76,7 +76,7 @@ test('a left-over message that two runs started and never finished is recorded a
   )) as [{ kind: string; mail_from: string; outcome: string }];
   t.is(receipt.kind, 'failed');
   t.is(receipt.mail_from, 'ann@sender.example');
-  t.regex(JSON.parse(receipt.outcome).failed, /started by 2 earlier runs/);
+  t.regex(JSON.parse(receipt.outcome).failed, /started by 3 earlier runs/);
   t.deepEqual(readdirSync(spoolDir), []);
   t.deepEqual(readdirSync(join(dataDir, 'inbound', 'failed')), [`${poison}.eml`]);
   t.true(
@@ -131,8 +131,8 @@ test('a message given up on whose move to failed/ did not happen is moved there 
   const spoolDir = join(dataDir, 'inbound', 'spool');
   const failedDir = join(dataDir, 'inbound', 'failed');
   const poison = await spoolMessage(await openSpool(spoolDir), recipient, 'Poison');
-  // What two runs that died processing it leave beside it (the test above has real ones die).
-  writeFileSync(join(spoolDir, `${poison}.runs`), '2');
+  // What three runs that died processing it leave beside it (the test above has real ones die).
+  writeFileSync(join(spoolDir, `${poison}.runs`), '3');
   // A file where the failed directory goes: the move fails once the failed receipt is committed,
   // as if the process had died between the two.
   writeFileSync(failedDir, 'in the way');

@@ -6,20 +6,29 @@
  * (score 3: about 10^8 guesses, past what an online attack reaches). Passwords already set are
  * not judged again at sign-in. Built at the first use: the lists take a few MB and ~50 ms.
  */
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import { adjacencyGraphs, dictionary as commonWords } from '@zxcvbn-ts/language-common';
-import { dictionary as englishWords, translations } from '@zxcvbn-ts/language-en';
+import { createRequire } from 'node:module';
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 
 export const MIN_SCORE = 3;
 
 let estimator: ZxcvbnFactory | undefined;
 
+// The packages are loaded at the first use too, not when the server starts: their lists add ~36 MB
+// to the RSS of every process (`scripts/bench broadcast` and `delivery` have RSS targets), and
+// most servers never judge a password. Their CommonJS builds are what an import resolves to.
+const load = createRequire(import.meta.url);
+
 function estimate(password: string, userInputs: readonly string[]) {
-  estimator ??= new ZxcvbnFactory({
-    dictionary: { ...commonWords, ...englishWords },
-    graphs: adjacencyGraphs,
-    translations,
-  });
+  if (estimator === undefined) {
+    const core = load('@zxcvbn-ts/core') as typeof import('@zxcvbn-ts/core');
+    const common = load('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common');
+    const english = load('@zxcvbn-ts/language-en') as typeof import('@zxcvbn-ts/language-en');
+    estimator = new core.ZxcvbnFactory({
+      dictionary: { ...common.dictionary, ...english.dictionary },
+      graphs: common.adjacencyGraphs,
+      translations: english.translations,
+    });
+  }
   return estimator.check(password, [...userInputs]);
 }
 

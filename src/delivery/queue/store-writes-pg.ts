@@ -1,9 +1,12 @@
 /**
  * The outcome writes on PostgreSQL (the port is store-writes.ts): collected, then sent as ONE
- * statement per table (`update ... from unnest(...)`, a multi-row insert) when a read needs them
- * (a read sees every write before it, as on SQLite), or when the caller flushes. A batch of outcomes
- * then costs a few round trips in all; sent write by write it cost several per job, each a round
- * trip the single writer waited for.
+ * statement (one `update ... from unnest(...)` or insert per table, each a data-modifying `with`
+ * clause of it) when a read needs them (a read sees every write before it, as on SQLite), or when
+ * the caller flushes. A batch of outcomes then costs one round trip for its writes; sent write by
+ * write it cost several per job, and a statement per table one per table, each a round trip the
+ * single writer waited for (the profile of `scripts/bench delivery --engine postgresql` spent most
+ * of its database time sending them). The tables written are distinct, so the clauses, which share
+ * one snapshot, never touch the same row.
  *
  * Job writes name the claim's lease token: a job another node has claimed since is not written.
  * The outcome writer locks the jobs it records first (`heldLeases`, store-pg.ts), so this never
@@ -12,7 +15,7 @@
  * `flush()` may throw (a refused write): the caller's transaction then fails, and with it every
  * write collected.
  */
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
 import type { MessageStatus } from '../../platform/db/tables.js';
 import type { AttemptRow, JobLease, MessageRow, RecipientRow, RecipientUpdate } from './store-rows.js';
@@ -137,7 +140,7 @@ export class PgOutcomeWrites implements OutcomeWrites {
     return this.#trx.selectFrom('messages').select(MESSAGE_COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
-  /** Sends every write collected, one statement per table. */
+  /** Sends every write collected, in one statement. */
   async flush(): Promise<void> {
     const recipients = this.#recipients;
     const jobs = this.#jobs;
@@ -149,7 +152,7 @@ export class PgOutcomeWrites implements OutcomeWrites {
     this.#statuses = new Map();
     this.#cleared = [];
     this.#attempts = [];
-    const trx = this.#trx;
+    const parts: RawBuilder<unknown>[] = [];
     if (recipients.length > 0) {
       const v = columns(recipients, ({ update: u, now }) => ({
         id: u.id,
@@ -160,14 +163,14 @@ export class PgOutcomeWrites implements OutcomeWrites {
         delivered: u.deliveredAt,
         now,
       }));
-      await sql`
+      parts.push(sql`
         update message_recipients r
            set status = v.status, attempts = r.attempts + 1, smtp_code = v.code, smtp_reply = v.reply,
                bounce_category = v.category, delivered_at = coalesce(v.delivered, r.delivered_at), updated_at = v.now
           from unnest(${v.id}::text[], ${v.status}::text[], ${v.code}::bigint[], ${v.reply}::text[],
                       ${v.category}::text[], ${v.delivered}::bigint[], ${v.now}::bigint[])
                as v(id, status, code, reply, category, delivered, now)
-         where r.id = v.id`.execute(trx);
+         where r.id = v.id`);
     }
     if (jobs.length > 0) {
       const v = columns(jobs, (j) => ({
@@ -179,7 +182,7 @@ export class PgOutcomeWrites implements OutcomeWrites {
         error: j.lastError,
         now: j.now,
       }));
-      await sql`
+      parts.push(sql`
         update delivery_jobs j
            set state = case when v.kind = 'done' then 'done' else j.state end,
                due_at = coalesce(v.due, j.due_at),
@@ -192,42 +195,53 @@ export class PgOutcomeWrites implements OutcomeWrites {
                       ${v.lane}::text[], ${v.error}::text[], ${v.now}::bigint[])
                as v(id, lease, kind, due, lane, error, now)
          where j.id = v.id and j.lease is not distinct from v.lease
-           and (v.kind <> 'release' or j.state = 'queued')`.execute(trx);
+           and (v.kind <> 'release' or j.state = 'queued')`);
     }
     if (statuses.size > 0) {
       const entries = [...statuses];
       const v = columns(entries, ([id, s]) => ({ id, status: s.status, now: s.now }));
-      await sql`
+      parts.push(sql`
         update messages m set status = v.status, updated_at = v.now
           from unnest(${v.id}::text[], ${v.status}::text[], ${v.now}::bigint[]) as v(id, status, now)
-         where m.id = v.id and m.status <> v.status and m.status <> 'cancelled'`.execute(trx);
+         where m.id = v.id and m.status <> v.status and m.status <> 'cancelled'`);
     }
     if (cleared.length > 0) {
       const v = columns(cleared, (c) => ({ project: c.projectId, email: c.email }));
-      await sql`
+      parts.push(sql`
         delete from delivery_soft_bounces d
          using unnest(${v.project}::text[], ${v.email}::text[]) as v(project, email)
-         where d.project_id = v.project and d.email = v.email`.execute(trx);
+         where d.project_id = v.project and d.email = v.email`);
     }
     if (attempts.length > 0) {
-      await trx
-        .insertInto('delivery_attempts')
-        .values(
-          attempts.map((a) => ({
-            job_id: a.jobId,
-            message_id: a.messageId,
-            lane: a.lane,
-            mx_host: a.mxHost,
-            tls: a.tls ? 1 : 0,
-            outcome: a.outcome,
-            smtp_code: a.smtpCode,
-            smtp_reply: a.smtpReply,
-            started_at: a.startedAt,
-            duration_ms: a.durationMs,
-          })),
-        )
-        .execute();
+      const v = columns(attempts, (a) => ({
+        job: a.jobId,
+        message: a.messageId,
+        lane: a.lane,
+        mx: a.mxHost,
+        tls: a.tls ? 1 : 0,
+        outcome: a.outcome,
+        code: a.smtpCode,
+        reply: a.smtpReply,
+        started: a.startedAt,
+        duration: a.durationMs,
+      }));
+      parts.push(sql`
+        insert into delivery_attempts
+               (job_id, message_id, lane, mx_host, tls, outcome, smtp_code, smtp_reply, started_at, duration_ms)
+        select * from unnest(${v.job}::text[], ${v.message}::text[], ${v.lane}::text[], ${v.mx}::text[],
+                             ${v.tls}::bigint[], ${v.outcome}::text[], ${v.code}::bigint[], ${v.reply}::text[],
+                             ${v.started}::bigint[], ${v.duration}::bigint[])`);
     }
+    const [only] = parts;
+    if (only === undefined) return;
+    if (parts.length === 1) {
+      await only.execute(this.#trx);
+      return;
+    }
+    // Each write a clause of one statement: PostgreSQL runs every data-modifying `with` clause to
+    // completion whether or not the statement reads it.
+    const clauses = parts.map((part, i) => sql`${sql.raw(`w${i}`)} as (${part})`);
+    await sql`with ${sql.join(clauses)} select 1`.execute(this.#trx);
   }
 }
 
