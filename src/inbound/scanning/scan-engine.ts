@@ -138,10 +138,18 @@ export function startScanEngine(deps: {
           if (result === 'done') unscanned.delete(attachment.id);
         }
       };
-      await Promise.all(Array.from({ length: PARALLEL }, worker));
-      await Promise.all(saves);
-      // Claims this run did not use (clamd went away, the stop) are given back for the next run.
-      if (unscanned.size > 0) await store.releaseScans([...unscanned], Date.now());
+      try {
+        await Promise.all(Array.from({ length: PARALLEL }, worker));
+        await Promise.all(saves);
+      } finally {
+        // Claims this run did not use (clamd went away, the stop, a failure) are given back for the next run.
+        if (unscanned.size > 0)
+          await store
+            .releaseScans([...unscanned], Date.now())
+            .catch((error: unknown) =>
+              log.warn({ err: error }, 'unscanned attachments could not be given back'),
+            );
+      }
       if (down) {
         log.warn('clamd does not answer; attachments stay pending until it does');
         return;

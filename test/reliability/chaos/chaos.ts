@@ -44,8 +44,8 @@ export interface ChaosOptions {
   readonly drainTimeoutMs: number;
   /**
    * The stage of the first kill (random when unset). A webhook request cut by a kill is sent
-   * again when its lease runs out (the request timeout plus a minute), so a short run that kills
-   * in a webhook delivery first finishes that minute sooner.
+   * again when its lease runs out (the request timeout plus `webhooks.lease_margin`, 5 s here), so
+   * a short run that kills in a webhook delivery first finishes that wait sooner.
    */
   readonly firstPhase?: Phase;
   readonly log: (line: string) => void;
@@ -176,7 +176,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
         lease: '3s',
         connect_timeout: '3s',
       },
-      webhooks: { allow_http: true, allow_private_targets: true, retry_schedule: ['1s'], timeout: '2s' },
+      // A webhook request cut by a kill is sent again when its lease runs out: timeout + margin.
+      webhooks: {
+        allow_http: true,
+        allow_private_targets: true,
+        retry_schedule: ['1s'],
+        timeout: '2s',
+        lease_margin: '5s',
+      },
       limits: { sends_per_minute_per_key: 1_000_000, sends_per_hour_per_recipient: 1_000_000 },
       clamav: { host: clamd.host, port: clamd.port },
       smtp_in: { hostname: 'mx.chaos.test' },
