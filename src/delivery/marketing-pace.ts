@@ -25,8 +25,10 @@ export interface PaceOptions {
   readonly onRaise?: () => void;
 }
 
-const DEFAULT_HIGH_LAG_MS = 30;
-const DEFAULT_LOW_LAG_MS = 12;
+// 30 and 12 ms let a moderately loaded host's loop sit between them with the marketing lanes
+// full, and a password reset then took 1.8–3.3x its idle time (BENCHMARKS.md, "Broadcast").
+const DEFAULT_HIGH_LAG_MS = 15;
+const DEFAULT_LOW_LAG_MS = 6;
 const DEFAULT_WINDOW_MS = 250;
 /** The histogram's sampling period: its delays are measured beyond it. */
 const RESOLUTION_MS = 10;
