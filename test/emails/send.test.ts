@@ -209,3 +209,26 @@ test('sends that share a commit are isolated: one failing send rolls back alone'
   t.is(await count(ph, 'message_recipients'), 5);
   t.is(await count(ph, 'events'), 5);
 });
+
+test('a NUL character in any field, the query or the path is a 400 naming where, on either engine, and nothing is written', async (t) => {
+  const ph = await startPosthorn(t);
+  await verifiedDomain(ph);
+  const cases: Array<[Record<string, unknown>, string]> = [
+    [email({ subject: 'Hi\u0000there' }), 'subject'],
+    [email({ text: 'line\u0000' }), 'text'],
+    [email({ html: '<p>\u0000</p>' }), 'html'],
+    [email({ tags: { flow: 'a\u0000b' } }), 'tags.flow'],
+    [email({ to: ['ann@example.com', 'b\u0000@example.com'] }), 'to[1]'],
+  ];
+  for (const [body, path] of cases) {
+    const res = await ph.request('POST', '/v1/emails', { body });
+    t.is(res.status, 400, `${path}: ${res.text}`);
+    t.deepEqual(res.body.details, [{ path, message: 'must not contain the NUL character (U+0000)' }]);
+  }
+  const query = await ph.request('GET', '/v1/emails?after=msg_%00');
+  t.is(query.status, 400, query.text);
+  t.regex(query.body.error, /^Invalid query: after: must not contain the NUL character/);
+  const path = await ph.request('GET', '/v1/emails/msg_%00');
+  t.true(path.status === 400 || path.status === 404, path.text);
+  t.is(await count(ph, 'messages'), 0);
+});

@@ -27,6 +27,7 @@ function detailsOf(error: z.ZodError): ErrorDetail[] {
 
 /** Parses `input` or throws a 400 naming where: "body", "query" or "path". */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, where: string): z.output<S> {
+  refuseNul(input, where);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const details = detailsOf(result.error);
@@ -35,4 +36,30 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, whe
   const more =
     details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? 's' : ''})` : '';
   throw new AppError('invalid_request', `Invalid ${where}: ${sentence}${more}.`, { details });
+}
+
+/**
+ * A NUL character (U+0000) anywhere in a string of the request is a 400. No text Posthorn keeps
+ * or sends may hold one (RFC 5322 forbids it in a message; PostgreSQL's text cannot store it), so
+ * it is refused the same way on either engine, before anything is written.
+ */
+function refuseNul(input: unknown, where: string): void {
+  const stack: Array<[unknown, PropertyKey[]]> = [[input, []]];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop() as [unknown, PropertyKey[]];
+    if (typeof value === 'string') {
+      if (!value.includes('\0')) continue;
+      const at = formatPath(path) || `(${where})`;
+      const message = 'must not contain the NUL character (U+0000)';
+      throw new AppError('invalid_request', `Invalid ${where}: ${at}: ${message}.`, {
+        details: [{ path: at, message }],
+      });
+    }
+    if (Array.isArray(value)) for (const [i, item] of value.entries()) stack.push([item, [...path, i]]);
+    else if (value !== null && typeof value === 'object')
+      for (const [key, item] of Object.entries(value)) {
+        if (key.includes('\0')) stack.push([key, [...path, key]]);
+        stack.push([item, [...path, key]]);
+      }
+  }
 }
