@@ -306,11 +306,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
 
     const waitFor = async (phase: Phase): Promise<void> => {
       const timeout = sleep(5000);
+      // Ends the acceptance phase's poll when the race is over: once every send was accepted no
+      // POST is ever in flight again, and a poll left running kept the test process alive forever.
+      let over = false;
       const moment: Promise<unknown> = (() => {
         switch (phase) {
           case 'acceptance':
             return (async () => {
-              while (inFlightPosts === 0) await sleep(1);
+              while (inFlightPosts === 0 && !over) await sleep(1);
             })();
           case 'rendering':
             return new Promise<void>((r) => {
@@ -331,6 +334,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
         }
       })();
       await Promise.race([moment, timeout]);
+      over = true;
     };
 
     const firstPhase =
