@@ -58,14 +58,24 @@ export async function recordOutcome(
       .execute();
     const current = await trx
       .selectFrom('webhook_endpoints')
-      .select(['status', 'failing_since', 'last_failed_at'])
+      .select(['status', 'url', 'failing_since', 'last_failed_at'])
       .where('id', '=', endpoint.id)
       .executeTakeFirst();
     if (!current) return;
+    // An attempt sent to a URL the endpoint no longer has (changed while it was in flight) says
+    // nothing about the new URL: it neither continues, ends nor starts the new URL's streak, and a
+    // 410 from the old address does not disable the endpoint. A failure is still retried, at the
+    // new URL.
+    const sameUrl = current.url === endpoint.url;
     if (ok) {
+      if (!sameUrl) return;
       if (current.failing_since !== null) {
         await store.updateEndpoint(endpoint.id, { failing_since: null }, trx);
       }
+      return;
+    }
+    if (!sameUrl) {
+      await queueRetry(trx, store, policy, attempt, result, finishedAt);
       return;
     }
     const gone = result.status === 410;
@@ -86,24 +96,36 @@ export async function recordOutcome(
       trx,
     );
     if (gone) return;
-    const retryAfter = parseRetryAfter(result.headers['retry-after'], finishedAt);
-    const delay = nextRetryDelay(attempt.attempt, policy.scheduleMs, retryAfter);
-    if (delay === undefined) return;
-    await store.insertAttempt(
-      pendingAttempt(
-        {
-          message_id: attempt.message_id,
-          endpoint_id: attempt.endpoint_id,
-          attempt: attempt.attempt + 1,
-          trigger: 'retry',
-          replay_of: attempt.replay_of,
-          previous_attempt_id: attempt.id,
-        },
-        finishedAt + delay,
-        finishedAt,
-      ),
-      trx,
-    );
+    await queueRetry(trx, store, policy, attempt, result, finishedAt);
   });
   return disabled;
+}
+
+/** Queues the attempt's next retry per the schedule (and the response's Retry-After), if any is left. */
+async function queueRetry(
+  trx: Db,
+  store: WebhookStore,
+  policy: OutcomePolicy,
+  attempt: ClaimedAttempt,
+  result: WebhookResult,
+  finishedAt: number,
+): Promise<void> {
+  const retryAfter = parseRetryAfter(result.headers['retry-after'], finishedAt);
+  const delay = nextRetryDelay(attempt.attempt, policy.scheduleMs, retryAfter);
+  if (delay === undefined) return;
+  await store.insertAttempt(
+    pendingAttempt(
+      {
+        message_id: attempt.message_id,
+        endpoint_id: attempt.endpoint_id,
+        attempt: attempt.attempt + 1,
+        trigger: 'retry',
+        replay_of: attempt.replay_of,
+        previous_attempt_id: attempt.id,
+      },
+      finishedAt + delay,
+      finishedAt,
+    ),
+    trx,
+  );
 }

@@ -182,6 +182,45 @@ for (const engine of ENGINES) {
     await webhooks.releaseLocks([retry]);
     t.deepEqual(ids(await webhooks.claim('whe_1', T0 + 6000, 10, T0 + 6000 + LEASE, ALL)), [retry.id]);
   });
+
+  test(`${engine}: an attempt that was in flight to the old URL when the URL changed leaves the new URL's streak alone, and is retried`, async (t) => {
+    const { store, webhooks } = await queueStore(t, engine, 3);
+    const [failed, gone, ok] = await webhooks.claim('whe_1', T0 + 100, 3, T0 + 100 + LEASE, ALL);
+    if (!failed || !gone || !ok) throw new Error('three attempts expected');
+    const before = await webhooks.endpointById('whe_1');
+    if (!before) throw new Error('endpoint expected');
+    // The old URL had been failing for almost disable_after when the URL changed (the PATCH resets
+    // the streak); the three attempts were sent to the old URL before the change.
+    await store.db
+      .updateTable('webhook_endpoints')
+      .set({ url: 'https://hooks.example.net/new', failing_since: null, last_failed_at: null })
+      .where('id', '=', 'whe_1')
+      .execute();
+    const sent = { ...before, failing_since: T0 - policy.disableAfterMs, last_failed_at: T0 };
+    const outcome = (attempt: ClaimedAttempt, status: number, at: number) =>
+      recordOutcome({ db: store.db, store: webhooks, policy }, attempt, sent, answer(status, at));
+    t.is(await outcome(failed, 500, T0 + 110), undefined, 'not disabled by the old URL\'s failure');
+    t.is(await outcome(gone, 410, T0 + 120), undefined, 'nor by a 410 from the old URL');
+    t.like(await webhooks.endpointById('whe_1'), { status: 'enabled', failing_since: null, last_failed_at: null });
+    t.like(await row(store, failed.id), { state: 'failed', url: 'https://hooks.example.net/in' });
+    const retries = await webhooks.claim('whe_1', T0 + 200 + 5000, 10, T0 + 200 + 5000 + LEASE, ALL);
+    t.deepEqual(
+      retries.map((a) => [a.message_id, a.attempt]).sort(),
+      [
+        [failed.message_id, 2],
+        [gone.message_id, 2],
+      ],
+      'both retried, to the new URL',
+    );
+    // A success from the old URL does not end a streak the new URL has started since.
+    await store.db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: T0 + 150, last_failed_at: T0 + 150 })
+      .where('id', '=', 'whe_1')
+      .execute();
+    await outcome(ok, 200, T0 + 160);
+    t.like(await webhooks.endpointById('whe_1'), { failing_since: T0 + 150 });
+  });
 }
 
 test('postgresql: a node whose lease ran out cannot release or record the attempt another claim holds now', async (t) => {
