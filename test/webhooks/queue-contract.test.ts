@@ -199,9 +199,13 @@ for (const engine of ENGINES) {
     const sent = { ...before, failing_since: T0 - policy.disableAfterMs, last_failed_at: T0 };
     const outcome = (attempt: ClaimedAttempt, status: number, at: number) =>
       recordOutcome({ db: store.db, store: webhooks, policy }, attempt, sent, answer(status, at));
-    t.is(await outcome(failed, 500, T0 + 110), undefined, 'not disabled by the old URL\'s failure');
+    t.is(await outcome(failed, 500, T0 + 110), undefined, "not disabled by the old URL's failure");
     t.is(await outcome(gone, 410, T0 + 120), undefined, 'nor by a 410 from the old URL');
-    t.like(await webhooks.endpointById('whe_1'), { status: 'enabled', failing_since: null, last_failed_at: null });
+    t.like(await webhooks.endpointById('whe_1'), {
+      status: 'enabled',
+      failing_since: null,
+      last_failed_at: null,
+    });
     t.like(await row(store, failed.id), { state: 'failed', url: 'https://hooks.example.net/in' });
     const retries = await webhooks.claim('whe_1', T0 + 200 + 5000, 10, T0 + 200 + 5000 + LEASE, ALL);
     t.deepEqual(
