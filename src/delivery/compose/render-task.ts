@@ -23,9 +23,8 @@ import { SIGNED_HEADERS } from '../../dkim/sign-worker.js';
 import { type ComposeFields, composeMessage, SIGNATURE_HEADROOM, splitHeaderBody } from './compose.js';
 import { stuffDots } from './dot-stuffing.js';
 import { type SlabLayout, slotView } from './message-slab.js';
-import { RAW_QUERY, type RawMessage } from './raw-store.js';
 import { type BodyFacts, relaxedBodyHash } from './relaxed-body.js';
-import { CONTENT_QUERY, type MessageContent } from '../queue/store.js';
+import { CONTENT_QUERY, type MessageContent, RAW_QUERY, type RawMessage } from './worker-queries.js';
 import { openWorkerReader, type WorkerAccess, type WorkerReader } from '../../platform/db/worker-reader.js';
 import type { RenderTracking } from '../../tracking/render-input.js';
 
