@@ -188,7 +188,7 @@ export class PgOutcomeWrites implements OutcomeWrites {
    * status, attempt log, soft-bounce clears or events are written. Returns the IDs of the jobs
    * written. A batch then costs one round trip, where a transaction cost five (begin, lock, writes,
    * events, commit), and the locks it takes (the history counts the status trigger updates,
-   * migrations-pg/0005) are held for the statement only, not across round trips. Only for
+   * migrations-pg/0006) are held for the statement only, not across round trips. Only for
    * batches whose jobs each carry all their message's recipients (one job per message).
    */
   async commitHeld(jobs: readonly JobLease[], events: readonly EventsTable[]): Promise<Set<string>> {
