@@ -2,7 +2,9 @@
  * Routed mail: a received message, parsed on the analyzer's threads (`analysis/parse.ts`), stored
  * for each project it was routed to, joined to a thread, with an `email.received` event in the
  * same transaction. Attachments are stored `pending`; the scan engine decides whether they may
- * ever be downloaded.
+ * ever be downloaded. A message stored without processing (`processingError`, a suspected poison
+ * message: `processor-poison.ts`) has one attachment, the whole message, stored `error`: it is
+ * never scanned nor downloadable.
  */
 import { createHash } from 'node:crypto';
 import type { EventService } from '../../events/service.js';
@@ -20,7 +22,7 @@ export interface RoutedDelivery {
   readonly rcptTo: readonly string[];
 }
 
-/** Writes one received message for one project; returns its ID and whether it has attachments to scan. */
+/** Writes one received message for one project; returns its ID and the attachments it has to scan. */
 export async function storeReceived(
   trx: Db,
   deps: { readonly store: InboundStore; readonly threads: Threads; readonly events: EventService },
@@ -30,9 +32,12 @@ export async function storeReceived(
     readonly delivery: RoutedDelivery;
     readonly mail: ParsedInbound;
     readonly auth: AuthResults;
+    /** Set when the message is stored without processing: why. */
+    readonly processingError?: string | undefined;
   },
 ): Promise<{ id: string; attachments: number }> {
   const { envelope, delivery, mail } = input;
+  const processingError = input.processingError ?? null;
   const at = envelope.receivedAt;
   const id = newId('inb', at);
   const threadId = await deps.threads.joinInbound(trx, {
@@ -71,6 +76,7 @@ export async function storeReceived(
     size_bytes: input.size,
     created_at: at,
     parse_error: mail.parseError,
+    processing_error: processingError,
   });
   const attachments = mail.attachments.map((attachment, position) => ({
     id: newId('att', at),
@@ -83,7 +89,7 @@ export async function storeReceived(
     disposition: attachment.disposition,
     size_bytes: attachment.content.length,
     sha256: createHash('sha256').update(attachment.content).digest('hex'),
-    scan_state: 'pending' as const,
+    scan_state: processingError === null ? ('pending' as const) : ('error' as const),
     content: attachment.content,
     created_at: at,
   }));
@@ -103,6 +109,7 @@ export async function storeReceived(
       subject: mail.subject,
       message_id: mail.messageId,
       ...(mail.parseError === null ? {} : { parse_error: mail.parseError }),
+      ...(processingError === null ? {} : { processing: 'failed', processing_error: processingError }),
       created_at: new Date(at).toISOString(),
       attachments: attachments.map((a) => ({
         id: a.id,
@@ -113,5 +120,5 @@ export async function storeReceived(
       })),
     },
   });
-  return { id, attachments: attachments.length };
+  return { id, attachments: processingError === null ? attachments.length : 0 };
 }
