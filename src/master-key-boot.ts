@@ -8,13 +8,13 @@ import { unsealDkimKey } from './dkim/key-seal.js';
 import { createDomainStore } from './domains/store.js';
 import type { Config } from './platform/config/schema.js';
 import { unseal } from './platform/crypto.js';
-import type { Db } from './platform/db/database.js';
+import type { Db, Engine } from './platform/db/database.js';
 import { masterKeyPath, openMasterKey, type SealedSample } from './platform/master-key.js';
 import { createProjectStore } from './projects/store.js';
 import { secretAad } from './webhooks/service.js';
 import { createWebhookStore } from './webhooks/store.js';
 
-export async function sealedSamples(db: Db): Promise<SealedSample[]> {
+export async function sealedSamples(db: Db, engine: Engine): Promise<SealedSample[]> {
   const samples: SealedSample[] = [];
   const dkim = await createDomainStore(db).anySealedKey();
   if (dkim) {
@@ -23,7 +23,7 @@ export async function sealedSamples(db: Db): Promise<SealedSample[]> {
       open: (key) => unsealDkimKey(key, dkim.private_key_sealed, dkim.domain_id),
     });
   }
-  const webhook = await createWebhookStore(db).anySealedSecret();
+  const webhook = await createWebhookStore(db, engine).anySealedSecret();
   if (webhook) {
     samples.push({
       what: `webhook signing secrets (endpoint ${webhook.id})`,
@@ -41,5 +41,5 @@ export async function bootMasterKey(
   db: Db,
 ): Promise<{ key: Buffer; created: boolean; file: string }> {
   const file = masterKeyPath(config.storage.data_dir, config.security.master_key_file);
-  return { ...openMasterKey(file, await sealedSamples(db)), file };
+  return { ...openMasterKey(file, await sealedSamples(db, config.storage.engine)), file };
 }

@@ -12,7 +12,6 @@
  */
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
-import { engineOf } from '../platform/db/engine.js';
 import { newId } from '../platform/ids.js';
 import type { ContactRequest } from './schemas.js';
 import type { AudienceStore, ContactRow, NewConsent } from './store.js';
@@ -92,13 +91,7 @@ export async function insertNewContacts(
     at: ctx.now,
     data: contactEventData(row),
   }));
-  if (engineOf(trx) === 'postgresql') {
-    // PostgreSQL: one insert for the batch's events, in the batch's transaction.
-    await ctx.events.appendMany(trx, events);
-    return;
-  }
-  // SQLite: the transaction holds the connection, and the event log's prepared insert joins it.
-  for (const event of events) ctx.events.appendInTransaction(event);
+  await ctx.events.appendBatchWithin(trx, events);
 }
 
 export async function writeContact(

@@ -42,7 +42,7 @@ export function masterKeyPath(dataDir: string, configured: string): string {
  * of each sealed kind. `created` tells the caller to say where it was written.
  *
  * @example
- * const { key, created } = openMasterKey('/var/lib/posthorn/master.key', await sealedSamples(db));
+ * const { key, created } = openMasterKey('/var/lib/posthorn/master.key', await sealedSamples(db, engine));
  */
 export function openMasterKey(
   file: string,

@@ -13,7 +13,7 @@ export function buildWebhooks(
   kernel: Kernel,
   deps: { audit: AuditService; emails: { messageMode: MessageMode; messageModes: MessageModes } },
 ) {
-  const store = createWebhookStore(kernel.db);
+  const store = createWebhookStore(kernel.db, kernel.config.storage.engine);
   const service = createWebhookService({
     store,
     audit: deps.audit,

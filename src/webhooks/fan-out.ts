@@ -15,16 +15,15 @@
  * page is fanned out again after the restart (at worst a webhook already sent goes again, which
  * at-least-once delivery allows).
  */
-import { engineOf } from '../platform/db/engine.js';
-import { lockInTransaction } from '../platform/db/transaction-lock.js';
+import type SQLite from 'better-sqlite3';
 import type { MessageMode, MessageModes } from '../emails/model.js';
 import type { CursorStore } from '../events/cursors.js';
 import { type EventRecord, toPayload } from '../events/service.js';
 import { isInternalEvent } from '../events/types.js';
-import type SQLite from 'better-sqlite3';
-import type { KeyMode } from '../platform/db/tables.js';
 import type { Db } from '../platform/db/database.js';
-import { withRelaxedSyncAsync } from '../platform/db/durability.js';
+import { writeTransaction } from '../platform/db/savepoints.js';
+import type { KeyMode } from '../platform/db/tables.js';
+import { lockInTransaction } from '../platform/db/transaction-lock.js';
 import { newId } from '../platform/ids.js';
 import { modeOfMessage } from './message-mode.js';
 import {
@@ -74,19 +73,17 @@ export async function fanOutPage(
   },
   pageSize: number,
 ): Promise<{ read: number; queued: number }> {
-  if (engineOf(db) === 'postgresql')
-    // One transaction under a lock of its own: the fan-out never runs twice at once across nodes.
-    return db.transaction().execute(async (trx) => {
+  // One transaction under a lock of its own (PostgreSQL): the fan-out never runs twice at once
+  // across nodes. Relaxed durability on SQLite: a page lost with the OS is fanned out again.
+  return writeTransaction(
+    db,
+    deps.sqlite,
+    async (trx) => {
       await lockInTransaction(trx, 'webhook-fan-out');
       return fanOut(trx, deps, pageSize);
-    });
-  return db
-    .connection()
-    .execute((conn) =>
-      withRelaxedSyncAsync(deps.sqlite, () =>
-        conn.transaction().execute((trx) => fanOut(trx, deps, pageSize)),
-      ),
-    );
+    },
+    { relaxed: true },
+  );
 }
 
 async function fanOut(

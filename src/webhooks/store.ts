@@ -4,12 +4,11 @@
  * `webhook_attempts`.
  */
 import type { Db, Engine } from '../platform/db/database.js';
-import { engineOf } from '../platform/db/engine.js';
 import type {
+  KeyMode,
   WebhookAttemptsTable,
   WebhookEndpointsTable,
   WebhookMessagesTable,
-  KeyMode,
 } from '../platform/db/tables.js';
 import { idFloor } from '../platform/ids.js';
 import { queueQueries } from './store-queue.js';
@@ -27,7 +26,7 @@ export interface EndpointScope {
 export type AttemptWithMessage = AttemptRow & Pick<MessageRow, 'event_id' | 'event_type' | 'body'>;
 
 /** The webhooks store; its attempt queue is `engine`'s adapter (store-queue.ts), the engine `db` runs on by default. */
-export function createWebhookStore(db: Db, engine: Engine = engineOf(db)) {
+export function createWebhookStore(db: Db, engine: Engine) {
   return {
     async insertEndpoint(row: EndpointRow): Promise<void> {
       await db.insertInto('webhook_endpoints').values(row).execute();

@@ -9,8 +9,8 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
-import { engineOf } from '../../platform/db/engine.js';
 import { lockInTransaction } from '../../platform/db/transaction-lock.js';
+import type { HistoryDialect } from './dialect.js';
 
 /**
  * Messages per batch. A batch runs on the event loop (better-sqlite3 is synchronous) and holds
@@ -19,22 +19,8 @@ import { lockInTransaction } from '../../platform/db/transaction-lock.js';
  */
 export const BATCH = 200;
 
-/** How far below the highest indexed rowid a PostgreSQL batch looks for messages committed late. */
-export const LOOKBACK = 10_000;
-
-interface Pending {
-  readonly rowid: number;
-  readonly id: string;
-  readonly project_id: string;
-  readonly mode: 'live' | 'test';
-  readonly status: string;
-  readonly from_header: string;
-  readonly from_email: string;
-  readonly subject: string;
-}
-
 /** Indexes up to `limit` messages; returns how many it indexed. */
-export async function indexBatch(db: Db, limit = BATCH): Promise<number> {
+export async function indexBatch(db: Db, dialect: HistoryDialect, limit = BATCH): Promise<number> {
   return db.transaction().execute(async (trx) => {
     // PostgreSQL: a history query's catch-up on one node and the engine on another never index
     // the same messages at once.
@@ -43,21 +29,7 @@ export async function indexBatch(db: Db, limit = BATCH): Promise<number> {
       last: number | null;
     }>`select max(message_rowid) as last from message_history`.execute(trx);
     const after = last.rows[0]?.last ?? 0;
-    // PostgreSQL: nodes (and one node's concurrent transactions) take rowids first and commit
-    // later, so a message may appear below the highest one indexed; the batch looks back over the
-    // last LOOKBACK rowids for any not yet indexed (a primary-key probe each). The rows are read
-    // FOR SHARE: a status change committing meanwhile (whose trigger updates only indexed
-    // messages) waits for this batch, or this batch waits for it and reads the new status.
-    const { rows } =
-      engineOf(trx) === 'postgresql'
-        ? await sql<Pending>`
-            select rowid, id, project_id, mode, status, from_header, from_email, subject
-            from messages m where m.rowid > ${Math.max(0, after - LOOKBACK)}
-              and not exists (select 1 from message_history h where h.message_rowid = m.rowid)
-            order by m.rowid limit ${limit} for share`.execute(trx)
-        : await sql<Pending>`
-            select rowid, id, project_id, mode, status, from_header, from_email, subject
-            from messages where rowid > ${after} order by rowid limit ${limit}`.execute(trx);
+    const rows = await dialect.pending(trx, after, limit);
     if (rows.length === 0) return 0;
     const recipients = await sql<{ message_id: string; email: string; display: string; kind: string }>`
       select message_id, email, display, kind from message_recipients
@@ -96,10 +68,10 @@ export async function indexBatch(db: Db, limit = BATCH): Promise<number> {
   });
 }
 
-export function createHistoryIndexer(db: Db) {
+export function createHistoryIndexer(db: Db, dialect: HistoryDialect) {
   let running: Promise<number> | undefined;
   const once = (limit: number) => {
-    running ??= indexBatch(db, limit).finally(() => {
+    running ??= indexBatch(db, dialect, limit).finally(() => {
       running = undefined;
     });
     return running;

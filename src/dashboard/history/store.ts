@@ -7,9 +7,9 @@
 import { type RawBuilder, sql } from 'kysely';
 import { broadcastBodiesOf } from '../../broadcasts/render-content.js';
 import type { Db } from '../../platform/db/database.js';
-import { engineOf } from '../../platform/db/engine.js';
 import type { KeyMode, MessageStatus } from '../../platform/db/tables.js';
 import { normalizeEmail } from '../../platform/normalize-email.js';
+import type { HistoryDialect } from './dialect.js';
 
 export const SORTS = ['created_at', 'recipient', 'subject', 'status', 'from'] as const;
 export type Sort = (typeof SORTS)[number];
@@ -50,25 +50,8 @@ function normalizedAddress(search: string): string | undefined {
   return normalizeEmail(search);
 }
 
-/** An FTS5 phrase: the text quoted, inner quotes doubled (trigram matches it as a substring). */
-const phrase = (text: string) => `"${text.replaceAll('"', '""')}"`;
-
-/** A LIKE pattern matching `text` anywhere, its wildcards escaped (PostgreSQL's default escape `\`). */
-const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
-export function createHistoryStore(db: Db) {
-  const postgres = engineOf(db) === 'postgresql';
-  // `+` keeps SQLite from walking the project's whole index when the matches are few: the matched
-  // rowids come first, the project, mode and status only filter them. PostgreSQL has no unary `+`
-  // on text, and plans from its statistics.
-  const plus = (column: string) => (postgres ? sql.ref(column) : sql`+${sql.ref(column)}`);
-  /** The search text's rows: FTS5's trigram phrase on SQLite, pg_trgm's GIN index behind ILIKE on PostgreSQL. */
-  const textMatch = (search: string) =>
-    postgres ? sql`s.body ilike ${containing(search)}` : sql`message_search match ${phrase(search)}`;
-  const contains = (haystack: RawBuilder<unknown>, needle: string) =>
-    postgres
-      ? sql`strpos(lower(${haystack}), lower(${needle})) > 0`
-      : sql`instr(lower(${haystack}), lower(${needle})) > 0`;
+export function createHistoryStore(db: Db, dialect: HistoryDialect) {
+  const { plus, textMatch, contains } = dialect;
 
   /** The IDs of the page, and the total, for a query with a search. */
   const searched = async (q: HistoryQuery, offset: number) => {

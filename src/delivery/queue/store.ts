@@ -20,16 +20,23 @@
  * are claimed by the router the same way (lane IS NULL).
  */
 import type { Db, Store } from '../../platform/db/database.js';
-import type { KeyMode, Traffic } from '../../platform/db/tables.js';
+import type { EventsTable, KeyMode, Traffic } from '../../platform/db/tables.js';
 import { createPgDeliveryStore } from './store-pg.js';
 import type { deliveryReports } from './store-reports.js';
 import type { ClaimedJob, JobLease, MessageRow, RecipientRow, StoredPolicy } from './store-rows.js';
+
 export { inIdOrder } from './store-rows.js';
+
 import { createSqliteDeliveryStore } from './store-sqlite.js';
 import type { OutcomeWrites } from './store-writes.js';
 
 export type * from './store-rows.js';
 export type { OutcomeWrites, RecipientCounts } from './store-writes.js';
+
+/** Outcome writes sent as one statement with their events (`DeliveryStore.writesAtOnce`). */
+export interface AtOnceWrites extends OutcomeWrites {
+  commitHeld(jobs: readonly JobLease[], events: readonly EventsTable[]): Promise<Set<string>>;
+}
 
 /** A job to give back to the queue, with the lane it keeps. */
 export interface JobRelease extends JobLease {
@@ -85,6 +92,12 @@ export interface DeliveryStore extends ReturnType<typeof deliveryReports> {
   readonly batchesOutcomes: boolean;
   /** The writes of outcomes in `trx`, the caller's transaction (store-writes.ts). */
   writesIn(trx: Db): OutcomeWrites;
+  /**
+   * PostgreSQL only: writes collected for one statement outside a transaction, which checks and
+   * locks the jobs' leases itself and returns the jobs it wrote (store-writes-pg.ts, `commitHeld`).
+   * Its reads throw (NeedsTransaction): a batch that must read is written in a transaction instead.
+   */
+  readonly writesAtOnce?: () => AtOnceWrites;
   /**
    * Of `jobs`, the IDs whose lease is still the one they were claimed with, held until `trx` ends
    * (PostgreSQL locks their rows, so no other node claims them meanwhile); on SQLite, one node

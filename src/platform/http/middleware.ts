@@ -3,11 +3,12 @@
  * for probes such as `/health`), and the one place errors are rendered and logged.
  */
 import type { Context, Next } from 'koa';
-import type { Logger } from '../log.js';
 import { isStorageFull } from '../db/storage-full.js';
 import { newId } from '../ids.js';
 import { truncateIp } from '../ip-prefix.js';
+import type { Logger } from '../log.js';
 import { AppError } from './errors.js';
+import type { Principal } from './principal.js';
 
 const incomingId = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -18,6 +19,8 @@ export interface RequestState {
   probe?: boolean;
   /** Set by a route of recipients' clients (`RouteSpec.privateClient`): its line has the address truncated. */
   privateClient?: boolean;
+  /** Who the route's authenticator found (app.ts), for the record of a refusal that follows. */
+  principal?: Principal;
 }
 
 export function requestFrame(log: Logger, accessLog: boolean) {
