@@ -201,3 +201,25 @@ test('a revoked OAuth access token is recorded as rejected, naming its client an
   );
   t.false(everything.includes('Z'.repeat(40)), 'no record holds the secret part of a token');
 });
+
+test("a session selecting another organization's project is recorded for that organization only", async (t) => {
+  const ph = await startPosthorn(t);
+  const owner = await signIn(ph);
+  const other = await ph.bootstrap('someone@elsewhere.test');
+  const prober = await signIn(ph, 'someone@elsewhere.test');
+  const res = await ph.request('GET', '/v1/auth/session', {
+    key: prober,
+    headers: { 'X-Posthorn-Project-ID': ph.owner.projectId },
+  });
+  t.is(res.status, 404);
+  const [record, ...rest] = await audited(ph, owner, 'access.denied');
+  t.deepEqual(rest, []);
+  t.deepEqual(record?.actor, { type: 'session', id: other.userId, auth_method: 'password' });
+  t.is(record?.target, ph.owner.projectId);
+  t.like(record?.details, {
+    route: 'GET /v1/auth/session',
+    reason: 'other_organization',
+    selected_by: 'X-Posthorn-Project-ID',
+  });
+  t.deepEqual(await audited(ph, prober, 'access.denied'), []);
+});
