@@ -121,7 +121,7 @@ try {
           process.stderr.write(`posthorn-pg ${tag}: queueing ${messages} messages through the API...\n`);
           const onPg = await prepare(pgDir, dns, sink.port, messages, kb, database.url);
           process.stderr.write(`posthorn-pg ${tag}: delivering...\n`);
-          const measured = await measure(onPg, sink, messages);
+          const measured = await measure(onPg, sink, messages, database.url);
           rows.push({ subject: 'posthorn-pg', kb, round, r: measured.result });
           await stopChild(measured.child);
         } finally {
@@ -206,12 +206,12 @@ console.log(
   `\ndelivery to a loopback SMTP sink (${sinkKind}), ${messages} messages per run, node ${process.version}, ${(await import('node:os')).availableParallelism()} CPUs`,
 );
 console.log(
-  '| subject | body | round | messages/s | seconds | process CPU % | machine CPU % | peak RSS MB | API p50 / p95 under load | event loop CPU ms/msg |',
+  '| subject | body | round | messages/s | seconds | process CPU % | machine CPU % | peak RSS MB | API p50 / p95 under load | event loop CPU ms/msg | database CPU ms/msg |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const { subject, kb, round, r } of rows) {
   console.log(
-    `| ${subject} | ${kb} KB | ${round} | ${fmt(r.rate)} | ${fmt(r.seconds, 1)} | ${fmt(r.cpuPercent)} | ${fmt(r.machinePercent)} | ${r.peakRssMb === null ? '-' : fmt(r.peakRssMb)} | ${underLoad(r.apiUnderLoadMs)} | ${r.mainThreadMsPerMessage === undefined ? '-' : fmt(r.mainThreadMsPerMessage, 3)} |`,
+    `| ${subject} | ${kb} KB | ${round} | ${fmt(r.rate)} | ${fmt(r.seconds, 1)} | ${fmt(r.cpuPercent)} | ${fmt(r.machinePercent)} | ${r.peakRssMb === null ? '-' : fmt(r.peakRssMb)} | ${underLoad(r.apiUnderLoadMs)} | ${r.mainThreadMsPerMessage === undefined ? '-' : fmt(r.mainThreadMsPerMessage, 3)} | ${r.databaseMsPerMessage === undefined ? '-' : fmt(r.databaseMsPerMessage, 3)} |`,
   );
 }
 console.log(

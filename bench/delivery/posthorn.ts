@@ -13,6 +13,7 @@ import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
 import type { DnsTestServer } from '../../test/helpers/dns-server.js';
 import { freePort } from '../lib.js';
+import { databaseCpu } from './database-cpu.js';
 import { machineCpuMs, mainThreadCpuMs, memoryMb, processCpuMs } from './proc.js';
 import type { Sink } from './sink.js';
 
@@ -43,6 +44,8 @@ export interface RunResult {
   readonly mainThreadMsPerMessage?: number;
   /** Response times (ms) of scheduled sends made while the engine delivered (Posthorn only). */
   readonly apiUnderLoadMs?: readonly number[];
+  /** CPU milliseconds of the database's server processes per message (PostgreSQL only). */
+  readonly databaseMsPerMessage?: number;
 }
 
 /** An HTML body of about `kb` kilobytes: paragraphs, links, a few non-ASCII characters. */
@@ -253,11 +256,15 @@ export function spawnPosthorn(prepared: Prepared): ChildProcess {
   });
 }
 
-/** Starts the engine and measures the sink from its first to its last message. */
+/**
+ * Starts the engine and measures the sink from its first to its last message; with `databaseUrl`
+ * (PostgreSQL), the CPU of the database's backends too.
+ */
 export async function measure(
   prepared: Prepared,
   sink: Sink,
   messages: number,
+  databaseUrl?: string,
 ): Promise<{ result: RunResult; child: ChildProcess }> {
   const base = sink.count;
   const child = spawnPosthorn(prepared);
@@ -266,11 +273,14 @@ export async function measure(
   const cpu0 = processCpuMs(pid);
   const main0 = mainThreadCpuMs(pid);
   const machine0 = machineCpuMs();
+  const database = databaseUrl === undefined ? undefined : await databaseCpu(databaseUrl);
   const probe = apiProbe(prepared);
   const t1 = await sink.waitFor(base + messages, 600_000);
   const cpu1 = processCpuMs(pid);
   const main1 = mainThreadCpuMs(pid);
   const machine1 = machineCpuMs();
+  const databaseMs = await database?.sample();
+  await database?.close();
   const apiUnderLoadMs = await probe.stop();
   const seconds = (t1 - t0) / 1000;
   return {
@@ -284,6 +294,7 @@ export async function measure(
       peakRssMb: memoryMb(pid).peak,
       mainThreadMsPerMessage: (main1 - main0) / (messages - 1),
       apiUnderLoadMs,
+      ...(databaseMs === undefined ? {} : { databaseMsPerMessage: databaseMs / (messages - 1) }),
     },
   };
 }

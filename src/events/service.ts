@@ -141,6 +141,15 @@ export function createEventService(db: Db, store: Pick<Store, 'engine' | 'sqlite
     },
 
     /**
+     * The rows of new events, their IDs taken, for a caller that inserts them in a statement of its
+     * own (the delivery outcome writer's one statement on PostgreSQL, store-writes-pg.ts).
+     */
+    async rowsOf(events: readonly NewEvent[]): Promise<EventsTable[]> {
+      if (postgres) await seedAsync();
+      return events.map((event) => newEvent(nextId(), event).row);
+    },
+
+    /**
      * Appends a batch's events in the transaction `trx`: one insert on PostgreSQL (`appendMany`),
      * the prepared statement per event on SQLite (`appendInTransaction`: the transaction holds the
      * connection, so the rows land in it). The caller need not know which engine it runs on.

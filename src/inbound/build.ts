@@ -25,19 +25,19 @@ import { ensureSelfSignedCert } from '../platform/tls/self-signed.js';
 import { suppressBesideOutcome } from '../suppressions/beside-outcome.js';
 import type { SuppressionService } from '../suppressions/service.js';
 import { type Analyzer, createAnalyzer } from './analysis/analyzer.js';
+import { type InboundListener, startListener } from './listener/listener.js';
+import { type BounceTarget, createRecipientCheck } from './listener/recipients.js';
+import { openSpool } from './listener/spool.js';
+import { createProcessor, type Processor } from './processor.js';
+import type { UnsubscribePort } from './processor-effects.js';
 import { createDsnWriter } from './reports/dsn-outcome.js';
 import { createFeedbackHandler } from './reports/feedback.js';
-import { type InboundListener, startListener } from './listener/listener.js';
-import { createOutboundLookup } from './threads/outbound.js';
-import { createProcessor, type Processor } from './processor.js';
-import { type BounceTarget, createRecipientCheck } from './listener/recipients.js';
-import type { UnsubscribePort } from './processor-effects.js';
+import { createSentMail } from './reports/sent-mail.js';
 import { type ScanEngine, startScanEngine } from './scanning/scan-engine.js';
 import { clamavHealth, createScanner } from './scanning/scanner.js';
-import { createSentMail } from './reports/sent-mail.js';
 import { createInboundService, type InboundServicePorts } from './service.js';
-import { openSpool } from './listener/spool.js';
 import { createInboundStore } from './store.js';
+import { createOutboundLookup } from './threads/outbound.js';
 import { createThreads } from './threads/threads.js';
 
 export interface InboundDeps {

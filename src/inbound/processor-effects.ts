@@ -3,16 +3,20 @@
  * everything that can be known before the database transaction (parsing, authentication and
  * report reading on the analyzer's threads, the lookups of feedback), and `write` only writes,
  * inside the group commit's transaction: the received messages, the feedback effects and the
- * receipt. A transaction given up on (`failed`) writes only its receipt, with the reason.
+ * receipt. A transaction given up on (`failed`) writes its receipt with the reason and, when it is
+ * `kept`, the message stored without processing for each project it was routed to
+ * (`processor-poison.ts`).
  */
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
 import type { Analyzer } from './analysis/analyzer.js';
-import type { FeedbackHandler } from './reports/feedback.js';
-import { type RoutedDelivery, storeReceived } from './threads/received.js';
+import type { AuthResults } from './analysis/authenticate.js';
+import type { ParsedInbound } from './analysis/parse.js';
 import type { InboundRecipient } from './listener/recipients.js';
 import type { SpoolEnvelope, SpooledMessage } from './listener/spool.js';
+import type { FeedbackHandler } from './reports/feedback.js';
 import type { InboundStore } from './store.js';
+import { type RoutedDelivery, storeReceived } from './threads/received.js';
 import type { Threads } from './threads/threads.js';
 
 /** The broadcasts capability's handling of a mail to an unsubscribe address. */
@@ -32,7 +36,19 @@ export type Prepared =
       /** Undefined when even the envelope could not be read. */
       readonly envelope: SpoolEnvelope | undefined;
       readonly size: number;
+      /** The message as read without processing it (header fields, whole as one attachment): store it. */
+      readonly kept?: { readonly raw: Buffer; readonly mail: ParsedInbound } | undefined;
     };
+
+/** The authentication of a message stored without processing: none was run. */
+const NOT_CHECKED: AuthResults = {
+  spf: null,
+  dkim: [],
+  dmarc: null,
+  arc: null,
+  authentication_results: '',
+  error: 'not checked: the message was stored without processing',
+};
 
 /** Everything that can be worked out before the transaction: parsing, authentication, report reading. */
 export function createPreparer(deps: {
@@ -78,7 +94,21 @@ export function createWriter(deps: {
 }) {
   return async function write(trx: Db, prepared: Prepared): Promise<number> {
     if ('failed' in prepared) {
-      const { envelope } = prepared;
+      const { envelope, kept } = prepared;
+      const received: Record<string, string> = {};
+      if (kept !== undefined && envelope !== undefined) {
+        for (const delivery of routedDeliveries(envelope.recipients)) {
+          const stored = await storeReceived(trx, deps, {
+            envelope,
+            size: kept.raw.length,
+            delivery,
+            mail: kept.mail,
+            auth: NOT_CHECKED,
+            processingError: prepared.failed,
+          });
+          received[delivery.projectId] = stored.id;
+        }
+      }
       await deps.store.insertReceipt(trx, {
         id: prepared.id,
         kind: 'failed',
@@ -86,7 +116,10 @@ export function createWriter(deps: {
         rcpt_to: JSON.stringify(envelope?.recipients.map((r) => r.address) ?? []),
         remote_ip: envelope?.remoteIp ?? '',
         size_bytes: prepared.size,
-        outcome: JSON.stringify({ failed: prepared.failed }),
+        outcome: JSON.stringify({
+          failed: prepared.failed,
+          ...(Object.keys(received).length > 0 ? { received } : {}),
+        }),
         received_at: envelope?.receivedAt ?? Date.now(),
         processed_at: Date.now(),
       });

@@ -11,16 +11,15 @@
  * happens before the database transaction; the transaction itself only writes
  * (`processor-effects.ts`). Files left in the spool by a crash are picked up at start.
  *
- * A poison message never keeps the server busy or down: a transaction that keeps failing is
- * retried with backoff and, after `MAX_FAILURES`, given up on; so is a file left in the spool that
- * `MAX_UNFINISHED_RUNS` earlier runs of the process started and never finished (the process
- * crashed or was killed while processing it, so it might again). A left-over file that one run
- * already started and did not finish is processed alone, nothing else beside it: a process killed
- * from outside (an operator's SIGKILL, the OOM killer choosing it for another's sake) while many
- * messages were in progress then counts against one message only, so that a healthy message is
- * not given up on for having been in progress at two unrelated kills. Given up on means a `failed`
- * receipt with the reason, an error in the log, and the file moved to the spool's `failed`
- * directory for the operator: it is never deleted unprocessed.
+ * A poison message never keeps the server busy or down (`processor-poison.ts`): a transaction that
+ * keeps failing is retried with backoff and, after `MAX_FAILURES`, given up on; so is a file left in
+ * the spool that `MAX_UNFINISHED_RUNS` earlier runs of the process started and never finished. Given
+ * up on, a message is stored without processing (envelope and header fields, never scanned), never
+ * processed fully again; its file goes to the spool's `failed` directory. A left-over file that one
+ * run already started and did not finish is processed alone, nothing else beside it: a process
+ * killed from outside (an operator's SIGKILL, the OOM killer choosing it for another's sake) while
+ * many messages were in progress then counts against one message only, so that a healthy message
+ * is not given up on for having been in progress at two unrelated kills.
  *
  * A stop waits for the messages in progress a few seconds at most (`processor-stop.ts`): past that
  * they are left in the spool for the next start, their abandoned work writes nothing more, and the
@@ -33,10 +32,11 @@ import { commitBarrier } from '../platform/db/durability.js';
 import { createGroupCommit } from '../platform/db/group-commit.js';
 import type { Logger } from '../platform/log.js';
 import type { Analyzer } from './analysis/analyzer.js';
-import type { FeedbackHandler } from './reports/feedback.js';
-import { createPreparer, createWriter, type Prepared, type UnsubscribePort } from './processor-effects.js';
-import { createProcessorStop } from './processor-stop.js';
 import type { Spool, SpooledMessage } from './listener/spool.js';
+import { createPreparer, createWriter, type Prepared, type UnsubscribePort } from './processor-effects.js';
+import { createPoison, type GiveUp, MAX_FAILURES } from './processor-poison.js';
+import { createProcessorStop } from './processor-stop.js';
+import type { FeedbackHandler } from './reports/feedback.js';
 import type { InboundStore } from './store.js';
 import type { Threads } from './threads/threads.js';
 
@@ -87,15 +87,6 @@ interface Entry {
   readonly alone?: boolean;
 }
 
-const MAX_FAILURES = 10;
-/**
- * Earlier runs that may start a left-over file without finishing it before it is given up on.
- * Three, not two: a storm of kills from outside (the full chaos run: 60 kills, one every 10–15 s
- * on a loaded host) gave up 5 healthy messages of 441 with two, each killed twice while it was
- * processed (the second time alone, right after a restart). A message that does crash the
- * process costs one crash more before it is kept aside.
- */
-const MAX_UNFINISHED_RUNS = 3;
 /** Bytes of fresh messages handed over in memory (small ones only, `HAND_OFF_BYTES`) kept for the
  * processor while they wait; beyond it they are read back from the spool. */
 const MAX_IN_MEMORY_BYTES = 64 * 1024 * 1024;
@@ -190,7 +181,7 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       }
       failures.delete(id);
       const reason = `processing failed ${count} times; the last error: ${errorText(error)}`;
-      await giveUp(entry, reason).catch((failure: unknown) => {
+      await giveUp(entry, { reason, store: true }).catch((failure: unknown) => {
         if (halt.abandoned) return;
         log.error(
           { err: failure, receipt: id, spool: deps.spool.dir, reason },
@@ -232,6 +223,8 @@ export function createProcessor(deps: ProcessorDeps): Processor {
   );
   const durable = commitBarrier(deps.db, deps.sqlite);
   const prepare = createPreparer(deps);
+  const poison = createPoison({ spool: deps.spool, log, halt, commit, durable });
+  const giveUp = (entry: Entry, reason: GiveUp) => poison.giveUp(entry, reason);
 
   async function processOne({ id, bytes }: Entry): Promise<void> {
     let spooled = inMemory.get(id);
@@ -253,10 +246,9 @@ export function createProcessor(deps: ProcessorDeps): Processor {
       }
       if (recovered.delete(id)) {
         halt.live();
-        const earlier = await halt.countRun(id);
-        if (earlier >= MAX_UNFINISHED_RUNS) {
-          const reason = `processing was started by ${earlier} earlier runs of the server that stopped before it finished (it may have crashed them)`;
-          await giveUp({ id, bytes }, reason);
+        const suspected = await poison.check(id);
+        if (suspected !== undefined) {
+          await giveUp({ id, bytes }, suspected);
           return;
         }
       }
@@ -270,20 +262,6 @@ export function createProcessor(deps: ProcessorDeps): Processor {
     await durable();
     halt.live();
     await halt.change(deps.spool.remove(id));
-  }
-
-  /** Ends a transaction that cannot be processed: a `failed` receipt, the file kept in `failed/`. */
-  async function giveUp({ id, bytes }: Entry, reason: string): Promise<void> {
-    const envelope = await deps.spool.readEnvelope(id).catch(() => undefined);
-    halt.live();
-    await commit({ id, failed: reason, envelope, size: bytes });
-    await durable();
-    halt.live();
-    await halt.change(deps.spool.moveToFailed(id));
-    log.error(
-      { receipt: id, reason, mail_from: envelope?.mailFrom, remote_ip: envelope?.remoteIp },
-      'inbound message could not be processed: recorded as failed and moved to the failed directory beside the spool',
-    );
   }
 
   return {

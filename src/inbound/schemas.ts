@@ -116,6 +116,15 @@ export const inboundMessage = inboundSummary.extend({
     .describe(
       'Set when the message could not be parsed (e.g. over 1,000 MIME parts): only its header fields are shown, and the whole message is the attachment `original.eml`.',
     ),
+  processing: z
+    .enum(['complete', 'failed'])
+    .describe(
+      '`failed`: the message was stored without being processed, because processing it failed repeatedly or stopped the server (a suspected poison message). Its envelope and header fields are shown; text and html are null, no authentication was run, and the whole message is the attachment `original.eml`, never scanned and never downloadable (`scan_state` `error`). `processing_error` says why. An operator can have it processed fully with `posthorn inbound retry <id>`.',
+    ),
+  processing_error: z
+    .string()
+    .nullable()
+    .describe('Why the message was stored without processing; null when `processing` is `complete`.'),
 });
 
 export const threadMessage = z.object({

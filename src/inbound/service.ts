@@ -15,9 +15,9 @@ import { AppError, badRequest, conflict, forbidden, notFound } from '../platform
 import type { KeyPrincipal } from '../platform/http/principal.js';
 import { formatPath } from '../platform/http/validate.js';
 import { newId } from '../platform/ids.js';
-import type { OutboundLookup } from './threads/outbound.js';
 import type { ReplyRequest, RouteCreateRequest, replyResponse, threadRecord } from './schemas.js';
 import type { InboundStore, MessageRow, ThreadCursor } from './store.js';
+import type { OutboundLookup } from './threads/outbound.js';
 import { baseSubject, type Threads } from './threads/threads.js';
 import { inboundThreadView, messageView, outboundThreadView, routeView, summaryView } from './views.js';
 

@@ -110,6 +110,7 @@ const MESSAGE_COLUMNS = [
   'size_bytes',
   'created_at',
   'parse_error',
+  'processing_error',
 ] as const;
 const ATTACHMENT_COLUMNS = [
   'id',

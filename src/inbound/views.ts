@@ -1,6 +1,5 @@
 /** Stored inbound rows → the API's JSON shapes (times as ISO 8601, JSON columns parsed). */
 import type { z } from 'zod';
-import type { OutboundSummary } from './threads/outbound.js';
 import type {
   attachmentRecord,
   inboundMessage,
@@ -9,6 +8,7 @@ import type {
   threadMessage,
 } from './schemas.js';
 import type { AttachmentMeta, MessageRow, MessageSummaryRow, RouteRow } from './store.js';
+import type { OutboundSummary } from './threads/outbound.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const list = (json: string) => JSON.parse(json) as string[];
@@ -80,6 +80,8 @@ export function messageView(
     attachments: attachments.map(attachmentView),
     size_bytes: row.size_bytes,
     parse_error: row.parse_error,
+    processing: row.processing_error === null ? 'complete' : 'failed',
+    processing_error: row.processing_error,
   };
 }
 

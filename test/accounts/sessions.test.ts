@@ -1,4 +1,5 @@
 import test from 'ava';
+import type { DeliveryEnv } from '../delivery/env.js';
 import { startPosthorn } from '../helpers/server.js';
 import { signInByCode, startAccountsEnv } from './env.js';
 
@@ -109,13 +110,22 @@ test('sign-in requests past the per-address limit get 429 with Retry-After, and 
     ).status,
     401,
   );
+  await ph.server.services.audit.flush();
   const failures = ph.server.kernel.store.sqlite
     .prepare(
-      "select organization_id, actor_kind, auth_method, ip_address from audit_log where action = 'auth.login_failed'",
+      "select organization_id, actor_kind, auth_method, ip_address, details from audit_log where action = 'auth.login_failed'",
     )
-    .all() as { organization_id: string | null; auth_method: string; ip_address: string }[];
-  t.is(failures.length, 4);
-  t.is(failures.filter((f) => f.organization_id === ph.owner.organizationId).length, 3);
+    .all() as { organization_id: string | null; auth_method: string; ip_address: string; details: string }[];
+  // Repeats within a minute are one record with a count (audit/coalesce.ts); the 429 is no failure.
+  const count = (f: { details: string }) => JSON.parse(f.details).count as number;
+  t.is(failures.length, 2);
+  t.is(
+    failures.reduce((sum, f) => sum + count(f), 0),
+    4,
+  );
+  const owners = failures.filter((f) => f.organization_id === ph.owner.organizationId);
+  t.is(owners.length, 1);
+  t.is(count(owners[0]!), 3);
   t.true(failures.every((f) => f.ip_address === '127.0.0.1'));
 });
 
@@ -139,6 +149,63 @@ test('a session ends after its idle timeout', async (t) => {
   const idle = await env.ph.request('GET', '/v1/auth/session', { key: token });
   t.is(idle.status, 401);
   t.regex(idle.body.error, /expired/);
+});
+
+const HOUR = 3_600_000;
+const MINUTE = 60_000;
+
+/** Moves a session's sign-in (and so its absolute end) `ms` into the past, as if time had passed. */
+async function signedInEarlier(env: DeliveryEnv, sessionId: string, ms: number): Promise<void> {
+  await env.ph.server.kernel.db
+    .updateTable('sessions')
+    .set((eb) => ({ created_at: eb('created_at', '-', ms), expires_at: eb('expires_at', '-', ms) }))
+    .where('id', '=', sessionId)
+    .execute();
+}
+
+/** Sets a session's last request `ms` ago (it has made none since sign-in in this process). */
+async function lastSeenAgo(env: DeliveryEnv, sessionId: string, ms: number): Promise<void> {
+  await env.ph.server.kernel.db
+    .updateTable('sessions')
+    .set({ last_seen_at: Date.now() - ms })
+    .where('id', '=', sessionId)
+    .execute();
+}
+
+test('by default a session ends 12 hours after sign-in however much it is used (ASVS 3.3.2)', async (t) => {
+  const env = await startAccountsEnv(t);
+  const { token, session } = await signInByCode(env, OWNER, 1);
+  const row = await env.ph.server.kernel.db
+    .selectFrom('sessions')
+    .select(['created_at', 'expires_at'])
+    .where('id', '=', session.id as string)
+    .executeTakeFirstOrThrow();
+  t.is(Number(row.expires_at) - Number(row.created_at), 12 * HOUR);
+  // Signed in 11 h 59 min ago and used all along (its last request a moment ago): still live.
+  await signedInEarlier(env, session.id as string, 12 * HOUR - MINUTE);
+  await lastSeenAgo(env, session.id as string, 1000);
+  t.is((await env.ph.request('GET', '/v1/auth/session', { key: token })).status, 200);
+  // A minute and a second later, however recent its last request: ended, sign in again.
+  await signedInEarlier(env, session.id as string, MINUTE + 1000);
+  const ended = await env.ph.request('GET', '/v1/auth/session', { key: token });
+  t.is(ended.status, 401);
+  t.regex(ended.body.error, /expired; sign in again/);
+});
+
+test('by default a session ends after 30 minutes without a request (ASVS 3.3.2)', async (t) => {
+  const env = await startAccountsEnv(t);
+  const fresh = await signInByCode(env, OWNER, 1);
+  t.is(
+    Date.parse(fresh.session.expires_at as string) - Date.parse(fresh.session.created_at as string),
+    30 * MINUTE,
+  );
+  await lastSeenAgo(env, fresh.session.id as string, 29 * MINUTE);
+  t.is((await env.ph.request('GET', '/v1/auth/session', { key: fresh.token })).status, 200);
+  const idle = await signInByCode(env, OWNER, 2);
+  await lastSeenAgo(env, idle.session.id as string, 30 * MINUTE + 1000);
+  const ended = await env.ph.request('GET', '/v1/auth/session', { key: idle.token });
+  t.is(ended.status, 401);
+  t.regex(ended.body.error, /expired/);
 });
 
 test('a wrong password takes as long for an unknown address as for a known one', async (t) => {

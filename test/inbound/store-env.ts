@@ -119,4 +119,5 @@ export const message = (inbound: InboundStore, trx: Db, id: string, threadId: st
     size_bytes: 10,
     created_at: T0,
     parse_error: null,
+    processing_error: null,
   });

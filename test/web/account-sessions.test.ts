@@ -158,3 +158,43 @@ test('an owner requires two-factor of owners and admins from the Members page, o
   const shown = ((await page.locator('.codes li').first().textContent()) ?? '').trim();
   t.false((on.body.recovery_codes as string[]).includes(shown), 'new codes, not the ones of enrolment');
 });
+
+test('a session that ends while the dashboard is open brings the sign-in page with a notice, and signing in returns to the page', async (t) => {
+  t.timeout(120_000);
+  const env = await startAccountsEnv(t);
+  const context = await browser.newContext({ viewport: DESKTOP });
+  t.teardown(() => context.close());
+  const page = await context.newPage();
+  page.on('pageerror', (error) => {
+    throw error;
+  });
+  await page.goto(`${env.ph.url}/account`);
+  await page.getByLabel('Email').fill(OWNER);
+  await page.getByRole('button', { name: 'Email me a code' }).click();
+  await page.getByRole('textbox', { name: 'Sign-in code' }).fill(codeIn(await receivedMail(env, 1)));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Account' }).waitFor();
+
+  // Its twelve hours are up while the page is open.
+  await env.ph.server.kernel.db
+    .updateTable('sessions')
+    .set({ expires_at: Date.now() - 1000 })
+    .execute();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Domains', exact: true })
+    .click();
+  await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+  await page
+    .getByRole('status')
+    .getByText('Your session has ended: This session has expired; sign in again.')
+    .waitFor();
+  await checkPage(t, page, 'sign-in-session-ended');
+
+  await page.getByLabel('Email').fill(OWNER);
+  await page.getByRole('button', { name: 'Email me a code' }).click();
+  await page.getByRole('textbox', { name: 'Sign-in code' }).fill(codeIn(await receivedMail(env, 2)));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Domains' }).waitFor();
+  t.false(await page.getByText('Your session has ended').isVisible());
+});

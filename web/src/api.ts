@@ -19,13 +19,14 @@ export class ApiError extends Error {
 }
 
 let projectId: string | undefined;
-let onSignedOut: (() => void) | undefined;
+let onSignedOut: ((message: string) => void) | undefined;
 
 export function selectProject(id: string | undefined): void {
   projectId = id;
 }
 
-export function whenSignedOut(handler: () => void): void {
+/** Called with the API's words when a request is refused for want of a live session (a 401). */
+export function whenSignedOut(handler: (message: string) => void): void {
   onSignedOut = handler;
 }
 
@@ -98,7 +99,7 @@ export async function api<T = unknown>(
       typeof parsed?.error === 'string' ? parsed.error : `The request failed (HTTP ${res.status}).`,
       Array.isArray(parsed?.details) ? parsed.details : [],
     );
-    if (res.status === 401 && !path.startsWith('/v1/dashboard/web/sign-in')) onSignedOut?.();
+    if (res.status === 401 && !path.startsWith('/v1/dashboard/web/sign-in')) onSignedOut?.(error.message);
     throw error;
   }
   return parsed as T;

@@ -1,45 +1,45 @@
 /** The frame: sign-in when signed out; otherwise the navigation, the project switcher and the page. */
 import type { ComponentType } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ApiError } from './api';
 import { get, post, whenSignedOut } from './api';
 import { Account } from './pages/account';
-import { AudienceDetail, Audiences } from './pages/audiences';
-import { BroadcastDetail } from './pages/broadcast-detail';
-import { ContactDetail } from './pages/contact-detail';
-import { Broadcasts } from './pages/broadcasts';
-import { Inbound } from './pages/inbound';
-import { InboundDetail } from './pages/inbound-detail';
-import { Reputation } from './pages/reputation';
-import { SystemStatus } from './pages/status';
-import { Tracking } from './pages/tracking';
-import { Validation } from './pages/validation';
 import { Analytics } from './pages/analytics';
 import { ApiKeys } from './pages/api-keys';
 import { Approvals } from './pages/approvals';
+import { AudienceDetail, Audiences } from './pages/audiences';
+import { AuditLog } from './pages/audit-log';
+import { BroadcastDetail } from './pages/broadcast-detail';
+import { Broadcasts } from './pages/broadcasts';
 import { ConnectedApps } from './pages/connected-apps';
 import { Consent } from './pages/consent';
-import { AuditLog } from './pages/audit-log';
+import { ContactDetail } from './pages/contact-detail';
 import { Domains } from './pages/domains';
+import { Inbound } from './pages/inbound';
+import { InboundDetail } from './pages/inbound-detail';
 import { Members } from './pages/members';
 import { MessageDetail } from './pages/message-detail';
 import { Messages } from './pages/messages';
+import { Reputation } from './pages/reputation';
 import { SignIn } from './pages/sign-in';
+import { SystemStatus } from './pages/status';
 import { Suppressions } from './pages/suppressions';
 import { TemplateDetail } from './pages/template-detail';
 import { Templates } from './pages/templates';
+import { Tracking } from './pages/tracking';
+import { Validation } from './pages/validation';
 import { WebhookDetail } from './pages/webhook-detail';
 import { Webhooks } from './pages/webhooks';
 import { Link, match, navigate, useLocation } from './router';
 import {
   type Project,
-  type Session,
   projectChanged,
   rememberProject,
+  type Session,
   storedProject,
   useProjectVersion,
 } from './session';
 import { ErrorNote, Loading, toApiError } from './ui';
-import type { ApiError } from './api';
 
 type Page = ComponentType<{ params: Record<string, string> }>;
 
@@ -130,6 +130,10 @@ function route(path: string): [Page, Record<string, string>] | undefined {
 export function App() {
   const [session, setSession] = useState<Session | null>();
   const [error, setError] = useState<ApiError>();
+  // Why the person is back at the sign-in page: their session ended while they used it.
+  const [ended, setEnded] = useState<string>();
+  const current = useRef(session);
+  current.current = session;
   const { path } = useLocation();
 
   const load = async () => {
@@ -148,7 +152,10 @@ export function App() {
     }
   };
   useEffect(() => {
-    whenSignedOut(() => setSession(null));
+    whenSignedOut((message) => {
+      if (current.current) setEnded(message);
+      setSession(null);
+    });
     void load();
   }, []);
 
@@ -167,7 +174,9 @@ export function App() {
   if (session === null || path === '/sign-in')
     return (
       <SignIn
+        ended={ended}
         onSignedIn={(s) => {
+          setEnded(undefined);
           rememberProject(undefined);
           setSession(s);
           // Stay on the page that asked for the sign-in (a link, the consent screen); else the messages.

@@ -22,10 +22,19 @@ import type { KeyMode, RecipientStatus } from '../../platform/db/tables.js';
 import type { Logger } from '../../platform/log.js';
 import { type SuppressBesideOutcome, suppressBesideOutcome } from '../../suppressions/beside-outcome.js';
 import type { SuppressionInput } from '../../suppressions/service.js';
-import { type BounceClass, countsAsSoftBounce, expired } from '../replies/bounce-classifier.js';
 import { dueTime } from '../queue/due-time.js';
 import { messageStatus } from '../queue/message-status.js';
+import type {
+  ClaimedJob,
+  DeliveryStore,
+  MessageRow,
+  OutcomeWrites,
+  RecipientCounts,
+  RecipientRow,
+} from '../queue/store.js';
+import { type BounceClass, countsAsSoftBounce, expired } from '../replies/bounce-classifier.js';
 import { type CutOff, type Outcome, outcomeOfTransport, type PerRecipient } from '../replies/outcome.js';
+import { formatSmtpReply } from '../replies/smtp-reply.js';
 import {
   bouncedEvent,
   complainedEvent,
@@ -36,15 +45,6 @@ import {
   failedEvent,
 } from './outcome-events.js';
 import { nextAttempt, type RetryPolicy } from './retry-policy.js';
-import { formatSmtpReply } from '../replies/smtp-reply.js';
-import type {
-  ClaimedJob,
-  DeliveryStore,
-  MessageRow,
-  OutcomeWrites,
-  RecipientCounts,
-  RecipientRow,
-} from '../queue/store.js';
 
 /** Appends one event in the outcome's transaction, or collects it for the batch's one insert. */
 type Emit = (event: NewEvent) => unknown;
@@ -172,6 +172,27 @@ export class OutcomeRecorder {
       durationMs: Math.max(0, now - report.startedAt),
     });
     if (!batch) await writes.flush();
+  }
+
+  /**
+   * Whether recording the job's outcome only writes: no read of the store (the message's other
+   * recipients counted, a soft bounce counted, a suppression added), so that its writes can go
+   * out with the batch's in one statement (outcome-writer.ts). A job for which this says yes and
+   * that reads all the same meets a write port whose reads throw, and the batch is written in a
+   * transaction.
+   */
+  writesOnly(report: JobReport): boolean {
+    const { ctx, result } = report;
+    if (ctx.message === null || ctx.recipients.length === 0) return true;
+    if (result.kind === 'cut_off' || ctx.settledElsewhere === null) return false;
+    return ctx.recipients.every((r) => {
+      const outcome = outcomeFor(result, r);
+      return (
+        outcome.kind === 'failed' ||
+        outcome.kind === 'deferred' ||
+        (outcome.kind === 'delivered' && !outcome.complained)
+      );
+    });
   }
 
   async #recipient(

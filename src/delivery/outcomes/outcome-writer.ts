@@ -27,6 +27,7 @@ import type { EventService } from '../../events/service.js';
 import type { Db } from '../../platform/db/database.js';
 import { type ItemOutcome, savepointIn, writeTransaction } from '../../platform/db/savepoints.js';
 import { isStorageFull } from '../../platform/db/storage-full.js';
+import type { DeliveryStore } from '../queue/store.js';
 import {
   type JobReport,
   OutcomeRecorder,
@@ -35,14 +36,16 @@ import {
   type SuppressionPort,
 } from './outcome-recorder.js';
 import { planUnrecorded } from './unrecorded-outcome.js';
-import type { DeliveryStore } from '../queue/store.js';
 
 export type { JobReport, SuppressionPort };
 
 export interface WriterDeps extends RecorderDeps {
   readonly db: Db;
-  readonly store: Pick<DeliveryStore, 'writesIn' | 'heldLeases' | 'batchesOutcomes'>;
-  readonly events: Pick<EventService, 'appendWithin' | 'appendInTransaction' | 'appendMany' | 'notify'>;
+  readonly store: Pick<DeliveryStore, 'writesIn' | 'heldLeases' | 'batchesOutcomes' | 'writesAtOnce'>;
+  readonly events: Pick<
+    EventService,
+    'appendWithin' | 'appendInTransaction' | 'appendMany' | 'rowsOf' | 'notify'
+  >;
 }
 
 interface Pending {
@@ -110,9 +113,11 @@ export class OutcomeWriter {
         const now = Date.now();
         // Each job in its own savepoint: one that cannot be recorded rolls back alone.
         const eachJob = () => this.#eachHeld(batch, (trx, item) => this.#applyOrDefer(trx, item.report, now));
-        // On PostgreSQL the batch is first written whole; should that fail, job by job.
+        // On PostgreSQL the batch is first written whole: as one statement when no job's outcome
+        // needs a read, else in one transaction; should that fail, job by job.
+        const whole = () => this.#whole(batch, now).catch(eachJob);
         const write = this.#deps.store.batchesOutcomes
-          ? () => this.#whole(batch, now).catch(eachJob)
+          ? () => this.#atOnce(batch, now).catch(whole)
           : eachJob;
         // PostgreSQL may still end a transaction to break a deadlock (or a serialization
         // conflict): the batch is written again once before its jobs are deferred.
@@ -190,6 +195,39 @@ export class OutcomeWriter {
       },
       { relaxed: true },
     );
+  }
+
+  /**
+   * The batch's outcomes and events as ONE statement, no transaction around it (PostgreSQL's
+   * `writesAtOnce`): the statement locks and checks the jobs' leases itself, so a batch costs one
+   * round trip. Throws when the store has no such writes, when a job's outcome needs a read
+   * (NeedsTransaction), or when the statement fails: nothing is written then, and the caller
+   * writes the batch in a transaction.
+   */
+  async #atOnce(batch: readonly Pending[], now: number): Promise<ItemOutcome<void>[]> {
+    const { store, events, log } = this.#deps;
+    if (store.writesAtOnce === undefined) throw new Error('the store writes outcomes in transactions only');
+    const writes = store.writesAtOnce();
+    const shared: SharedBatch = { writes, events: [] };
+    // Its writes name each job's message: a batch holding two jobs of one message needs the lock of
+    // the transactional path's `heldLeases` before it writes either.
+    const messages = new Set<string>();
+    for (const item of batch) {
+      const { job } = item.report.ctx;
+      if (!this.#recorder.writesOnly(item.report) || messages.has(job.messageId))
+        throw new Error('a job of the batch needs its outcome written in a transaction');
+      messages.add(job.messageId);
+      await this.#recorder.apply(NO_TRANSACTION, item.report, now, shared);
+    }
+    const jobs = batch.map((item) => item.report.ctx.job);
+    const held = await writes.commitHeld(jobs, await events.rowsOf(shared.events));
+    for (const job of jobs)
+      if (!held.has(job.id))
+        log.warn(
+          { job_id: job.id, message_id: job.messageId },
+          'a delivery outcome was not recorded: the job was claimed again after its lease ran out',
+        );
+    return batch.map(() => ({ ok: true, value: undefined }));
   }
 
   /**
@@ -285,6 +323,16 @@ export class OutcomeWriter {
     }, wait);
   }
 }
+
+/**
+ * The transaction handed to the recorder for a batch written as one statement (`#atOnce`): there
+ * is none, and any use of it (a suppression) throws, so that the batch is written in a transaction.
+ */
+const NO_TRANSACTION = new Proxy({} as Db, {
+  get() {
+    throw new Error("a write outside the outcome statement needs the outcome writer's transaction");
+  },
+});
 
 const byMessage = (a: Pending, b: Pending): number => {
   const x = a.report.ctx.job.messageId;

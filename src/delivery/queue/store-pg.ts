@@ -193,6 +193,8 @@ export function createPgDeliveryStore(db: Db): DeliveryStore {
 
     writesIn: (trx) => new PgOutcomeWrites(trx),
 
+    writesAtOnce: () => new PgOutcomeWrites(db, true),
+
     async heldLeases(trx, jobs) {
       if (jobs.length === 0) return new Set();
       // In ID order, so two writers locking overlapping jobs never wait on each other in a cycle.

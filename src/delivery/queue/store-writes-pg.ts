@@ -17,7 +17,7 @@
  */
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
-import type { MessageStatus } from '../../platform/db/tables.js';
+import type { EventsTable, MessageStatus } from '../../platform/db/tables.js';
 import type { AttemptRow, JobLease, MessageRow, RecipientRow, RecipientUpdate } from './store-rows.js';
 import type { OutcomeWrites, RecipientCounts } from './store-writes.js';
 
@@ -44,17 +44,37 @@ const columns = <T, K extends string>(rows: readonly T[], pick: (row: T) => Reco
   return out;
 };
 
+/**
+ * Thrown by a read of the outcome writes made for `commitHeld` (they have no transaction to read
+ * in): the caller writes the batch in a transaction instead.
+ */
+export class NeedsTransaction extends Error {
+  constructor(what: string) {
+    super(`${what} needs the outcome writer's transaction`);
+  }
+}
+
 export class PgOutcomeWrites implements OutcomeWrites {
   readonly #trx: Db;
+  /** Collected for `commitHeld`, one statement outside a transaction: reads throw. */
+  readonly #once: boolean;
   #recipients: { update: RecipientUpdate; now: number }[] = [];
   #jobs: JobWrite[] = [];
   #statuses = new Map<string, { status: MessageStatus; now: number }>();
   #cleared: { projectId: string; email: string }[] = [];
   #attempts: AttemptRow[] = [];
 
-  /** Writes in `trx`, a transaction (its connection). */
-  constructor(trx: Db) {
+  /**
+   * Writes in `trx`, a transaction (its connection); with `once`, `trx` is the pool and the writes
+   * are only sent by `commitHeld`: every read throws NeedsTransaction.
+   */
+  constructor(trx: Db, once = false) {
     this.#trx = trx;
+    this.#once = once;
+  }
+
+  #reading(what: string): void {
+    if (this.#once) throw new NeedsTransaction(what);
   }
 
   recipient(update: RecipientUpdate, now: number): void {
@@ -85,6 +105,7 @@ export class PgOutcomeWrites implements OutcomeWrites {
    * to commit writes the status of all of them.
    */
   async statusCounts(messageId: string): Promise<RecipientCounts> {
+    this.#reading('counting recipients');
     await this.flush();
     await sql`select 1 from messages where id = ${messageId} for no key update`.execute(this.#trx);
     const { rows } = await sql<{ status: keyof RecipientCounts; n: number }>`
@@ -103,6 +124,7 @@ export class PgOutcomeWrites implements OutcomeWrites {
   }
 
   async bumpSoftBounce(projectId: string, email: string, now: number): Promise<number> {
+    this.#reading('counting a soft bounce');
     await this.flush();
     const row = await this.#trx
       .insertInto('delivery_soft_bounces')
@@ -127,6 +149,7 @@ export class PgOutcomeWrites implements OutcomeWrites {
   }
 
   async recipientById(id: string) {
+    this.#reading('reading a recipient');
     await this.flush();
     return (await this.#trx
       .selectFrom('message_recipients')
@@ -136,12 +159,79 @@ export class PgOutcomeWrites implements OutcomeWrites {
   }
 
   async message(id: string): Promise<MessageRow | undefined> {
+    this.#reading('reading a message');
     await this.flush();
     return this.#trx.selectFrom('messages').select(MESSAGE_COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
   /** Sends every write collected, in one statement. */
   async flush(): Promise<void> {
+    if (this.#once) throw new NeedsTransaction('flushing');
+    const parts = this.#clauses(false);
+    const [only] = parts;
+    if (only === undefined) return;
+    if (parts.length === 1) {
+      await only.execute(this.#trx);
+      return;
+    }
+    // Each write a clause of one statement: PostgreSQL runs every data-modifying `with` clause to
+    // completion whether or not the statement reads it.
+    const clauses = parts.map((part, i) => sql`${sql.raw(`w${i}`)} as (${part})`);
+    await sql`with ${sql.join(clauses)} select 1`.execute(this.#trx);
+  }
+
+  /**
+   * Sends every write collected and `events` as ONE statement, outside any transaction (a
+   * statement is atomic by itself): its first clause locks the rows of `jobs` whose lease is still
+   * the one they were claimed with (in ID order, as `heldLeases`), and every write names them: for
+   * a job whose lease another claim has taken since, neither the job nor its message's recipients,
+   * status, attempt log, soft-bounce clears or events are written. Returns the IDs of the jobs
+   * written. A batch then costs one round trip, where a transaction cost five (begin, lock, writes,
+   * events, commit), and the locks it takes (the history counts the status trigger updates,
+   * migrations-pg/0006) are held for the statement only, not across round trips. Only for
+   * batches whose jobs each carry all their message's recipients (one job per message).
+   */
+  async commitHeld(jobs: readonly JobLease[], events: readonly EventsTable[]): Promise<Set<string>> {
+    if (jobs.length === 0) return new Set();
+    const parts = this.#clauses(true);
+    if (events.length > 0) {
+      const v = columns(events, (e) => ({
+        id: e.id,
+        project: e.project_id,
+        type: e.type,
+        message: e.message_id,
+        recipient: e.recipient,
+        data: e.data,
+        at: e.created_at,
+      }));
+      parts.push(sql`
+        insert into events (id, project_id, type, message_id, recipient, data, created_at)
+        select v.id, v.project, v.type, v.message, v.recipient, v.data, v.at
+          from unnest(${v.id}::text[], ${v.project}::text[], ${v.type}::text[], ${v.message}::text[],
+                      ${v.recipient}::text[], ${v.data}::text[], ${v.at}::bigint[])
+                 with ordinality as v(id, project, type, message, recipient, data, at, n)
+         where v.message in (select message_id from held)
+         order by v.n`);
+    }
+    const held = sql`held as (
+      select j.id, j.message_id from delivery_jobs j
+        join unnest(${jobs.map((j) => j.id)}::text[], ${jobs.map((j) => j.lease)}::text[]) as v(id, lease)
+          on j.id = v.id and j.lease is not distinct from v.lease
+       order by j.id
+         for update of j)`;
+    const clauses = [held, ...parts.map((part, i) => sql`${sql.raw(`w${i}`)} as (${part})`)];
+    const { rows } = await sql<{ id: string }>`with ${sql.join(clauses)} select id from held`.execute(
+      this.#trx,
+    );
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /**
+   * One statement per table for the writes collected, which it forgets; `guarded`, each names the
+   * jobs of the `held` clause `commitHeld` puts before them.
+   */
+  #clauses(guarded: boolean): RawBuilder<unknown>[] {
+    const only = (condition: RawBuilder<unknown>) => (guarded ? sql`and ${condition}` : sql``);
     const recipients = this.#recipients;
     const jobs = this.#jobs;
     const statuses = this.#statuses;
@@ -170,7 +260,7 @@ export class PgOutcomeWrites implements OutcomeWrites {
           from unnest(${v.id}::text[], ${v.status}::text[], ${v.code}::bigint[], ${v.reply}::text[],
                       ${v.category}::text[], ${v.delivered}::bigint[], ${v.now}::bigint[])
                as v(id, status, code, reply, category, delivered, now)
-         where r.id = v.id`);
+         where r.id = v.id ${only(sql`r.message_id in (select message_id from held)`)}`);
     }
     if (jobs.length > 0) {
       const v = columns(jobs, (j) => ({
@@ -195,7 +285,7 @@ export class PgOutcomeWrites implements OutcomeWrites {
                       ${v.lane}::text[], ${v.error}::text[], ${v.now}::bigint[])
                as v(id, lease, kind, due, lane, error, now)
          where j.id = v.id and j.lease is not distinct from v.lease
-           and (v.kind <> 'release' or j.state = 'queued')`);
+           and (v.kind <> 'release' or j.state = 'queued') ${only(sql`j.id in (select id from held)`)}`);
     }
     if (statuses.size > 0) {
       const entries = [...statuses];
@@ -203,14 +293,17 @@ export class PgOutcomeWrites implements OutcomeWrites {
       parts.push(sql`
         update messages m set status = v.status, updated_at = v.now
           from unnest(${v.id}::text[], ${v.status}::text[], ${v.now}::bigint[]) as v(id, status, now)
-         where m.id = v.id and m.status <> v.status and m.status <> 'cancelled'`);
+         where m.id = v.id and m.status <> v.status and m.status <> 'cancelled'
+               ${only(sql`m.id in (select message_id from held)`)}`);
     }
     if (cleared.length > 0) {
       const v = columns(cleared, (c) => ({ project: c.projectId, email: c.email }));
       parts.push(sql`
         delete from delivery_soft_bounces d
          using unnest(${v.project}::text[], ${v.email}::text[]) as v(project, email)
-         where d.project_id = v.project and d.email = v.email`);
+         where d.project_id = v.project and d.email = v.email
+               ${only(sql`exists (select 1 from held h join message_recipients x on x.message_id = h.message_id
+                                   where x.project_id = v.project and x.email = v.email)`)}`);
     }
     if (attempts.length > 0) {
       const v = columns(attempts, (a) => ({
@@ -230,18 +323,11 @@ export class PgOutcomeWrites implements OutcomeWrites {
                (job_id, message_id, lane, mx_host, tls, outcome, smtp_code, smtp_reply, started_at, duration_ms)
         select * from unnest(${v.job}::text[], ${v.message}::text[], ${v.lane}::text[], ${v.mx}::text[],
                              ${v.tls}::bigint[], ${v.outcome}::text[], ${v.code}::bigint[], ${v.reply}::text[],
-                             ${v.started}::bigint[], ${v.duration}::bigint[])`);
+                             ${v.started}::bigint[], ${v.duration}::bigint[])
+                 as v(job, message, lane, mx, tls, outcome, code, reply, started, duration)
+         where true ${only(sql`v.job in (select id from held)`)}`);
     }
-    const [only] = parts;
-    if (only === undefined) return;
-    if (parts.length === 1) {
-      await only.execute(this.#trx);
-      return;
-    }
-    // Each write a clause of one statement: PostgreSQL runs every data-modifying `with` clause to
-    // completion whether or not the statement reads it.
-    const clauses = parts.map((part, i) => sql`${sql.raw(`w${i}`)} as (${part})`);
-    await sql`with ${sql.join(clauses)} select 1`.execute(this.#trx);
+    return parts;
   }
 }
 

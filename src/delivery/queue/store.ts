@@ -20,17 +20,23 @@
  * are claimed by the router the same way (lane IS NULL).
  */
 import type { Db, Store } from '../../platform/db/database.js';
-import type { KeyMode, Traffic } from '../../platform/db/tables.js';
-import type { EngineQuery } from '../../platform/db/worker-reader.js';
+import type { EventsTable, KeyMode, Traffic } from '../../platform/db/tables.js';
 import { createPgDeliveryStore } from './store-pg.js';
 import type { deliveryReports } from './store-reports.js';
 import type { ClaimedJob, JobLease, MessageRow, RecipientRow, StoredPolicy } from './store-rows.js';
+
 export { inIdOrder } from './store-rows.js';
+
 import { createSqliteDeliveryStore } from './store-sqlite.js';
 import type { OutcomeWrites } from './store-writes.js';
 
 export type * from './store-rows.js';
 export type { OutcomeWrites, RecipientCounts } from './store-writes.js';
+
+/** Outcome writes sent as one statement with their events (`DeliveryStore.writesAtOnce`). */
+export interface AtOnceWrites extends OutcomeWrites {
+  commitHeld(jobs: readonly JobLease[], events: readonly EventsTable[]): Promise<Set<string>>;
+}
 
 /** A job to give back to the queue, with the lane it keeps. */
 export interface JobRelease extends JobLease {
@@ -87,6 +93,12 @@ export interface DeliveryStore extends ReturnType<typeof deliveryReports> {
   /** The writes of outcomes in `trx`, the caller's transaction (store-writes.ts). */
   writesIn(trx: Db): OutcomeWrites;
   /**
+   * PostgreSQL only: writes collected for one statement outside a transaction, which checks and
+   * locks the jobs' leases itself and returns the jobs it wrote (store-writes-pg.ts, `commitHeld`).
+   * Its reads throw (NeedsTransaction): a batch that must read is written in a transaction instead.
+   */
+  readonly writesAtOnce?: () => AtOnceWrites;
+  /**
    * Of `jobs`, the IDs whose lease is still the one they were claimed with, held until `trx` ends
    * (PostgreSQL locks their rows, so no other node claims them meanwhile); on SQLite, one node
    * holds every lease: all of them.
@@ -101,23 +113,6 @@ export interface DeliveryStore extends ReturnType<typeof deliveryReports> {
   /** The earliest due time of each traffic class (index-only, cheap enough for a health probe). */
   oldestDue(): Promise<number | null>;
 }
-
-/**
- * A message's bodies, which only the render workers read (on their own read-only connection), as
- * UTF-8 bytes: read as bytes, a large body is never decoded into a string and encoded back.
- */
-export interface MessageContent {
-  readonly html: Buffer | null;
-  readonly text: Buffer | null;
-}
-
-/** The bodies of a message, read by a render worker (platform/db/worker-reader.ts). */
-export const CONTENT_QUERY: EngineQuery = {
-  sqlite:
-    'select cast(html as blob) as html, cast(text as blob) as text from message_bodies where message_id = ?',
-  postgresql: `select convert_to(html, 'UTF8') as html, convert_to(text, 'UTF8') as text
-                 from message_bodies where message_id = $1`,
-};
 
 /**
  * The delivery store on the engine `store` runs on.

@@ -24,6 +24,15 @@ export async function readInbound(raw: Buffer): Promise<ParsedInbound> {
 }
 
 export async function fallbackInbound(raw: Buffer, reason: string): Promise<ParsedInbound> {
+  return { ...(await headerFieldsOf(raw, MAX_HEAD_BYTES)), parseError: reason };
+}
+
+/**
+ * What can be read of `raw` without parsing its body: the top-level header fields (at most
+ * `maxHeadBytes` of the header block are read, at most `MAX_HEADERS` fields kept), no text or html,
+ * and the whole message as one attachment, `original.eml`. Never throws.
+ */
+export async function headerFieldsOf(raw: Buffer, maxHeadBytes: number): Promise<ParsedInbound> {
   const original = {
     filename: 'original.eml',
     contentType: 'message/rfc822',
@@ -33,7 +42,7 @@ export async function fallbackInbound(raw: Buffer, reason: string): Promise<Pars
   };
   let head: ParsedInbound | undefined;
   try {
-    head = await parseInbound(topHeader(raw));
+    head = await parseInbound(topHeader(raw, maxHeadBytes));
   } catch {
     head = undefined;
   }
@@ -52,13 +61,13 @@ export async function fallbackInbound(raw: Buffer, reason: string): Promise<Pars
     inReplyTo: head?.inReplyTo ?? null,
     references: head?.references ?? [],
     attachments: [original],
-    parseError: reason,
+    parseError: null,
   };
 }
 
 /** The top-level header block alone (cut at a line end when it is too long), as a message without a body. */
-function topHeader(raw: Buffer): Buffer {
-  const window = raw.subarray(0, MAX_HEAD_BYTES);
+function topHeader(raw: Buffer, maxHeadBytes: number): Buffer {
+  const window = raw.subarray(0, maxHeadBytes);
   const text = window.toString('latin1');
   const end = /\r?\n\r?\n/.exec(text);
   const head = end ? text.slice(0, end.index) : text.slice(0, Math.max(0, text.lastIndexOf('\n')));

@@ -5,9 +5,9 @@
  * client gone mid-DATA.
  */
 import type { Logger } from '../../platform/log.js';
+import { smtpError, spoolFailure } from './smtp-error.js';
 import type { SpoolEnvelope, SpooledMessage } from './spool.js';
 import type { DataOutcome } from './spool-data.js';
-import { smtpError, spoolFailure } from './smtp-error.js';
 
 /** A transaction durable in the spool; a small message comes along in memory (`HAND_OFF_BYTES`). */
 export interface Accepted {

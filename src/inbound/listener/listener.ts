@@ -36,10 +36,10 @@ import { clientKey } from './client-key.js';
 import { connectionsOf } from './connections.js';
 import { type Accepted, replyToData } from './data-reply.js';
 import type { InboundRecipient, RecipientCheck } from './recipients.js';
-import type { Spool } from './spool.js';
-import { type DataMeter, type DataOutcome, type DataStream, spoolData } from './spool-data.js';
 import { smtpError } from './smtp-error.js';
 import { smtpLogger } from './smtp-logger.js';
+import type { Spool } from './spool.js';
+import { type DataMeter, type DataOutcome, type DataStream, spoolData } from './spool-data.js';
 import { envelopeOf, receivedHeader } from './transaction-envelope.js';
 
 export interface ListenerDeps {

@@ -22,8 +22,8 @@ import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { shareSync } from '../../platform/shared-sync.js';
-import { createSpoolFile, type SpoolFile } from './spool-file.js';
 import type { InboundRecipient } from './recipients.js';
+import { createSpoolFile, type SpoolFile } from './spool-file.js';
 
 export type { SpoolFile } from './spool-file.js';
 

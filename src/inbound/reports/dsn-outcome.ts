@@ -11,16 +11,17 @@
  * left alone, with `next_attempt_at` from Will-Retry-Until when given), and a recipient already
  * bounced or complained is not bounced twice.
  */
-import { countsAsSoftBounce } from '../../delivery/replies/bounce-classifier.js';
-import { messageStatus as messageStatusOf } from '../../delivery/queue/message-status.js';
+
 import {
   bouncedEvent,
   delayedEvent,
   type EventContext,
   type EventDraft,
 } from '../../delivery/outcomes/outcome-events.js';
-import { parseSmtpReply, type SmtpReply, smtpReply } from '../../delivery/replies/smtp-reply.js';
+import { messageStatus as messageStatusOf } from '../../delivery/queue/message-status.js';
 import type { DeliveryStore } from '../../delivery/queue/store.js';
+import { countsAsSoftBounce } from '../../delivery/replies/bounce-classifier.js';
+import { parseSmtpReply, type SmtpReply, smtpReply } from '../../delivery/replies/smtp-reply.js';
 import type { EventService } from '../../events/service.js';
 import type { Db } from '../../platform/db/database.js';
 import type { SuppressBesideOutcome } from '../../suppressions/beside-outcome.js';

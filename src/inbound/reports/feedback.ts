@@ -35,11 +35,11 @@ import { normalizeEmail } from '../../platform/normalize-email.js';
 import type { FeedbackReport } from '../analysis/arf.js';
 import type { AuthResults } from '../analysis/authenticate.js';
 import type { DeliveryReport, DsnRecipient } from '../analysis/dsn.js';
+import type { Reports } from '../analysis/reports.js';
+import type { BounceTarget, InboundRecipient } from '../listener/recipients.js';
+import { outboundIdOf } from '../threads/outbound.js';
 import { applyPlan } from './feedback-apply.js';
 import { createRecipientProof, type ReportEvidence } from './feedback-proof.js';
-import { outboundIdOf } from '../threads/outbound.js';
-import type { BounceTarget, InboundRecipient } from '../listener/recipients.js';
-import type { Reports } from '../analysis/reports.js';
 import type { SentMessage } from './sent-mail.js';
 
 /** One DSN verdict for one recipient of a sent message. */

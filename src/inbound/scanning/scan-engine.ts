@@ -26,8 +26,8 @@ import type { Config } from '../../platform/config/schema.js';
 import type { Db } from '../../platform/db/database.js';
 import { createGroupCommit } from '../../platform/db/group-commit.js';
 import type { Logger } from '../../platform/log.js';
-import { clamavHealth, type Scanner } from './scanner.js';
 import type { InboundStore } from '../store.js';
+import { clamavHealth, type Scanner } from './scanner.js';
 
 export interface ScanEngine {
   /** Runs soon (new attachments, or clamd came back). */

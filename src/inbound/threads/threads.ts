@@ -16,8 +16,8 @@
  */
 import type { Db } from '../../platform/db/database.js';
 import { newId } from '../../platform/ids.js';
-import { type OutboundLookup, outboundIdOf, threadKey } from './outbound.js';
 import type { InboundStore } from '../store.js';
+import { type OutboundLookup, outboundIdOf, threadKey } from './outbound.js';
 
 export interface ThreadInput {
   readonly projectId: string;

@@ -10,6 +10,7 @@ import { truncateIp } from '../ip-prefix.js';
 import type { Logger } from '../log.js';
 import { AccessSummary } from './access-summary.js';
 import { AppError } from './errors.js';
+import type { Principal } from './principal.js';
 
 const incomingId = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -22,6 +23,8 @@ export interface RequestState {
   privateClient?: boolean;
   /** Set by a high-volume route (`RouteSpec.summarizedAccess`): answered requests are counted, not logged each. */
   summarized?: boolean;
+  /** Who the route's authenticator found (app.ts), for the record of a refusal that follows. */
+  principal?: Principal;
 }
 
 export function requestFrame(log: Logger, accessLog: boolean, summary = new AccessSummary(log)) {

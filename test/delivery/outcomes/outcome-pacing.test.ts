@@ -36,6 +36,7 @@ test('outcomes finishing on successive turns of the event loop share one transac
       appendWithin: () => ({}) as never,
       appendInTransaction: () => ({}) as never,
       appendMany: async () => [],
+      rowsOf: async () => [],
       notify: () => {},
     },
     suppressions: { addWithin: async () => undefined },

@@ -262,3 +262,111 @@ test('postgresql: two stores on one database (two nodes) claim disjoint jobs', a
   t.is(new Set(taken).size, taken.length, 'no job leased by both nodes');
   t.is(taken.length, 60);
 });
+
+test('postgresql: a batch written as one statement records only the jobs whose lease it still holds, with their events', async (t) => {
+  const { store, delivery } = await queueStore(t, 'postgresql', 2);
+  // Claimed 100 ms apart, so that job_0000's lease runs out first.
+  const [stale] = await delivery.claim('transactional', 'default', 1, T0 + 100, LEASE);
+  const [kept] = await delivery.claim('transactional', 'default', 1, T0 + 200, LEASE);
+  if (!stale || !kept || !delivery.writesAtOnce)
+    throw new Error('two claimed jobs and the one-statement writes expected');
+  // job_0000's lease runs out and another node claims it.
+  const again = await delivery.claim('transactional', 'default', 2, T0 + 100 + LEASE, LEASE);
+  t.deepEqual(ids(again), [stale.id]);
+  const current = again[0];
+  await store.db
+    .insertInto('delivery_soft_bounces')
+    .values(
+      ['rcp_a0000', 'rcp_a0001'].map((r) => ({
+        project_id: 'prj_1',
+        email: `${r}@example.net`,
+        count: 2,
+        last_at: T0,
+      })),
+    )
+    .execute();
+  const writes = delivery.writesAtOnce();
+  const events = [];
+  for (const [j, n] of [
+    [stale, '0000'],
+    [kept, '0001'],
+  ] as const) {
+    for (const prefix of ['rcp_a', 'rcp_b']) {
+      const reply = {
+        id: `${prefix}${n}`,
+        status: 'delivered' as const,
+        smtpCode: 250,
+        smtpReply: '250 ok',
+        category: null,
+      };
+      await writes.recipient({ ...reply, deliveredAt: T0 + 110 }, T0 + 110);
+      await writes.clearSoftBounce('prj_1', `${prefix}${n}@example.net`);
+      events.push({
+        id: `evt_${n}${prefix}`,
+        project_id: 'prj_1',
+        type: 'email.delivered',
+        message_id: `msg_${n}`,
+        recipient: `${prefix}${n}@example.net`,
+        data: '{}',
+        created_at: T0 + 110,
+      });
+    }
+    await writes.finishJob(j, 'default', null, T0 + 110);
+    await writes.setMessageStatus(`msg_${n}`, 'delivered', T0 + 110);
+    await writes.attempt({
+      jobId: j.id,
+      messageId: `msg_${n}`,
+      lane: 'default',
+      mxHost: 'mx.example.net',
+      tls: true,
+      outcome: 'delivered',
+      smtpCode: 250,
+      smtpReply: '250 ok',
+      startedAt: T0 + 100,
+      durationMs: 10,
+    });
+  }
+  await t.throwsAsync(
+    async () => writes.statusCounts('msg_0000'),
+    { message: /transaction/ },
+    'a read has no transaction to read in',
+  );
+  const held = await writes.commitHeld([stale, kept], events);
+  t.deepEqual([...held], [kept.id], 'the stale job is not held');
+  t.like(await job(store, stale.id), { state: 'queued', attempts: 0, lease: current?.lease });
+  t.like(await job(store, kept.id), { state: 'done', attempts: 1, lease: null });
+  const messageStatus = async (id: string) =>
+    (await store.db.selectFrom('messages').select('status').where('id', '=', id).executeTakeFirst())?.status;
+  const recipientStatuses = async (id: string) =>
+    (
+      await store.db.selectFrom('message_recipients').select('status').where('message_id', '=', id).execute()
+    ).map((r) => r.status);
+  t.is(await messageStatus('msg_0000'), 'queued', "the stale job's message keeps its status");
+  t.is(await messageStatus('msg_0001'), 'delivered');
+  t.deepEqual(await recipientStatuses('msg_0000'), ['queued', 'queued']);
+  t.deepEqual(await recipientStatuses('msg_0001'), ['delivered', 'delivered']);
+  const logged = await store.db
+    .selectFrom('events')
+    .select(['message_id', 'recipient'])
+    .orderBy('id')
+    .execute();
+  t.deepEqual(
+    logged,
+    [
+      { message_id: 'msg_0001', recipient: 'rcp_a0001@example.net' },
+      { message_id: 'msg_0001', recipient: 'rcp_b0001@example.net' },
+    ],
+    "only the held job's events, in the order given",
+  );
+  const attempts = await store.db.selectFrom('delivery_attempts').select('job_id').execute();
+  t.deepEqual(
+    attempts.map((a) => a.job_id),
+    [kept.id],
+  );
+  const bounces = await store.db.selectFrom('delivery_soft_bounces').select('email').execute();
+  t.deepEqual(
+    bounces.map((b) => b.email),
+    ['rcp_a0000@example.net'],
+    "the stale job's soft-bounce count stays",
+  );
+});

@@ -33,8 +33,9 @@ const broken = [
   ...summary.deliveredEventsWrong,
   ...summary.webhooksMissing.map((s) => `webhook missing: ${s}`),
   ...summary.webhooksDuplicated,
-  ...summary.inboundLost.map((s) => `inbound lost: ${s}`),
+  ...summary.inboundLost.map((s) => `inbound not stored (lost): ${s}`),
 ];
-for (const line of summary.inboundKeptAside) process.stdout.write(`  kept aside: ${line}\n`);
+for (const line of summary.inboundStoredUnprocessed)
+  process.stdout.write(`  stored without processing: ${line}\n`);
 for (const line of broken.slice(0, 50)) process.stdout.write(`  ${line}\n`);
 process.exit(broken.length === 0 ? 0 : 1);

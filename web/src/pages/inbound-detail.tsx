@@ -45,6 +45,8 @@ interface InboundMessage {
   };
   attachments: Attachment[];
   parse_error: string | null;
+  processing: 'complete' | 'failed';
+  processing_error: string | null;
 }
 
 export function InboundDetail({ params }: { params: Record<string, string> }) {
@@ -75,6 +77,11 @@ export function InboundDetail({ params }: { params: Record<string, string> }) {
               </dd>
             </dl>
             {m.parse_error && <p class="note warning">{m.parse_error}</p>}
+            {m.processing === 'failed' && (
+              <p class="note warning">
+                Stored without processing (not parsed, authenticated or scanned): {m.processing_error}
+              </p>
+            )}
             <h2>Authentication</h2>
             <Table caption="Authentication results" head={['Check', 'Result', 'Details']}>
               {(

@@ -1,6 +1,7 @@
 /**
  * Sign in by a mailed code or by password; when the account has two-factor authentication, the
  * API's 401 leads to the authenticator step (the API does not say which factor failed, by design).
+ * When a session ended while in use (its time was up, or it was ended elsewhere), the page says so.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { post } from '../api';
@@ -9,7 +10,14 @@ import { Field, Form } from '../ui';
 
 type Method = 'code' | 'password';
 
-export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+export function SignIn({
+  onSignedIn,
+  ended,
+}: {
+  onSignedIn: (session: Session) => void;
+  /** The API's reason, when the person's session ended while they used the dashboard. */
+  ended?: string | undefined;
+}) {
   const [method, setMethod] = useState<Method>('code');
   const [email, setEmail] = useState('');
   const [codeSent, setCodeSent] = useState(false);
@@ -50,6 +58,11 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
       <div class="signin-card">
         <p class="brand">Posthorn</p>
         <h1>Sign in</h1>
+        {ended && (
+          <p class="note" role="status">
+            Your session has ended: {ended} You will return to the page you were on.
+          </p>
+        )}
         <fieldset class="tabs">
           <legend class="sr-only">Sign-in method</legend>
           <button type="button" aria-pressed={method === 'code'} onClick={() => switchTo('code')}>

@@ -29,13 +29,15 @@ export const systemMailSection = z
 export const accountsSection = z
   .strictObject({
     session_idle_timeout: duration({ min: '1s' })
-      .default('12h')
+      .default('30m')
       .describe(
-        'A dashboard session unused for this long ends; every request made with it moves the end on.',
+        'A dashboard session unused for this long ends; every request made with it moves the end on. The default is OWASP ASVS level 2 (3.3.2); longer is allowed.',
       ),
     session_lifetime: duration({ min: '1s' })
-      .default('7d')
-      .describe('A dashboard session ends this long after sign-in, however much it is used.'),
+      .default('12h')
+      .describe(
+        'A dashboard session ends this long after sign-in, however much it is used. The default is OWASP ASVS level 2 (3.3.2); longer is allowed.',
+      ),
     reauthentication_window: duration({ min: '0s' })
       .default('10m')
       .describe(

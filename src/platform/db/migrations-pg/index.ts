@@ -9,10 +9,14 @@ import * as schema from './0001-schema.js';
 import * as oauthSendApprovals from './0002-oauth-send-approvals.js';
 import * as eventsOrder from './0003-events-order.js';
 import * as organizationTwoFactor from './0004-organization-two-factor.js';
+import * as inboundProcessingError from './0005-inbound-processing-error.js';
+import * as historyStatusPerStatement from './0006-history-status-per-statement.js';
 
 export const migrations: Record<string, PosthornMigration> = {
   '0001-schema': schema,
   '0002-oauth-send-approvals': oauthSendApprovals,
   '0003-events-order': eventsOrder,
   '0004-organization-two-factor': organizationTwoFactor,
+  '0005-inbound-processing-error': inboundProcessingError,
+  '0006-history-status-per-statement': historyStatusPerStatement,
 };

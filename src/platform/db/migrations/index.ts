@@ -7,10 +7,10 @@
 import type { PosthornMigration } from '../migrate.js';
 import * as foundation from './0001-foundation.js';
 import * as messages from './0002-messages.js';
+import * as domainsSuppressionsTemplates from './0003-domains-suppressions-templates.js';
+import * as sendApi from './0004-send-api.js';
 import * as delivery from './0005-delivery.js';
 import * as webhooksAnalytics from './0006-webhooks-analytics.js';
-import * as sendApi from './0004-send-api.js';
-import * as domainsSuppressionsTemplates from './0003-domains-suppressions-templates.js';
 import * as inbound from './0007-inbound.js';
 import * as messageBodies from './0008-message-bodies.js';
 import * as idempotencyMode from './0009-idempotency-mode.js';
@@ -38,6 +38,7 @@ import * as dedicatedIps from './0025a-dedicated-ips.js';
 import * as reputationConnections from './0025b-reputation-connections.js';
 import * as status from './0026-status.js';
 import * as organizationTwoFactor from './0027-organization-two-factor.js';
+import * as inboundProcessingError from './0028-inbound-processing-error.js';
 
 export const migrations: Record<string, PosthornMigration> = {
   '0001-foundation': foundation,
@@ -73,4 +74,5 @@ export const migrations: Record<string, PosthornMigration> = {
   '0025b-reputation-connections': reputationConnections,
   '0026-status': status,
   '0027-organization-two-factor': organizationTwoFactor,
+  '0028-inbound-processing-error': inboundProcessingError,
 };

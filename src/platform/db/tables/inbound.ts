@@ -81,6 +81,11 @@ export interface InboundMessagesTable {
   created_at: number;
   /** Why the message could not be parsed; it was stored whole as an attachment (migration 0013). */
   parse_error: string | null;
+  /**
+   * Why the message was stored without being processed (a suspected poison message): envelope and
+   * header fields only, the whole message an attachment never scanned nor downloadable (migration 0028).
+   */
+  processing_error: string | null;
 }
 
 export type ScanState = 'pending' | 'clean' | 'infected' | 'error';
