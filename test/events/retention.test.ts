@@ -26,10 +26,14 @@ test('retention removes events, webhook messages with their attempts, and analyt
   await emit(ph, 'email.delivered', { lane: 'gmail' }, ph.owner.projectId, sent.data.email_id as string);
   await receiver.waitFor(2);
   const store = ph.server.kernel.store;
-  const count = async (table: string) =>
-    Number((await query<{ n: number }>(store, `select count(*) as n from ${table}`))[0]?.n);
+  const count = async (table: string, where = '1 = 1') =>
+    Number((await query<{ n: number }>(store, `select count(*) as n from ${table} where ${where}`))[0]?.n);
+  // Both deliveries recorded (the receiver answers before the outcome is written).
   await eventually(async () =>
-    (await count('webhook_attempts')) === 2 && (await count('analytics_recipients')) > 0 ? true : undefined,
+    (await count('webhook_attempts', "state = 'succeeded'")) === 2 &&
+    (await count('analytics_recipients')) > 0
+      ? true
+      : undefined,
   );
   const { services } = ph.server;
   const purgers = {
