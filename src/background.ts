@@ -12,14 +12,14 @@
 import { startAnalyticsProjection } from './analytics/engine.js';
 import { startApprovalExpiry } from './approvals/engine.js';
 import { startHistoryIndexer } from './dashboard/history/engine.js';
+import { startDomainRecheck } from './domains/recheck.js';
 import { startScheduler } from './emails/scheduler.js';
 import { startRetention } from './events/retention.js';
 import type { Kernel } from './kernel.js';
-import type { Services } from './services.js';
-import { startDomainRecheck } from './domains/recheck.js';
-import { startTracking } from './tracking/engine.js';
 import { startReputationProjection } from './reputation/center/engine.js';
 import { startProviderSync } from './reputation/connections/sync-engine.js';
+import type { Services } from './services.js';
+import { startTracking } from './tracking/engine.js';
 import { startWebhookFanOutEngine, startWebhooks } from './webhooks/engine.js';
 
 export interface Engine {
@@ -37,6 +37,9 @@ function lastUsedFlusher(kernel: Kernel, services: Services): Engine {
     services.accounts.sessions
       .flushLastSeen()
       .catch((error: unknown) => kernel.log.error({ err: error }, 'session last-seen flush failed'));
+    services.audit
+      .flush()
+      .catch((error: unknown) => kernel.log.error({ err: error }, 'audit count flush failed'));
   }, LAST_USED_FLUSH_MS);
   timer.unref();
   return { name: 'api-key-last-used', stop: () => clearInterval(timer) };

@@ -10,21 +10,24 @@
  */
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { auditedDenials } from './audit/denials.js';
+import { auditedRequests } from './audit/http.js';
+import { createOwnerLookup } from './audit/owners.js';
+import { createAuthenticators } from './auth/authenticators.js';
+import { startBackground } from './background.js';
 import type { Kernel } from './kernel.js';
-import type { Config } from './platform/config/schema.js';
+import { bootMasterKey } from './master-key-boot.js';
 import { parseDuration } from './platform/config/duration.js';
+import type { Config } from './platform/config/schema.js';
 import { openConfiguredStore } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { parseHostPort, urlHost } from './platform/host-port.js';
-import { ListenError } from './platform/listen-error.js';
+import { AccessSummary } from './platform/http/access-summary.js';
 import { createApp } from './platform/http/app.js';
+import { ListenError } from './platform/listen-error.js';
 import type { Logger } from './platform/log.js';
 import { allRoutes } from './routes.js';
 import { buildServices, type Services } from './services.js';
-import { startBackground } from './background.js';
-import { bootMasterKey } from './master-key-boot.js';
-import { createAuthenticators } from './auth/authenticators.js';
-import { auditedRequests } from './audit/http.js';
 
 export interface RunningServer {
   readonly url: string;
@@ -60,9 +63,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await store.close();
     throw error;
   }
+  const accessSummary = new AccessSummary(log);
   const app = createApp({
     log,
     accessLog: config.log.access_log,
+    accessSummary,
     maxBodyBytes: config.limits.max_body_bytes,
     trustProxy: config.server.trust_proxy,
     routes: allRoutes(kernel, services),
@@ -71,6 +76,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       oauthAccess: (token) => services.oauth.authenticate(token),
     }),
     around: auditedRequests(services.audit),
+    denied: auditedDenials(services.audit, createOwnerLookup(kernel.db)),
     fallback: services.web.assets?.serve,
   });
   const { host, port } = parseHostPort(config.server.listen);
@@ -115,9 +121,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         closeHttp(server, parseDuration(config.server.shutdown_timeout)),
       ]);
       const failed = stopped.find((result) => result.status === 'rejected');
+      accessSummary.flush();
       if (failed) throw failed.reason;
       await services.keys.flushLastUsed();
       await services.accounts.sessions.flushLastSeen();
+      await services.audit.flush();
       await store.close();
       log.info('posthorn stopped');
     })();

@@ -12,7 +12,11 @@ const record = z.object({
     id: z.string().describe('usr_... for a person, key_... for an API key, cli, system.'),
     auth_method: z.string().nullable().describe('email_code, password, api_key, oauth, cli.'),
   }),
-  action: z.string().describe('e.g. member.add, api_key.create, auth.login_failed, or "POST /v1/domains".'),
+  action: z
+    .string()
+    .describe(
+      'e.g. member.add, api_key.create, auth.login_failed, auth.credential_rejected, access.denied, or "POST /v1/domains".',
+    ),
   target: z.string().nullable(),
   project_id: z.string().nullable(),
   ip_address: z.string().nullable(),
@@ -27,7 +31,7 @@ export function auditRoutes(audit: AuditService): RouteSpec[] {
       method: 'get',
       path: '/v1/dashboard/audit-logs',
       summary: "The organization's audit log, newest first",
-      description: `Every change made by a session, an API key or the command line, and every failed sign-in of a member. ${rolesNote('audit:read')}`,
+      description: `Every change made by a session, an API key or the command line; every failed sign-in of a member, refused API key of the organization (\`auth.credential_rejected\`) and access-control failure (\`access.denied\`: a 403, or a 404 that hid one of the organization's resources from another project or organization). Failures repeated within a minute are one record whose \`details.count\` says how many. ${rolesNote('audit:read')}`,
       tag: 'Audit log',
       auth: 'session',
       query: z.strictObject({

@@ -2,11 +2,14 @@
  * The audit log: who did what to which resource, how they authenticated, from where. Every state
  * change made by a dashboard session, an API key or the CLI appends one record: services record
  * their own actions with names (`api_key.create`, `member.add`), and the HTTP layer records any
- * other successful change a route made (audit/http.ts). Append-only; it never holds a secret.
+ * other successful change a route made (audit/http.ts). Failed sign-ins and access-control
+ * failures (denials.ts) are recorded bounded: repeats within a minute grow one record's count
+ * (coalesce.ts). Otherwise append-only; it never holds a secret.
  */
 import type { Db } from '../platform/db/database.js';
 import { newId } from '../platform/ids.js';
 import { type Actor, actorFromText } from './actor.js';
+import { createCoalescer } from './coalesce.js';
 import { currentAuditScope } from './context.js';
 import { type AuditRow, createAuditStore } from './store.js';
 
@@ -61,47 +64,62 @@ function resolveActor(given: AuditEntry['actor']): Actor {
   return actorFromText(given);
 }
 
+function rowOf(entry: AuditEntry, now: number) {
+  const actor = resolveActor(entry.actor);
+  const scope = currentAuditScope();
+  return {
+    id: newId('aud_log', now),
+    organization_id: entry.organizationId ?? scope?.organizationId ?? null,
+    project_id: entry.projectId ?? scope?.projectId ?? null,
+    actor: actor.id,
+    actor_kind: actor.kind,
+    auth_method: actor.authMethod,
+    ip_address: actor.ip,
+    user_agent: actor.userAgent,
+    action: entry.action,
+    target: entry.target ?? null,
+    details: JSON.stringify(
+      actor.onBehalfOf
+        ? {
+            ...entry.details,
+            on_behalf_of: actor.onBehalfOf.userId,
+            grant_id: actor.onBehalfOf.grantId,
+          }
+        : (entry.details ?? {}),
+    ),
+    created_at: now,
+  };
+}
+
 export function createAuditService(db: Db) {
   const store = createAuditStore(db);
+  const coalescer = createCoalescer(store);
   return {
     async record(entry: AuditEntry, executor: Db = db): Promise<void> {
-      const now = Date.now();
-      const actor = resolveActor(entry.actor);
+      await store.insert(rowOf(entry, Date.now()), executor);
       const scope = currentAuditScope();
-      await store.insert(
-        {
-          id: newId('aud_log', now),
-          organization_id: entry.organizationId ?? scope?.organizationId ?? null,
-          project_id: entry.projectId ?? scope?.projectId ?? null,
-          actor: actor.id,
-          actor_kind: actor.kind,
-          auth_method: actor.authMethod,
-          ip_address: actor.ip,
-          user_agent: actor.userAgent,
-          action: entry.action,
-          target: entry.target ?? null,
-          details: JSON.stringify(
-            actor.onBehalfOf
-              ? {
-                  ...entry.details,
-                  on_behalf_of: actor.onBehalfOf.userId,
-                  grant_id: actor.onBehalfOf.grantId,
-                }
-              : (entry.details ?? {}),
-          ),
-          created_at: now,
-        },
-        executor,
-      );
       if (scope) scope.recorded = true;
     },
 
-    /** The organization's records, newest first (`GET /v1/dashboard/audit-logs`). */
+    /**
+     * A record an outsider can cause at will (a failed sign-in, a refused key, access denied):
+     * repeats within a minute add to one record's `details.count`, and an organization's such
+     * records are capped per minute (coalesce.ts).
+     */
+    async recordBounded(entry: AuditEntry): Promise<void> {
+      const now = Date.now();
+      await coalescer.add(rowOf(entry, now), now);
+    },
+
+    /** Writes the counts of coalesced records (on a timer and at shutdown). */
+    flush: (): Promise<void> => coalescer.flush(),
+
     /** A page of the organization's records, newest first, and whether older ones remain. */
     async list(
       organizationId: string,
       options: { limit: number; after?: string; action?: string },
     ): Promise<{ data: AuditRecordView[]; has_more: boolean }> {
+      await coalescer.flush();
       const rows = await store.listByOrganization(organizationId, {
         limit: options.limit + 1,
         ...(options.after === undefined ? {} : { after: options.after }),

@@ -10,6 +10,10 @@ export function createAuditStore(db: Db) {
     async insert(row: Insertable<AuditLogTable>, executor: Db = db): Promise<void> {
       await executor.insertInto('audit_log').values(row).execute();
     },
+    /** The details of a coalesced record whose count grew (coalesce.ts). */
+    async updateDetails(id: string, details: string): Promise<void> {
+      await db.updateTable('audit_log').set({ details }).where('id', '=', id).execute();
+    },
     /**
      * Newest first; the index on (organization_id, created_at) serves it. `after`: only records
      * older than that one (by time, then ID); `actionPrefix`: only actions starting with it.

@@ -3,6 +3,7 @@
  * SHA-256 hashes; a lookup is by hash, so a guessed key costs one indexed read. Last-used times
  * are kept in memory and written in batches, so authentication never writes on the hot path.
  */
+import type { RejectedCredential } from '../audit/denials.js';
 import type { AuditService } from '../audit/service.js';
 import { sha256Hex } from '../platform/crypto.js';
 import type { KeyMode } from '../platform/db/tables.js';
@@ -13,7 +14,7 @@ import type { ProjectService } from '../projects/service.js';
 import { generateKey, keyHint, looksLikeKey } from './key-format.js';
 import { keyLifetimeProblem } from './key-lifetime.js';
 import { unknownScope } from './scopes.js';
-import type { ApiKeyRow, KeyStore } from './store.js';
+import type { ApiKeyRow, KeyStore, KeyWithProject } from './store.js';
 
 export interface CreateKeyInput {
   readonly projectId: string;
@@ -71,8 +72,25 @@ function scopeSet(json: string): ReadonlySet<string> {
   return set;
 }
 
-const unauthorized = (message: string) =>
-  new AppError('unauthorized', message, { headers: { 'WWW-Authenticate': 'Bearer' } });
+const unauthorized = (message: string, rejected?: RejectedCredential) =>
+  new AppError('unauthorized', message, {
+    headers: { 'WWW-Authenticate': 'Bearer' },
+    ...(rejected ? { cause: rejected } : {}),
+  });
+
+/** What the audit log may know of a refused key (audit/denials.ts): never the key itself. */
+function rejected(
+  token: string,
+  reason: RejectedCredential['rejectedCredential']['reason'],
+  row?: KeyWithProject,
+): RejectedCredential {
+  const prefix = token.slice(0, 'ph_live_'.length);
+  return {
+    rejectedCredential: row
+      ? { reason, prefix, keyId: row.id, organizationId: row.organization_id, projectId: row.project_id }
+      : { reason, prefix },
+  };
+}
 
 export function createKeyService(store: KeyStore, projects: ProjectService, audit: AuditService) {
   const pendingLastUsed = new Map<string, number>();
@@ -148,11 +166,15 @@ export function createKeyService(store: KeyStore, projects: ProjectService, audi
       if (!looksLikeKey(token)) throw unauthorized('Invalid API key.');
       // The key and its project in one read: this runs on every request made with a key.
       const row = await store.findForAuth(sha256Hex(token));
-      if (!row) throw unauthorized('Invalid API key.');
+      if (!row) throw unauthorized('Invalid API key.', rejected(token, 'unknown'));
       const now = Date.now();
-      if (row.revoked_at !== null) throw unauthorized('This API key has been revoked.');
+      if (row.revoked_at !== null)
+        throw unauthorized('This API key has been revoked.', rejected(token, 'revoked', row));
       if (row.expires_at !== null && row.expires_at <= now) {
-        throw unauthorized(`This API key expired at ${new Date(row.expires_at).toISOString()}.`);
+        throw unauthorized(
+          `This API key expired at ${new Date(row.expires_at).toISOString()}.`,
+          rejected(token, 'expired', row),
+        );
       }
       if (row.organization_id === null || row.project_status === null) throw unauthorized('Invalid API key.');
       pendingLastUsed.set(row.id, now);

@@ -1,12 +1,13 @@
 /** The `posthorn` command tree: every command and group the binary dispatches to. */
 import { queueGroup } from '../delivery/cli.js';
+import { inboundGroup } from '../inbound/cli.js';
 import { VERSION } from '../version.js';
 import { adminGroup } from './admin.js';
 import type { Group } from './command.js';
 import { doctorCommand } from './doctor.js';
 import { serveCommand } from './serve.js';
-import { storageGroup } from './storage-commands.js';
 import { configGroup, initCommand, migrateCommand } from './setup-commands.js';
+import { storageGroup } from './storage-commands.js';
 
 export const root: Group = {
   kind: 'group',
@@ -20,6 +21,7 @@ export const root: Group = {
     doctorCommand,
     adminGroup,
     queueGroup,
+    inboundGroup,
     storageGroup,
   ],
 };

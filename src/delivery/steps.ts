@@ -174,8 +174,10 @@ const renderMessage: Step = async (ctx, deps) => {
         dkim: signing.kind === 'sign' ? signing.dkim : null,
         signTime: Date.now(),
         signing: signing.kind === 'sign' ? signingIdentity(signing.dkim) : UNSIGNED,
-        // Only live mail is rendered at admission: a test send has nothing stored to look up.
-        reuse: ctx.job.mode === 'live',
+        // Only live transactional mail is rendered at admission: a test send or a broadcast's
+        // message has nothing stored to look up.
+        reuse: ctx.job.mode === 'live' && ctx.job.traffic === 'transactional',
+        marketing: ctx.job.traffic === 'marketing',
       },
       ctx.job.traffic,
     );

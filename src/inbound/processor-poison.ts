@@ -11,6 +11,7 @@
  * downloadable, and `processing_error` saying why. `email.received` fires for it with
  * `processing: "failed"`. Besides, as before: a `failed` receipt with the reason (and the stored
  * IDs), an error in the log, and the file moved to the spool's `failed` directory for the operator.
+ * Only an operator has it processed fully, outside the server (`posthorn inbound retry`, `retry.ts`).
  *
  * The minimal store must not become a loop of its own: a left-over that a run already started to
  * give up on and did not finish (more than `MAX_UNFINISHED_RUNS` earlier runs) gets the receipt

@@ -119,7 +119,7 @@ export const inboundMessage = inboundSummary.extend({
   processing: z
     .enum(['complete', 'failed'])
     .describe(
-      '`failed`: the message was stored without being processed, because processing it failed repeatedly or stopped the server (a suspected poison message). Its envelope and header fields are shown; text and html are null, no authentication was run, and the whole message is the attachment `original.eml`, never scanned and never downloadable (`scan_state` `error`). `processing_error` says why.',
+      '`failed`: the message was stored without being processed, because processing it failed repeatedly or stopped the server (a suspected poison message). Its envelope and header fields are shown; text and html are null, no authentication was run, and the whole message is the attachment `original.eml`, never scanned and never downloadable (`scan_state` `error`). `processing_error` says why. An operator can have it processed fully with `posthorn inbound retry <id>`.',
     ),
   processing_error: z
     .string()

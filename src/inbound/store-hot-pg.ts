@@ -25,7 +25,7 @@ import type { InboundHotStore } from './store-hot.js';
 const THREAD_LOCK = 'inbound-threads';
 
 /** `row` with every NUL in its strings replaced by U+FFFD (PostgreSQL's text refuses NUL). */
-function textSafe<T extends object>(row: T): T {
+export function textSafe<T extends object>(row: T): T {
   let copy: Record<string, unknown> | undefined;
   for (const [key, value] of Object.entries(row)) {
     if (typeof value !== 'string' || !value.includes('\u0000')) continue;

@@ -16,7 +16,7 @@ import type {
 } from '../platform/db/tables.js';
 import { idFloor } from '../platform/ids.js';
 import { createSqliteHotStore, type InboundHotStore } from './store-hot.js';
-import { createPgHotStore } from './store-hot-pg.js';
+import { createPgHotStore, textSafe } from './store-hot-pg.js';
 import { createThreadReads, type MessageSummaryRow, summaryColumns } from './store-threads.js';
 
 export type { MessageSummaryRow, ThreadCursor } from './store-threads.js';
@@ -113,6 +113,49 @@ export function createInboundStore(store: Pick<Store, 'engine' | 'db' | 'sqlite'
         .where('project_id', '=', projectId)
         .where('id', '=', id)
         .executeTakeFirst();
+    },
+    /** A message stored without processing and its first attachment's content, the whole message. */
+    async unprocessed(id: string): Promise<{ row: MessageRow; original: Buffer } | undefined> {
+      const row = await db
+        .selectFrom('inbound_messages')
+        .selectAll()
+        .where('id', '=', id)
+        .where('processing_error', 'is not', null)
+        .executeTakeFirst();
+      if (row === undefined) return undefined;
+      const original = await db
+        .selectFrom('inbound_attachments')
+        .select('content')
+        .where('message_id', '=', id)
+        .orderBy('position')
+        .executeTakeFirst();
+      return original === undefined ? undefined : { row, original: original.content };
+    },
+    /**
+     * Replaces a message stored without processing by its processed form, in `trx`: its parsed
+     * columns, `processing_error` cleared, its attachments replaced. False when it is no longer
+     * unprocessed (another retry got there first).
+     */
+    async replaceUnprocessed(
+      trx: Db,
+      id: string,
+      columns: Partial<Insertable<InboundMessagesTable>>,
+      attachments: readonly Insertable<InboundAttachmentsTable>[],
+    ): Promise<boolean> {
+      const updated = await trx
+        .updateTable('inbound_messages')
+        .set(
+          store.engine === 'postgresql'
+            ? textSafe({ ...columns, processing_error: null })
+            : { ...columns, processing_error: null },
+        )
+        .where('id', '=', id)
+        .where('processing_error', 'is not', null)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) !== 1) return false;
+      await trx.deleteFrom('inbound_attachments').where('message_id', '=', id).execute();
+      await hot.insertAttachments(trx, attachments);
+      return true;
     },
     // Attachments
     insertAttachments: hot.insertAttachments,

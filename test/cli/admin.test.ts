@@ -221,6 +221,8 @@ test('every command and group answers --help, and admin --help lists every comma
     ['admin', 'ips', 'decline'],
     ['queue'],
     ['queue', 'stats'],
+    ['inbound'],
+    ['inbound', 'retry'],
   ];
   // Each command above is in the tree; the tree may hold more, and every one of them is checked.
   const tree = commandsOf(root);
@@ -253,7 +255,7 @@ test('every command and group answers --help, and admin --help lists every comma
   ])) as [CliResult, CliResult, CliResult];
   t.is(top.code, 0);
   t.regex(top.stdout, /Usage: posthorn <command>/);
-  for (const command of ['serve', 'init', 'migrate', 'config', 'doctor', 'admin', 'queue'])
+  for (const command of ['serve', 'init', 'migrate', 'config', 'doctor', 'admin', 'queue', 'inbound'])
     t.true(lists(top.stdout, command), `posthorn --help lists ${command}`);
   t.is(admin.code, 0);
   t.regex(admin.stdout, /Usage: posthorn admin <command>/);

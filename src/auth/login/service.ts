@@ -4,14 +4,15 @@
  * failure is the same 401, whether the address exists or not, and takes as long; every request
  * counts against the per-address and per-IP limits; failures are audited.
  */
-import type { AuditService } from '../../audit/service.js';
+
 import type { Actor } from '../../audit/actor.js';
+import type { AuditService } from '../../audit/service.js';
+import type { MemberStore } from '../../members/store.js';
 import type { AuthMethod } from '../../platform/db/tables.js';
 import { AppError, badRequest } from '../../platform/http/errors.js';
 import type { Logger } from '../../platform/log.js';
 import type { ProjectService } from '../../projects/service.js';
 import type { SystemMailService } from '../../system-mail/service.js';
-import type { MemberStore } from '../../members/store.js';
 import type { SessionService, SessionView } from '../session/service.js';
 import type { SecondFactor, UserService } from '../users/service.js';
 import type { UserRow } from '../users/store.js';
@@ -73,7 +74,8 @@ export function createLoginService(deps: LoginDeps) {
     reason: string,
   ): Promise<never> => {
     const [membership] = user ? await members.listByUser(user.id) : [];
-    await audit.record({
+    // Repeats within a minute are one record with a count (audit/coalesce.ts).
+    await audit.recordBounded({
       actor: actor(user, method, client),
       action: 'auth.login_failed',
       organizationId: membership?.organization_id ?? null,

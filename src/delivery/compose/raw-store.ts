@@ -7,31 +7,17 @@
 import type SQLite from 'better-sqlite3';
 import { exclusive } from '../../platform/db/connection-guard.js';
 import type { Db, Store } from '../../platform/db/database.js';
-import type { EngineQuery } from '../../platform/db/worker-reader.js';
 import { withRelaxedSync } from '../../platform/db/durability.js';
 import { idFloor } from '../../platform/ids.js';
 import { sql } from 'kysely';
 import { FINAL_MESSAGE_STATUSES } from '../queue/message-status.js';
-
-export interface RawMessage {
-  readonly signing: string;
-  /** Octets before dot-stuffing. */
-  readonly size: number;
-  /** Dot-stuffed, ready for DATA. */
-  readonly bytes: Buffer;
-}
+import type { RawMessage } from './worker-queries.js';
 
 export interface RawRow extends RawMessage {
   readonly messageId: string;
 }
 
 const FINAL = FINAL_MESSAGE_STATUSES.map((status) => `'${status}'`).join(', ');
-
-/** The stored rendering of a message, read on a render worker's connection (worker-reader.ts). */
-export const RAW_QUERY: EngineQuery = {
-  sqlite: 'select signing, size, bytes from message_raw where message_id = ?',
-  postgresql: 'select signing, size, bytes from message_raw where message_id = $1',
-};
 
 /** Renderings on PostgreSQL: one statement for the batch (the last rendering of a message wins). */
 async function writeOnPostgres(db: Db, rows: readonly RawRow[], now: number): Promise<number> {

@@ -23,9 +23,8 @@ import { SIGNED_HEADERS } from '../../dkim/sign-worker.js';
 import { type ComposeFields, composeMessage, SIGNATURE_HEADROOM, splitHeaderBody } from './compose.js';
 import { stuffDots } from './dot-stuffing.js';
 import { type SlabLayout, slotView } from './message-slab.js';
-import { RAW_QUERY, type RawMessage } from './raw-store.js';
 import { type BodyFacts, relaxedBodyHash } from './relaxed-body.js';
-import { CONTENT_QUERY, type MessageContent } from '../queue/store.js';
+import { CONTENT_QUERY, type MessageContent, RAW_QUERY, type RawMessage } from './worker-queries.js';
 import { openWorkerReader, type WorkerAccess, type WorkerReader } from '../../platform/db/worker-reader.js';
 import type { RenderTracking } from '../../tracking/render-input.js';
 
@@ -63,6 +62,11 @@ export interface RenderTask {
    */
   readonly reuse?: boolean;
   /**
+   * A marketing message: a broadcast's, whose bodies are written from its broadcast's content
+   * (no stored bodies to look for first) and which was not rendered at admission.
+   */
+  readonly marketing?: boolean;
+  /**
    * The tracking step's input (tracking-step.ts): the pixel and tracked links are put into the
    * HTML before it is composed and signed. Null or absent: the HTML is sent as submitted.
    */
@@ -90,7 +94,9 @@ export default async function render(task: RenderTask): Promise<RenderOutput> {
   const stored = task.reuse === true && task.messageId !== null ? await storedRendering(task) : undefined;
   if (stored !== undefined) return stored;
   const bodies =
-    task.messageId === null ? (task.bodies ?? { html: null, text: null }) : await readContent(task.messageId);
+    task.messageId === null
+      ? (task.bodies ?? { html: null, text: null })
+      : await readContent(task.messageId, task.marketing === true);
   const slot = task.slot === undefined || task.slot === null ? null : slotOf(task.slot);
   const html =
     task.tracking && bodies.html !== null ? await trackedBody(bodies.html, task.tracking) : bodies.html;
@@ -246,15 +252,20 @@ let broadcastBodies: ((messageId: string) => Promise<Bodies | undefined>) | null
 /**
  * Reads the bodies on this worker's own read-only connection. A broadcast's message has none
  * stored: its bodies are written here from the broadcast's content and the contact's values
- * (broadcasts/render-content.ts, loaded with the first such message).
+ * (broadcasts/render-content.ts, loaded with the first such message). A marketing message is
+ * looked for there first: one query per message instead of two.
  */
-async function readContent(messageId: string): Promise<Bodies> {
-  const content = await database().first<MessageContent>(CONTENT_QUERY, [messageId]);
-  if (content !== undefined) return content;
-  broadcastBodies ??= (await import('../../broadcasts/render-content.js')).broadcastBodyReader(database());
-  const written = await broadcastBodies(messageId);
-  if (written === undefined) throw new Error(`message ${messageId} has no stored body (deleted?)`);
-  return written;
+async function readContent(messageId: string, marketing: boolean): Promise<Bodies> {
+  const stored = async () => database().first<MessageContent>(CONTENT_QUERY, [messageId]);
+  const written = async () => {
+    broadcastBodies ??= (await import('../../broadcasts/render-content.js')).broadcastBodyReader(database());
+    return broadcastBodies(messageId);
+  };
+  const bodies = marketing
+    ? ((await written()) ?? (await stored()))
+    : ((await stored()) ?? (await written()));
+  if (bodies === undefined) throw new Error(`message ${messageId} has no stored body (deleted?)`);
+  return bodies;
 }
 
 function checked(

@@ -21,7 +21,6 @@
  */
 import type { Db, Store } from '../../platform/db/database.js';
 import type { EventsTable, KeyMode, Traffic } from '../../platform/db/tables.js';
-import type { EngineQuery } from '../../platform/db/worker-reader.js';
 import { createPgDeliveryStore } from './store-pg.js';
 import type { deliveryReports } from './store-reports.js';
 import type { ClaimedJob, JobLease, MessageRow, RecipientRow, StoredPolicy } from './store-rows.js';
@@ -114,23 +113,6 @@ export interface DeliveryStore extends ReturnType<typeof deliveryReports> {
   /** The earliest due time of each traffic class (index-only, cheap enough for a health probe). */
   oldestDue(): Promise<number | null>;
 }
-
-/**
- * A message's bodies, which only the render workers read (on their own read-only connection), as
- * UTF-8 bytes: read as bytes, a large body is never decoded into a string and encoded back.
- */
-export interface MessageContent {
-  readonly html: Buffer | null;
-  readonly text: Buffer | null;
-}
-
-/** The bodies of a message, read by a render worker (platform/db/worker-reader.ts). */
-export const CONTENT_QUERY: EngineQuery = {
-  sqlite:
-    'select cast(html as blob) as html, cast(text as blob) as text from message_bodies where message_id = ?',
-  postgresql: `select convert_to(html, 'UTF8') as html, convert_to(text, 'UTF8') as text
-                 from message_bodies where message_id = $1`,
-};
 
 /**
  * The delivery store on the engine `store` runs on.

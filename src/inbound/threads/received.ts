@@ -56,6 +56,38 @@ export async function storeReceived(
     thread_id: threadId,
     mail_from: envelope.mailFrom,
     rcpt_to: JSON.stringify(delivery.rcptTo),
+    ...parsedColumns(mail, input.auth),
+    remote_ip: envelope.remoteIp,
+    helo: envelope.helo,
+    tls: envelope.tls ? 1 : 0,
+    size_bytes: input.size,
+    created_at: at,
+    processing_error: processingError,
+  });
+  const owner = { projectId: delivery.projectId, messageId: id, at };
+  const attachments = attachmentRows(mail, owner, processingError === null ? 'pending' : 'error');
+  await deps.store.insertAttachments(trx, attachments);
+  // In the processor's group commit (on SQLite the prepared append, on PostgreSQL through `trx`).
+  await deps.events.appendWithin(trx, {
+    projectId: delivery.projectId,
+    type: 'email.received',
+    at,
+    data: receivedEventData({
+      id,
+      threadId,
+      routeId: delivery.routeId,
+      mail,
+      at,
+      attachments,
+      ...(processingError === null ? {} : { processing: { state: 'failed', error: processingError } }),
+    }),
+  });
+  return { id, attachments: processingError === null ? attachments.length : 0 };
+}
+
+/** The columns of a received message that its parsing and authentication give. */
+export function parsedColumns(mail: ParsedInbound, auth: AuthResults) {
+  return {
     from_header: mail.fromHeader,
     from_email: mail.fromEmail,
     to: JSON.stringify(mail.to),
@@ -69,19 +101,21 @@ export async function storeReceived(
     message_id_header: mail.messageId,
     in_reply_to: mail.inReplyTo,
     references: JSON.stringify(mail.references),
-    auth: JSON.stringify(input.auth),
-    remote_ip: envelope.remoteIp,
-    helo: envelope.helo,
-    tls: envelope.tls ? 1 : 0,
-    size_bytes: input.size,
-    created_at: at,
+    auth: JSON.stringify(auth),
     parse_error: mail.parseError,
-    processing_error: processingError,
-  });
-  const attachments = mail.attachments.map((attachment, position) => ({
-    id: newId('att', at),
-    project_id: delivery.projectId,
-    message_id: id,
+  };
+}
+
+/** The attachment rows of a received message, in message order. */
+export function attachmentRows(
+  mail: ParsedInbound,
+  owner: { readonly projectId: string; readonly messageId: string; readonly at: number },
+  scanState: 'pending' | 'error',
+) {
+  return mail.attachments.map((attachment, position) => ({
+    id: newId('att', owner.at),
+    project_id: owner.projectId,
+    message_id: owner.messageId,
     position,
     filename: attachment.filename,
     content_type: attachment.contentType,
@@ -89,36 +123,46 @@ export async function storeReceived(
     disposition: attachment.disposition,
     size_bytes: attachment.content.length,
     sha256: createHash('sha256').update(attachment.content).digest('hex'),
-    scan_state: processingError === null ? ('pending' as const) : ('error' as const),
+    scan_state: scanState,
     content: attachment.content,
-    created_at: at,
+    created_at: owner.at,
   }));
-  await deps.store.insertAttachments(trx, attachments);
-  // In the processor's group commit (on SQLite the prepared append, on PostgreSQL through `trx`).
-  await deps.events.appendWithin(trx, {
-    projectId: delivery.projectId,
-    type: 'email.received',
-    at,
-    data: {
-      email_id: id,
-      thread_id: threadId,
-      route_id: delivery.routeId,
-      from: mail.fromHeader,
-      to: mail.to,
-      cc: mail.cc,
-      subject: mail.subject,
-      message_id: mail.messageId,
-      ...(mail.parseError === null ? {} : { parse_error: mail.parseError }),
-      ...(processingError === null ? {} : { processing: 'failed', processing_error: processingError }),
-      created_at: new Date(at).toISOString(),
-      attachments: attachments.map((a) => ({
-        id: a.id,
-        filename: a.filename,
-        content_type: a.content_type,
-        size_bytes: a.size_bytes,
-        scan_state: a.scan_state,
-      })),
-    },
-  });
-  return { id, attachments: processingError === null ? attachments.length : 0 };
+}
+
+/**
+ * The payload of `email.received`. `processing` is there for a message stored without processing
+ * (`failed`, with the reason) and for one an operator had processed since (`complete`); absent, the
+ * message was processed when it was received.
+ */
+export function receivedEventData(input: {
+  readonly id: string;
+  readonly threadId: string;
+  readonly routeId: string | null;
+  readonly mail: ParsedInbound;
+  readonly at: number;
+  readonly attachments: ReturnType<typeof attachmentRows>;
+  readonly processing?: { readonly state: 'failed' | 'complete'; readonly error?: string };
+}): Record<string, unknown> {
+  const { mail, processing } = input;
+  return {
+    email_id: input.id,
+    thread_id: input.threadId,
+    route_id: input.routeId,
+    from: mail.fromHeader,
+    to: mail.to,
+    cc: mail.cc,
+    subject: mail.subject,
+    message_id: mail.messageId,
+    ...(mail.parseError === null ? {} : { parse_error: mail.parseError }),
+    ...(processing === undefined ? {} : { processing: processing.state }),
+    ...(processing?.error === undefined ? {} : { processing_error: processing.error }),
+    created_at: new Date(input.at).toISOString(),
+    attachments: input.attachments.map((a) => ({
+      id: a.id,
+      filename: a.filename,
+      content_type: a.content_type,
+      size_bytes: a.size_bytes,
+      scan_state: a.scan_state,
+    })),
+  };
 }

@@ -5,6 +5,7 @@
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { Logger } from '../log.js';
+import type { AccessSummary } from './access-summary.js';
 import { readBody, refuseBody } from './body.js';
 import { AppError } from './errors.js';
 import { type RequestState, requestFrame } from './middleware.js';
@@ -23,14 +24,29 @@ export type AroundHandler = (
   run: () => Promise<RouteResult>,
 ) => Promise<RouteResult>;
 
+/**
+ * Told of every request refused with a 401, 403 or 404 by a route (the audit log's record of
+ * access-control failures, audit/denials.ts); `principal` is undefined when authentication itself
+ * refused. It must not throw; the refusal is answered as it was whatever it does.
+ */
+export type DeniedHandler = (call: {
+  readonly spec: RouteSpec;
+  readonly principal: Principal | undefined;
+  readonly ctx: Context;
+  readonly error: AppError;
+}) => Promise<void>;
+
 export interface AppOptions {
   readonly log: Logger;
   readonly accessLog: boolean;
+  /** Where high-volume routes' requests are counted (its owner flushes it on stop). */
+  readonly accessSummary?: AccessSummary;
   readonly maxBodyBytes: number;
   readonly trustProxy: boolean;
   readonly routes: readonly RouteSpec[];
   readonly authenticators: Partial<Record<AuthKind, Authenticator>>;
   readonly around?: AroundHandler;
+  readonly denied?: DeniedHandler;
   /** Answers a request no route matched (the web dashboard's pages); returns false to 404. */
   readonly fallback?: (ctx: Context) => boolean;
 }
@@ -46,8 +62,12 @@ export function hasScope(principal: Principal, scope: string): boolean {
   return principal.scopes.has(scope) || principal.scopes.has('full_access');
 }
 
+const DENIALS = new Set([401, 403, 404]);
+
 function handle(spec: RouteSpec, options: AppOptions) {
-  const run = answer(spec, options);
+  const run = options.denied
+    ? noticeDenials(spec, answer(spec, options), options.denied)
+    : answer(spec, options);
   if (!spec.renderError) return run;
   const render = spec.renderError;
   return async (ctx: Context): Promise<void> => {
@@ -56,6 +76,22 @@ function handle(spec: RouteSpec, options: AppOptions) {
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
       respond(ctx, render(error));
+    }
+  };
+}
+
+function noticeDenials(spec: RouteSpec, run: (ctx: Context) => Promise<void>, denied: DeniedHandler) {
+  return async (ctx: Context): Promise<void> => {
+    try {
+      await run(ctx);
+    } catch (error) {
+      if (error instanceof AppError && DENIALS.has(error.status)) {
+        const principal = (ctx.state as RequestState).principal;
+        await denied({ spec, principal, ctx, error }).catch((failure: unknown) =>
+          (ctx.state as RequestState).log.error({ err: failure }, 'recording a refusal failed'),
+        );
+      }
+      throw error;
     }
   };
 }
@@ -76,9 +112,11 @@ function answer(spec: RouteSpec, options: AppOptions) {
     const state = ctx.state as RequestState;
     if (spec.probe) state.probe = true;
     if (spec.privateClient) state.privateClient = true;
+    if (spec.summarizedAccess) state.summarized = true;
     const authenticate = spec.auth === 'none' ? undefined : options.authenticators[spec.auth];
     if (spec.auth !== 'none' && !authenticate) throw new Error(`no authenticator for ${spec.auth}`);
     const principal = authenticate ? await authenticate(ctx) : anonymous;
+    state.principal = principal;
     if (spec.scope && !hasScope(principal, spec.scope)) {
       throw new AppError(
         'forbidden',
@@ -120,7 +158,7 @@ export function createApp(options: AppOptions): Koa {
   for (const spec of options.routes) {
     router[spec.method](koaPath(spec.path), handle(spec, options));
   }
-  app.use(requestFrame(options.log, options.accessLog));
+  app.use(requestFrame(options.log, options.accessLog, options.accessSummary));
   app.use(async (ctx, next) => {
     await next();
     if (ctx.body != null) return;

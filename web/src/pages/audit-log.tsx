@@ -67,6 +67,7 @@ export function AuditLog() {
                     </td>
                     <td>
                       <code>{e.action}</code>
+                      <Refusal details={e.details} />
                     </td>
                     <td class="clip">{e.target ?? <span class="muted">—</span>}</td>
                     <td class="clip">{e.ip_address ?? <span class="muted">—</span>}</td>
@@ -83,5 +84,20 @@ export function AuditLog() {
         }
       </Show>
     </>
+  );
+}
+
+/** Under a refusal's action: the route and reason, and how many times it happened that minute. */
+function Refusal({ details }: { details: Record<string, unknown> }) {
+  const { route, reason, count } = details;
+  if (typeof reason !== 'string') return null;
+  const times = typeof count === 'number' && count > 1 ? ` · ${count} times` : '';
+  return (
+    <span class="muted">
+      {' '}
+      {typeof route === 'string' ? `${route} · ` : ''}
+      {reason.replaceAll('_', ' ')}
+      {times}
+    </span>
   );
 }
