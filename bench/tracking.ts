@@ -3,6 +3,9 @@
  *
  * Usage: scripts/bench tracking [--rounds 3] [--duration 15] [--connections 50] [--messages 500]
  *   [--synchronous full|normal]   (the floor's durability and Posthorn's `storage.synchronous`)
+ *   [--baseline <dir>]   (another build's tree, e.g. main's from `git archive`: its opens and clicks
+ *                         run too, alternating with this build's, for a before-and-after in one run)
+ *   [--kinds opens,clicks]   (which hits to measure)
  *
  * Each round runs three subjects, each in a fresh process on a fresh data dir, with wrk after a
  * short warm-up: the floor (a minimal Koa + better-sqlite3 server inserting one row per POST of
@@ -36,6 +39,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3' },
     messages: { type: 'string', default: '500' },
     synchronous: { type: 'string', default: 'full' },
+    baseline: { type: 'string' },
+    kinds: { type: 'string', default: 'opens,clicks' },
   },
 });
 const rounds = Number(values.rounds);
@@ -45,11 +50,15 @@ const warmup = Number(values.warmup);
 const messageCount = Number(values.messages);
 const synchronous = values.synchronous === 'normal' ? 'normal' : 'full';
 const root = path.resolve(import.meta.dirname, '../..');
-const bin = path.join(root, 'bin/posthorn');
+const baseline = values.baseline === undefined ? undefined : path.resolve(values.baseline);
+const kinds = values.kinds.split(',').filter((k): k is 'opens' | 'clicks' => k === 'opens' || k === 'clicks');
 const CHROME =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
-type Subject = 'floor' | 'opens' | 'clicks';
+type Kind = 'opens' | 'clicks';
+type Subject = 'floor' | Kind | `${Kind} (baseline)`;
+const kindOf = (subject: Exclude<Subject, 'floor'>): Kind =>
+  subject.startsWith('opens') ? 'opens' : 'clicks';
 interface Result {
   readonly rps: number;
   readonly p50: number;
@@ -150,7 +159,7 @@ async function preparePosthorn(
 }
 
 async function measure(subject: Subject): Promise<Result> {
-  const dir = mkdtempSync(path.join(tmpdir(), `posthorn-bench-tracking-${subject}-`));
+  const dir = mkdtempSync(path.join(tmpdir(), `posthorn-bench-tracking-${subject.replace(/\W+/g, '-')}-`));
   const port = await freePort();
   try {
     let paths: string[] = [];
@@ -163,9 +172,15 @@ async function measure(subject: Subject): Promise<Result> {
         root,
       );
     } else {
-      const prepared = await preparePosthorn(dir, port, subject);
+      const prepared = await preparePosthorn(dir, port, kindOf(subject));
       paths = prepared.paths;
-      child = spawnQuiet(bin, ['serve', '--config', prepared.config], { ...process.env }, root);
+      const tree = subject.endsWith('(baseline)') && baseline !== undefined ? baseline : root;
+      child = spawnQuiet(
+        path.join(tree, 'bin/posthorn'),
+        ['serve', '--config', prepared.config],
+        { ...process.env },
+        tree,
+      );
     }
     let answered = 0;
     let result: Result;
@@ -205,9 +220,13 @@ async function measure(subject: Subject): Promise<Result> {
   }
 }
 
-const samples: Record<Subject, Result[]> = { floor: [], opens: [], clicks: [] };
+const subjects: Subject[] = [
+  'floor',
+  ...kinds.flatMap((kind): Subject[] => (baseline === undefined ? [kind] : [`${kind} (baseline)`, kind])),
+];
+const samples = Object.fromEntries(subjects.map((s) => [s, [] as Result[]])) as Record<Subject, Result[]>;
 for (let round = 1; round <= rounds; round++) {
-  for (const subject of ['floor', 'opens', 'clicks'] as const) {
+  for (const subject of subjects) {
     const result = await measure(subject);
     samples[subject].push(result);
     console.error(
@@ -220,20 +239,29 @@ const med = (list: Result[], field: keyof Result) => median(list.map((r) => r[fi
 const floorRps = med(samples.floor, 'rps');
 console.log(
   `Tracking hits vs the floor of scripts/bench api, ${connections} connections, ${duration} s per run, ` +
-    `${rounds} alternating rounds, wrk -t2, ${messageCount} messages, synchronous=${synchronous}, node ${process.version}`,
+    `${rounds} alternating rounds, wrk -t2, ${messageCount} messages, synchronous=${synchronous}, node ${process.version}` +
+    (baseline === undefined ? '' : `, baseline ${baseline}`),
 );
-console.log('| subject | req/s (median) | p50 | p99 | errors | throughput ratio to floor |');
-console.log('|---|---|---|---|---|---|');
-const names: Record<Subject, string> = {
+const floorP99 = med(samples.floor, 'p99');
+console.log(
+  '| subject | req/s (median) | p50 | p99 | p99 rounds | errors | throughput ratio to floor | p99 ratio to floor |',
+);
+console.log('|---|---|---|---|---|---|---|---|');
+const names: Record<Kind | 'floor', string> = {
   floor: 'floor (scripts/bench api)',
   opens: 'open pixel (200, 43-byte GIF)',
   clicks: 'tracked link (302)',
 };
-for (const subject of ['floor', 'opens', 'clicks'] as const) {
+for (const subject of subjects) {
   const list = samples[subject];
   const rps = med(list, 'rps');
+  const name =
+    subject === 'floor'
+      ? names.floor
+      : `${names[kindOf(subject)]}${subject.endsWith('(baseline)') ? ', baseline' : ''}`;
   console.log(
-    `| ${names[subject]} | ${rps.toFixed(0)} | ${med(list, 'p50').toFixed(1)} ms | ${med(list, 'p99').toFixed(1)} ms | ` +
-      `${list.reduce((a, r) => a + r.errors, 0)} | ${(rps / floorRps).toFixed(2)}x |`,
+    `| ${name} | ${rps.toFixed(0)} | ${med(list, 'p50').toFixed(1)} ms | ${med(list, 'p99').toFixed(1)} ms | ` +
+      `${list.map((r) => r.p99.toFixed(1)).join(', ')} | ${list.reduce((a, r) => a + r.errors, 0)} | ` +
+      `${(rps / floorRps).toFixed(2)}x | ${(med(list, 'p99') / floorP99).toFixed(2)}x |`,
   );
 }

@@ -22,6 +22,7 @@ import type { Config } from './platform/config/schema.js';
 import { openConfiguredStore } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { parseHostPort, urlHost } from './platform/host-port.js';
+import { AccessSummary } from './platform/http/access-summary.js';
 import { createApp } from './platform/http/app.js';
 import { ListenError } from './platform/listen-error.js';
 import type { Logger } from './platform/log.js';
@@ -62,9 +63,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await store.close();
     throw error;
   }
+  const accessSummary = new AccessSummary(log);
   const app = createApp({
     log,
     accessLog: config.log.access_log,
+    accessSummary,
     maxBodyBytes: config.limits.max_body_bytes,
     trustProxy: config.server.trust_proxy,
     routes: allRoutes(kernel, services),
@@ -118,6 +121,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         closeHttp(server, parseDuration(config.server.shutdown_timeout)),
       ]);
       const failed = stopped.find((result) => result.status === 'rejected');
+      accessSummary.flush();
       if (failed) throw failed.reason;
       await services.keys.flushLastUsed();
       await services.accounts.sessions.flushLastSeen();

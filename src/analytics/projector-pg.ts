@@ -17,6 +17,7 @@ import {
   ANALYTICS_CURSOR,
   analyticsData,
   applyEvents,
+  type BatchOutcome,
   type DailyRow,
   type EventRow,
   nextDaily,
@@ -83,9 +84,10 @@ export function createPostgresAnalyticsProjector(deps: PostgresProjectorDeps) {
   }
 
   return {
-    /** Projects one batch; returns the number of events read. */
-    runBatch(limit: number): Promise<number> {
-      return db.transaction().execute((trx) => batch(trx, limit));
+    /** Projects one batch; returns the number of events read (more may wait when it read `limit`). */
+    async runBatch(limit: number): Promise<BatchOutcome> {
+      const read = await db.transaction().execute((trx) => batch(trx, limit));
+      return { read, more: read === limit };
     },
     /** Whether committed events lie beyond the cursor (events/log-pg.ts). */
     waiting(): Promise<boolean> {

@@ -13,9 +13,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { KeyMode } from '../platform/db/tables.js';
 import { dayNumber, dayString } from './days.js';
 import { LatencyHistogram } from './latency-histogram.js';
+import type { BatchOutcome } from './projector.js';
 import type { AnalyticsReport } from './schemas.js';
 import type { AnalyticsStore } from './store.js';
-import { type Counters, COUNTERS, zeroCounters } from './transitions.js';
+import { COUNTERS, type Counters, zeroCounters } from './transitions.js';
 
 const BATCH = 1000;
 /**
@@ -24,17 +25,20 @@ const BATCH = 1000;
  * its own: it waits longer there (`reportWaitMs`).
  */
 const REPORT_WAIT_MS = 2000;
-/** Batches of one catch-up run; a longer backlog is finished by the next run. */
-const MAX_CATCH_UP_BATCHES = 1000;
+/** Events of one catch-up run at most; a longer backlog is finished by the next run. */
+const MAX_CATCH_UP_EVENTS = 1_000_000;
 /** Parsed latency histograms kept between reports (about 90 days × 6 lanes × 20 projects). */
 const HISTOGRAM_CACHE = 10_000;
 
 const ratio = (part: number, whole: number): number => (whole > 0 ? part / whole : 0);
 const UNROUTED = 'unrouted';
 
-/** The projection's batch, either adapter's: read count, or null when SQLite's connection is busy. */
+/**
+ * The projection's batch, either adapter's: what it read and whether more may wait, or null when
+ * SQLite's connection is busy. SQLite's batch also stops at a time bound (projector.ts).
+ */
 export interface ProjectionBatches {
-  runBatch(limit: number): number | null | Promise<number | null>;
+  runBatch(limit: number): BatchOutcome | null | Promise<BatchOutcome | null>;
   /**
    * Whether committed events are still unread, some perhaps held back by a transaction running
    * elsewhere (PostgreSQL's commit-safe order, events/log-pg.ts): a catch-up goes on, for a
@@ -75,23 +79,24 @@ export function createAnalyticsService(deps: {
 
   async function drain(): Promise<void> {
     const waitUntil = Date.now() + HELD_BACK_WAIT_MS;
-    for (let batches = 0; batches < MAX_CATCH_UP_BATCHES; ) {
+    for (let read = 0; read < MAX_CATCH_UP_EVENTS; ) {
       const ran = projector.runBatch(BATCH);
       // SQLite's adapter answers synchronously: no promise on its path.
-      const read = ran instanceof Promise ? await ran : ran;
-      if (read === null) {
+      const outcome = ran instanceof Promise ? await ran : ran;
+      if (outcome === null) {
         // Another transaction holds the connection; let it finish.
         await sleep(1);
         continue;
       }
-      batches += 1;
-      if (read < BATCH) {
+      read += outcome.read;
+      if (!outcome.more) {
         if (projector.waiting === undefined || Date.now() > waitUntil || !(await projector.waiting())) return;
         await sleep(20);
         continue;
       }
-      // Yield between batches so HTTP requests are served during a long catch-up.
-      await sleep(0);
+      // Yield between batches so HTTP requests are served during a long catch-up (the requests
+      // waiting now, not after a timer's millisecond).
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 

@@ -5,9 +5,11 @@
  *   its scopes or role (or a request refused before it was known, such as a failed CSRF check).
  * - `access.denied`, reason `other_project` / `other_organization`: a 404 for an ID that exists,
  *   in a project the caller may not reach. The record goes to the organization that owns the
- *   resource, never to the caller's, whose admins would otherwise learn that the ID exists.
- * - `auth.credential_rejected`: a well-formed API key that is unknown, revoked or expired (a 401);
- *   of an unknown key only its `ph_live_`/`ph_test_` prefix is kept.
+ *   resource, never to the caller's, whose admins would otherwise learn that the ID exists; the
+ *   same for a session selecting another organization's project (`X-Posthorn-Project-ID`).
+ * - `auth.credential_rejected`: a well-formed API key that is unknown, revoked or expired, or an
+ *   OAuth access token that is unknown or revoked (a 401; an expired one is routine, its client
+ *   refreshes it); of an unknown credential only its prefix (`ph_live_`, `pho_`) is kept.
  * Plain 404s (no such ID anywhere), malformed or missing credentials and ended sessions are not
  * recorded: they are ordinary mistakes and endings, and the access log has them.
  */
@@ -20,15 +22,30 @@ import { type Actor, actorOf } from './actor.js';
 import type { OwnerLookup } from './owners.js';
 import type { AuditEntry, AuditService } from './service.js';
 
-/** What an API-key authenticator knew of a key it refused, carried as the 401's `cause`. */
+/** What an authenticator knew of a credential it refused, carried as the 401's `cause`. */
 export interface RejectedCredential {
   readonly rejectedCredential: {
     readonly reason: 'unknown' | 'revoked' | 'expired';
-    /** `ph_live_` or `ph_test_`: never more of the presented key. */
+    /** `ph_live_`, `ph_test_` or `pho_`: never more of the presented credential. */
     readonly prefix: string;
     readonly keyId?: string;
+    /** An OAuth access token's client, grant and the person it acted for. */
+    readonly oauth?: { readonly clientId: string; readonly grantId: string; readonly userId: string };
     readonly organizationId?: string | null;
     readonly projectId?: string | null;
+  };
+}
+
+/**
+ * A session that selected (`X-Posthorn-Project-ID`) a project it may not reach, carried as the
+ * 404's `cause` by the session authenticator.
+ */
+export interface DeniedSession {
+  readonly deniedSession: {
+    readonly userId: string;
+    readonly organizationId: string;
+    readonly authMethod: string;
+    readonly projectId: string;
   };
 }
 
@@ -59,18 +76,24 @@ export function auditedDenials(audit: AuditService, owners: OwnerLookup): Denied
   const rejected = (spec: RouteSpec, ctx: Context, error: AppError) => {
     const credential = rejectedOf(error);
     if (!credential) return;
-    const actor: Actor = {
-      id: credential.keyId ?? 'anonymous',
-      kind: 'key',
-      authMethod: 'api_key',
-      ...client(ctx),
-    };
+    const { oauth } = credential;
+    const actor: Actor = oauth
+      ? {
+          id: oauth.clientId,
+          kind: 'oauth',
+          authMethod: 'oauth',
+          ...client(ctx),
+          onBehalfOf: { userId: oauth.userId, grantId: oauth.grantId },
+        }
+      : credential.prefix === 'pho_'
+        ? { id: 'anonymous', kind: 'oauth', authMethod: 'oauth', ...client(ctx) }
+        : { id: credential.keyId ?? 'anonymous', kind: 'key', authMethod: 'api_key', ...client(ctx) };
     return record({
       actor,
       action: 'auth.credential_rejected',
       organizationId: credential.organizationId ?? null,
       projectId: credential.projectId ?? null,
-      target: credential.keyId ?? null,
+      target: credential.keyId ?? oauth?.grantId ?? null,
       details: { route: routeOf(spec), reason: credential.reason, key_prefix: credential.prefix },
     });
   };
@@ -89,7 +112,14 @@ export function auditedDenials(audit: AuditService, owners: OwnerLookup): Denied
     });
   };
 
-  const elsewhere = async (spec: RouteSpec, ctx: Context, principal: Principal | undefined) => {
+  const elsewhere = async (
+    spec: RouteSpec,
+    ctx: Context,
+    principal: Principal | undefined,
+    error: AppError,
+  ) => {
+    const selected = (error.cause as Partial<DeniedSession> | undefined)?.deniedSession;
+    if (!principal && selected) return selectedElsewhere(spec, ctx, selected);
     if (!principal || principal.kind === 'none') return;
     const actor = actorOf(principal, client(ctx).ip, client(ctx).userAgent);
     if (!actor) return;
@@ -113,9 +143,31 @@ export function auditedDenials(audit: AuditService, owners: OwnerLookup): Denied
     }
   };
 
+  const selectedElsewhere = async (
+    spec: RouteSpec,
+    ctx: Context,
+    selected: DeniedSession['deniedSession'],
+  ): Promise<void> => {
+    const owner = await owners.ownerOf(selected.projectId);
+    if (!owner || owner.organizationId === selected.organizationId) return;
+    return record({
+      actor: { id: selected.userId, kind: 'session', authMethod: selected.authMethod, ...client(ctx) },
+      action: 'access.denied',
+      organizationId: owner.organizationId,
+      projectId: owner.projectId,
+      target: owner.projectId,
+      details: {
+        route: routeOf(spec),
+        reason: 'other_organization',
+        status: 404,
+        selected_by: 'X-Posthorn-Project-ID',
+      },
+    });
+  };
+
   return async ({ spec, principal, ctx, error }) => {
     if (error.status === 401) return rejected(spec, ctx, error);
     if (error.status === 403) return forbidden(spec, ctx, error, principal);
-    if (error.status === 404) return elsewhere(spec, ctx, principal);
+    if (error.status === 404) return elsewhere(spec, ctx, principal, error);
   };
 }

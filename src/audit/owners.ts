@@ -35,6 +35,12 @@ export function createOwnerLookup(db: Db) {
   return {
     async ownerOf(id: string): Promise<Owner | undefined> {
       const prefix = ID.exec(id)?.[1];
+      if (prefix === 'prj')
+        return db
+          .selectFrom('projects')
+          .select(['id as projectId', 'organization_id as organizationId'])
+          .where('id', '=', id)
+          .executeTakeFirst();
       if (prefix === undefined || !Object.hasOwn(TABLES, prefix)) return undefined;
       // Every table listed has `id` and `project_id`; the cast only names one for the types.
       const table = TABLES[prefix as keyof typeof TABLES] as 'messages';

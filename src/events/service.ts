@@ -16,6 +16,7 @@ import type { EventsTable } from '../platform/db/tables.js';
 import { idFloor, orderedIds } from '../platform/ids.js';
 import { newestIdOnPostgres, rowsAfterOnPostgres } from './log-pg.js';
 import type { EventPayload, LoggedEventType } from './types.js';
+import { type EventWindow, windowOnPostgres, windowOnSqlite } from './window.js';
 
 export interface NewEvent {
   readonly projectId: string;
@@ -82,6 +83,16 @@ export function createEventService(db: Db, store: Pick<Store, 'engine' | 'sqlite
     const { row, payload } = newEvent(nextId(), event);
     await executor.insertInto('events').values(row).execute();
     return payload;
+  };
+  const rowsAfter = async (afterId: string, limit: number, executor: Db = db): Promise<EventRecord[]> => {
+    if (postgres) return rowsAfterOnPostgres(executor, afterId, limit);
+    return executor
+      .selectFrom('events')
+      .selectAll()
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
   };
   return {
     /** Appends one event with `executor` (a transaction); returns the payload as webhooks see it. */
@@ -176,15 +187,25 @@ export function createEventService(db: Db, store: Pick<Store, 'engine' | 'sqlite
     },
 
     /** Whole rows after an event ID, oldest first: what outbox consumers (webhooks, analytics) read. */
-    async rowsAfter(afterId: string, limit: number, executor: Db = db): Promise<EventRecord[]> {
-      if (postgres) return rowsAfterOnPostgres(executor, afterId, limit);
-      return executor
-        .selectFrom('events')
-        .selectAll()
-        .where('id', '>', afterId)
-        .orderBy('id')
-        .limit(limit)
-        .execute();
+    rowsAfter,
+
+    /**
+     * The next `limit` events after `afterId`, of which only those of `types` are read whole
+     * (window.ts); `types` undefined: every event, as `rowsAfter`. For readers that skip most types.
+     */
+    async windowAfter(
+      afterId: string,
+      limit: number,
+      types: readonly string[] | undefined,
+      executor: Db = db,
+    ): Promise<EventWindow> {
+      if (types === undefined) {
+        const rows = await rowsAfter(afterId, limit, executor);
+        return { rows, last: rows.at(-1)?.id, read: rows.length };
+      }
+      return postgres
+        ? windowOnPostgres(executor, afterId, limit, types)
+        : windowOnSqlite(executor, afterId, limit, types);
     },
 
     /**

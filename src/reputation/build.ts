@@ -20,7 +20,7 @@ import { createDedicatedIpStore } from './dedicated-ips/store.js';
 import { createReputationService } from './service.js';
 
 export interface ReputationPorts {
-  readonly events: Pick<EventService, 'rowsAfter' | 'onAppended'>;
+  readonly events: Pick<EventService, 'windowAfter' | 'onAppended'>;
   readonly emails: {
     messageMode(messageId: string): KeyMode | undefined;
     messageModes(messageIds: readonly string[]): Promise<Map<string, KeyMode>>;
@@ -38,7 +38,8 @@ export function buildReputation(kernel: Kernel, ports: ReputationPorts) {
     db: kernel.db,
     store,
     cursors: createCursorStore(kernel.db),
-    rowsAfter: (afterId, limit, executor) => ports.events.rowsAfter(afterId, limit, executor),
+    windowAfter: (afterId, limit, types, executor) =>
+      ports.events.windowAfter(afterId, limit, types, executor),
     ...(kernel.store.engine === 'sqlite' ? { sqlite: kernel.store.sqlite } : {}),
     // SQLite answers each lookup at once; PostgreSQL reads a page's modes and lanes in one query each.
     lookups:

@@ -6,7 +6,7 @@
 import { AppError } from '../platform/http/errors.js';
 import { requireKey } from '../platform/http/principal.js';
 import { defineRoute, type RouteRequest, type RouteSpec } from '../platform/http/route.js';
-import { trackingSettings, trackingSettingsRequest, tokenParams } from './schemas.js';
+import { tokenParams, trackingSettings, trackingSettingsRequest } from './schemas.js';
 import type { TrackingService } from './service.js';
 
 const TAG = 'Tracking';
@@ -83,6 +83,7 @@ export function trackingRoutes(tracking: TrackingService): RouteSpec[] {
       tag: TAG,
       auth: 'none',
       privateClient: true,
+      summarizedAccess: true,
       params: tokenParams,
       responses: {
         200: { description: 'The pixel, never cached.', contentType: 'image/gif' },
@@ -102,6 +103,7 @@ export function trackingRoutes(tracking: TrackingService): RouteSpec[] {
       tag: TAG,
       auth: 'none',
       privateClient: true,
+      summarizedAccess: true,
       params: tokenParams,
       responses: {
         302: { description: 'To the link as the message had it.' },

@@ -9,10 +9,11 @@
  * transaction lock; and a page costs one transaction per 500 events, far less than sending them,
  * so one node never holds the others up. The sending is what is spread.
  */
+
+import type SQLite from 'better-sqlite3';
 import type { MessageMode, MessageModes } from '../emails/model.js';
 import type { CursorStore } from '../events/cursors.js';
 import type { EventService } from '../events/service.js';
-import type SQLite from 'better-sqlite3';
 import type { Db } from '../platform/db/database.js';
 import type { Notifications } from '../platform/db/notifications.js';
 import type { Logger } from '../platform/log.js';
@@ -31,7 +32,7 @@ export interface FanOutDeps {
   readonly sqlite: SQLite.Database;
   readonly store: WebhookStore;
   readonly cursors: CursorStore;
-  readonly events: Pick<EventService, 'rowsAfter' | 'onAppended'>;
+  readonly events: Pick<EventService, 'windowAfter' | 'onAppended'>;
   /** A message's mode: its events go to endpoints of that mode only. */
   readonly messageMode: MessageMode;
   /** PostgreSQL: a page's modes at once. */
@@ -75,7 +76,7 @@ export function startWebhookFanOut(deps: FanOutDeps) {
           sqlite: deps.sqlite,
           store: deps.store,
           cursors: deps.cursors,
-          readAfter: deps.events.rowsAfter,
+          readWindow: deps.events.windowAfter,
           messageMode: deps.messageMode,
           ...(deps.messageModes ? { messageModes: deps.messageModes } : {}),
         },

@@ -20,6 +20,7 @@ import type { MessageMode, MessageModes } from '../emails/model.js';
 import type { CursorStore } from '../events/cursors.js';
 import { type EventRecord, toPayload } from '../events/service.js';
 import { isInternalEvent } from '../events/types.js';
+import type { EventWindow } from '../events/window.js';
 import type { Db } from '../platform/db/database.js';
 import { writeTransaction } from '../platform/db/savepoints.js';
 import type { KeyMode } from '../platform/db/tables.js';
@@ -58,7 +59,9 @@ function subscribed({ endpoint, all, types }: Subscription, event: EventRecord):
 
 /**
  * Fans out one page of events; returns how many events it read (0 when caught up).
- * `readAfter` is the event log's `rowsAfter`.
+ * Only the types some enabled endpoint subscribes to are read whole (every type when one takes `*`):
+ * under tracking traffic most of the log is opens and clicks, which a fan-out without an endpoint
+ * for them only skips.
  */
 export async function fanOutPage(
   db: Db,
@@ -66,7 +69,13 @@ export async function fanOutPage(
     sqlite: SQLite.Database;
     store: WebhookStore;
     cursors: CursorStore;
-    readAfter: (afterId: string, limit: number, executor: Db) => Promise<EventRecord[]>;
+    /** The event log's window reader (events/window.ts). */
+    readWindow: (
+      afterId: string,
+      limit: number,
+      types: readonly string[] | undefined,
+      executor: Db,
+    ) => Promise<EventWindow>;
     messageMode: MessageMode;
     /** PostgreSQL: the page's message modes read at once (messageMode is SQLite's synchronous port). */
     messageModes?: MessageModes;
@@ -92,9 +101,13 @@ async function fanOut(
   pageSize: number,
 ): Promise<{ read: number; queued: number }> {
   const cursor = await deps.cursors.get(DISPATCHER_CURSOR, trx);
-  const events = await deps.readAfter(cursor, pageSize, trx);
-  const last = events.at(-1);
-  if (!last) return { read: 0, queued: 0 };
+  const types = subscribedTypes(await deps.store.enabledSubscriptions(trx));
+  const { rows: events, last, read } = await deps.readWindow(cursor, pageSize, types, trx);
+  if (last === undefined) return { read: 0, queued: 0 };
+  if (events.length === 0) {
+    await deps.cursors.set(DISPATCHER_CURSOR, last, trx);
+    return { read, queued: 0 };
+  }
   const projects = [...new Set(events.map((event) => event.project_id))];
   const subscriptions = (await deps.store.enabledEndpoints(trx, projects)).map(subscriptionOf);
   const messages: MessageRow[] = [];
@@ -151,6 +164,18 @@ async function fanOut(
     }
   }
   await deps.store.insertMessages(trx, messages, attempts);
-  await deps.cursors.set(DISPATCHER_CURSOR, last.id, trx);
-  return { read: events.length, queued: attempts.length };
+  await deps.cursors.set(DISPATCHER_CURSOR, last, trx);
+  return { read, queued: attempts.length };
+}
+
+/** The types any enabled endpoint takes (internal ones never), or undefined for every type (`*`). */
+function subscribedTypes(lists: readonly string[]): string[] | undefined {
+  const types = new Set<string>();
+  for (const list of lists) {
+    for (const type of JSON.parse(list) as string[]) {
+      if (type === '*') return undefined;
+      if (!isInternalEvent(type)) types.add(type);
+    }
+  }
+  return [...types];
 }

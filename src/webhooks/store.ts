@@ -79,6 +79,17 @@ export function createWebhookStore(db: Db, engine: Engine) {
       return result.numDeletedRows > 0n;
     },
 
+    /** The distinct subscription lists (JSON arrays of types) of every enabled endpoint (fan-out). */
+    async enabledSubscriptions(executor: Db): Promise<string[]> {
+      const rows = await executor
+        .selectFrom('webhook_endpoints')
+        .select('events')
+        .distinct()
+        .where('status', '=', 'enabled')
+        .execute();
+      return rows.map((row) => row.events);
+    },
+
     /** Enabled endpoints of these projects (fan-out). */
     async enabledEndpoints(executor: Db, projectIds: readonly string[]): Promise<EndpointRow[]> {
       if (projectIds.length === 0) return [];

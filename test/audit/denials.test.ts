@@ -5,9 +5,10 @@
  * capped, and no record holds the secret presented. Runs on both engines.
  */
 import test from 'ava';
+import * as oauth from 'oauth4webapi';
 import { MAX_RECORDS_PER_MINUTE } from '../../src/audit/coalesce.js';
 import { type Posthorn, startPosthorn } from '../helpers/server.js';
-import { signIn } from '../oauth/env.js';
+import { connect, insecure, register, signIn, startOAuthEnv } from '../oauth/env.js';
 
 interface AuditRecord {
   actor: { type: string; id: string; auth_method: string | null };
@@ -163,4 +164,62 @@ test('a flood of refusals is capped per organization and minute, and the rest co
   const [suppressed, ...more] = await audited(ph, owner, 'audit.records_suppressed');
   t.deepEqual(more, []);
   t.is(suppressed?.details.count, extra);
+});
+
+test('a revoked OAuth access token is recorded as rejected, naming its client and the person it acted for', async (t) => {
+  const env = await startOAuthEnv(t);
+  const registered = await register(env);
+  const tokens = await connect(env, registered);
+  t.is((await env.ph.request('GET', '/v1/emails', { key: tokens.access_token })).status, 200);
+  await oauth.processRevocationResponse(
+    await oauth.revocationRequest(
+      env.as,
+      registered.client,
+      registered.auth,
+      tokens.refresh_token as string,
+      insecure,
+    ),
+  );
+  t.is((await env.ph.request('GET', '/v1/emails', { key: tokens.access_token })).status, 401);
+  t.is((await env.ph.request('GET', '/v1/emails', { key: `pho_${'Z'.repeat(40)}` })).status, 401);
+
+  const log = await env.ph.request('GET', '/v1/dashboard/audit-logs?action=auth.credential_rejected', {
+    key: env.session,
+  });
+  const [revoked, ...rest] = log.body.data as AuditRecord[];
+  t.deepEqual(rest, [], 'the unknown token belongs to no organization');
+  t.deepEqual(revoked?.actor, { type: 'oauth', id: registered.client.client_id, auth_method: 'oauth' });
+  t.like(revoked?.details, {
+    route: 'GET /v1/emails',
+    reason: 'revoked',
+    key_prefix: 'pho_',
+    on_behalf_of: env.ph.owner.userId,
+  });
+  t.false(log.text.includes(tokens.access_token.slice(4)));
+  const everything = JSON.stringify(
+    await env.ph.server.kernel.db.selectFrom('audit_log').selectAll().execute(),
+  );
+  t.false(everything.includes('Z'.repeat(40)), 'no record holds the secret part of a token');
+});
+
+test("a session selecting another organization's project is recorded for that organization only", async (t) => {
+  const ph = await startPosthorn(t);
+  const owner = await signIn(ph);
+  const other = await ph.bootstrap('someone@elsewhere.test');
+  const prober = await signIn(ph, 'someone@elsewhere.test');
+  const res = await ph.request('GET', '/v1/auth/session', {
+    key: prober,
+    headers: { 'X-Posthorn-Project-ID': ph.owner.projectId },
+  });
+  t.is(res.status, 404);
+  const [record, ...rest] = await audited(ph, owner, 'access.denied');
+  t.deepEqual(rest, []);
+  t.deepEqual(record?.actor, { type: 'session', id: other.userId, auth_method: 'password' });
+  t.is(record?.target, ph.owner.projectId);
+  t.like(record?.details, {
+    route: 'GET /v1/auth/session',
+    reason: 'other_organization',
+    selected_by: 'X-Posthorn-Project-ID',
+  });
+  t.deepEqual(await audited(ph, prober, 'access.denied'), []);
 });

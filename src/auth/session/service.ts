@@ -5,12 +5,13 @@
  * `accounts.session_idle_timeout` without a request, whichever comes first. Last-seen times are
  * kept in memory and written every few seconds (background.ts), so a request never writes.
  */
-import type { Config } from '../../platform/config/schema.js';
+import type { DeniedSession } from '../../audit/denials.js';
 import { parseDuration } from '../../platform/config/duration.js';
+import type { Config } from '../../platform/config/schema.js';
 import { sha256Hex } from '../../platform/crypto.js';
-import type { AuthMethod, Role } from '../../platform/db/tables.js';
 import type { Db } from '../../platform/db/database.js';
-import { notFound } from '../../platform/http/errors.js';
+import type { AuthMethod, Role } from '../../platform/db/tables.js';
+import { AppError, notFound } from '../../platform/http/errors.js';
 import type { SessionPrincipal } from '../../platform/http/principal.js';
 import { newId } from '../../platform/ids.js';
 import type { ProjectService } from '../../projects/service.js';
@@ -137,7 +138,18 @@ export function createSessionService(deps: SessionDeps) {
         throw unauthorized('This session has ended: the account is no longer a member of the organization.');
       const projectId = selectedProject ?? row.project_id;
       const project = await projects.get(projectId);
-      if (!project || project.organizationId !== row.organization_id) throw notFound(`Project ${projectId}`);
+      if (!project || project.organizationId !== row.organization_id) {
+        // What the audit log records of it (audit/denials.ts); the answer is a plain 404.
+        const denied: DeniedSession = {
+          deniedSession: {
+            userId: row.user_id,
+            organizationId: row.organization_id,
+            authMethod: row.auth_method,
+            projectId,
+          },
+        };
+        throw new AppError('not_found', notFound(`Project ${projectId}`).message, { cause: denied });
+      }
       pendingSeen.set(row.id, now);
       return {
         kind: 'session',

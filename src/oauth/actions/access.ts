@@ -6,6 +6,7 @@
  * member left the organization (within MEMBERSHIP_TTL_MS). Last-used times are kept in memory and
  * written in batches.
  */
+import type { RejectedCredential } from '../../audit/denials.js';
 import { AppError } from '../../platform/http/errors.js';
 import type { KeyPrincipal } from '../../platform/http/principal.js';
 import type { ProjectService } from '../../projects/service.js';
@@ -13,11 +14,12 @@ import { hashSecret, looksLike } from '../helpers/secrets.js';
 import type { OAuthStore } from '../store.js';
 import type { AccessTokenLookup } from '../store-access.js';
 
-const invalidToken = (description: string) =>
+const invalidToken = (description: string, rejected?: RejectedCredential) =>
   new AppError('unauthorized', description, {
     headers: {
       'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description.replace(/"/g, "'")}"`,
     },
+    ...(rejected ? { cause: rejected } : {}),
   });
 
 export interface AccessDeps {
@@ -53,10 +55,22 @@ export function accessAction(deps: AccessDeps) {
   return {
     async authenticate(token: string): Promise<KeyPrincipal> {
       const row = looksLike('pho', token) ? await deps.tokens.find(hashSecret(token)) : undefined;
-      if (row?.kind !== 'access') throw invalidToken('Invalid access token.');
+      // The audit log's record of a refused token (audit/denials.ts): its prefix at most.
+      if (row?.kind !== 'access')
+        throw invalidToken('Invalid access token.', {
+          rejectedCredential: { reason: 'unknown', prefix: 'pho_' },
+        });
       const now = Date.now();
       if (row.revoked_at !== null || row.grant_revoked_at !== null)
-        throw invalidToken('This access token has been revoked.');
+        throw invalidToken('This access token has been revoked.', {
+          rejectedCredential: {
+            reason: 'revoked',
+            prefix: 'pho_',
+            oauth: { clientId: row.client_id, grantId: row.grant_id, userId: row.user_id },
+            organizationId: row.organization_id,
+            projectId: row.project_id,
+          },
+        });
       if (row.expires_at <= now) throw invalidToken('This access token has expired; refresh it.');
       const [project, member] = await Promise.all([
         deps.projects.get(row.project_id),

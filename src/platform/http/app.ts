@@ -5,6 +5,7 @@
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { Logger } from '../log.js';
+import type { AccessSummary } from './access-summary.js';
 import { readBody, refuseBody } from './body.js';
 import { AppError } from './errors.js';
 import { type RequestState, requestFrame } from './middleware.js';
@@ -38,6 +39,8 @@ export type DeniedHandler = (call: {
 export interface AppOptions {
   readonly log: Logger;
   readonly accessLog: boolean;
+  /** Where high-volume routes' requests are counted (its owner flushes it on stop). */
+  readonly accessSummary?: AccessSummary;
   readonly maxBodyBytes: number;
   readonly trustProxy: boolean;
   readonly routes: readonly RouteSpec[];
@@ -109,6 +112,7 @@ function answer(spec: RouteSpec, options: AppOptions) {
     const state = ctx.state as RequestState;
     if (spec.probe) state.probe = true;
     if (spec.privateClient) state.privateClient = true;
+    if (spec.summarizedAccess) state.summarized = true;
     const authenticate = spec.auth === 'none' ? undefined : options.authenticators[spec.auth];
     if (spec.auth !== 'none' && !authenticate) throw new Error(`no authenticator for ${spec.auth}`);
     const principal = authenticate ? await authenticate(ctx) : anonymous;
@@ -154,7 +158,7 @@ export function createApp(options: AppOptions): Koa {
   for (const spec of options.routes) {
     router[spec.method](koaPath(spec.path), handle(spec, options));
   }
-  app.use(requestFrame(options.log, options.accessLog));
+  app.use(requestFrame(options.log, options.accessLog, options.accessSummary));
   app.use(async (ctx, next) => {
     await next();
     if (ctx.body != null) return;

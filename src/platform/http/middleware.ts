@@ -1,12 +1,14 @@
 /**
  * The request frame: a request ID on every response, one access-log line per request (at debug
- * for probes such as `/health`), and the one place errors are rendered and logged.
+ * for probes such as `/health`; counted into a line per route every 10 s for high-volume routes,
+ * access-summary.ts, unless it failed), and the one place errors are rendered and logged.
  */
 import type { Context, Next } from 'koa';
 import { isStorageFull } from '../db/storage-full.js';
 import { newId } from '../ids.js';
 import { truncateIp } from '../ip-prefix.js';
 import type { Logger } from '../log.js';
+import { AccessSummary } from './access-summary.js';
 import { AppError } from './errors.js';
 import type { Principal } from './principal.js';
 
@@ -19,11 +21,13 @@ export interface RequestState {
   probe?: boolean;
   /** Set by a route of recipients' clients (`RouteSpec.privateClient`): its line has the address truncated. */
   privateClient?: boolean;
+  /** Set by a high-volume route (`RouteSpec.summarizedAccess`): answered requests are counted, not logged each. */
+  summarized?: boolean;
   /** Who the route's authenticator found (app.ts), for the record of a refusal that follows. */
   principal?: Principal;
 }
 
-export function requestFrame(log: Logger, accessLog: boolean) {
+export function requestFrame(log: Logger, accessLog: boolean, summary = new AccessSummary(log)) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const given = ctx.get('x-request-id');
     const requestId = incomingId.test(given) ? given : newId('req');
@@ -39,7 +43,7 @@ export function requestFrame(log: Logger, accessLog: boolean) {
     } catch (error) {
       renderError(ctx, error, state.log);
     } finally {
-      if (accessLog) logAccess(ctx, state, ip, started);
+      if (accessLog) logAccess(ctx, state, ip, started, summary);
     }
   };
 }
@@ -48,14 +52,26 @@ export function requestFrame(log: Logger, accessLog: boolean) {
  * One line per request, at info (a probe's at debug); it never throws, so it cannot turn an
  * answered request into Koa's bare 500.
  */
-function logAccess(ctx: Context, state: RequestState, ip: string, started: number): void {
+function logAccess(
+  ctx: Context,
+  state: RequestState,
+  ip: string,
+  started: number,
+  summary: AccessSummary,
+): void {
   try {
+    const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? '(unmatched)';
+    const duration = performance.now() - started;
+    if (state.summarized && ctx.status < 400) {
+      summary.add(ctx.method, route, ctx.status, duration);
+      return;
+    }
     state.log[state.probe ? 'debug' : 'info'](
       {
         method: ctx.method,
-        route: (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? '(unmatched)',
+        route,
         status: ctx.status,
-        duration_ms: Math.round((performance.now() - started) * 10) / 10,
+        duration_ms: Math.round(duration * 10) / 10,
         ip: state.privateClient ? truncateIp(ip) : ip,
       },
       'request',

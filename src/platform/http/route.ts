@@ -79,6 +79,11 @@ export interface RouteSpec<
    */
   readonly privateClient?: boolean;
   /**
+   * A high-volume route (tracking hits): its answered requests are counted into one access-log
+   * line per route every 10 s (access-summary.ts); a failed one (status ≥ 400) keeps its own line.
+   */
+  readonly summarizedAccess?: boolean;
+  /**
    * `false` when the route's state changes are recorded elsewhere and must not also append an
    * audit record (a send is its own record: the message). Default: a successful request that is
    * not a GET, made with a key or a session, appends one unless the service recorded its own.

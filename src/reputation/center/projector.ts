@@ -13,10 +13,11 @@
 import type SQLite from 'better-sqlite3';
 import type { CursorStore } from '../../events/cursors.js';
 import type { EventRecord } from '../../events/service.js';
+import type { EventWindow } from '../../events/window.js';
 import type { Db } from '../../platform/db/database.js';
 import { withRelaxedSyncAsync } from '../../platform/db/durability.js';
-import { lockInTransaction } from '../../platform/db/transaction-lock.js';
 import type { KeyMode } from '../../platform/db/tables.js';
+import { lockInTransaction } from '../../platform/db/transaction-lock.js';
 import { COUNT_NAMES, fromDomain, laneOfEvent, outcomeOf, REPUTATION_EVENT_TYPES } from './outcomes.js';
 import type { HourlyDelta, ReputationStore } from './store.js';
 
@@ -35,7 +36,13 @@ export interface ProjectorDeps {
   readonly db: Db;
   readonly store: ReputationStore;
   readonly cursors: CursorStore;
-  readonly rowsAfter: (afterId: string, limit: number, executor?: Db) => Promise<EventRecord[]>;
+  /** The event log's window reader (events/window.ts): only the types counted here are read whole. */
+  readonly windowAfter: (
+    afterId: string,
+    limit: number,
+    types: readonly string[],
+    executor?: Db,
+  ) => Promise<EventWindow>;
   /**
    * The lookups, synchronous (SQLite's prepared statements) or read for a whole page at once
    * (PostgreSQL: one query each, given the page's events), as a function of the page.
@@ -102,16 +109,15 @@ export function createReputationProjector(deps: ProjectorDeps) {
       const batch = async (trx: Db): Promise<number> => {
         await lockInTransaction(trx, 'reputation-projection');
         const cursor = await deps.cursors.get(REPUTATION_CURSOR, trx);
-        const rows = await deps.rowsAfter(cursor, limit, trx);
-        const last = rows.at(-1);
-        if (!last) return 0;
-        if (typeof deps.lookups === 'function')
-          page = await deps.lookups(rows.filter((row) => TYPES.has(row.type)));
+        // Only the counted types are read whole (opens and clicks, most of a tracked log, are not).
+        const { rows, last, read } = await deps.windowAfter(cursor, limit, REPUTATION_EVENT_TYPES, trx);
+        if (last === undefined) return 0;
+        if (typeof deps.lookups === 'function' && rows.length > 0) page = await deps.lookups(rows);
         const sums = new Map<string, Mutable<HourlyDelta>>();
         for (const row of rows) for (const delta of deltasOf(row)) merge(sums, delta);
         for (const delta of sums.values()) await deps.store.add(trx, delta);
-        await deps.cursors.set(REPUTATION_CURSOR, last.id, trx);
-        return rows.length;
+        await deps.cursors.set(REPUTATION_CURSOR, last, trx);
+        return read;
       };
       const { sqlite } = deps;
       if (sqlite === undefined) return deps.db.transaction().execute(batch);

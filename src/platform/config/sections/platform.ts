@@ -249,6 +249,8 @@ export const logSection = z
     access_log: z
       .boolean()
       .default(true)
-      .describe('Log one line per HTTP request, at info; health checks (GET /health) at debug.'),
+      .describe(
+        'Log one line per HTTP request, at info; health checks (GET /health) at debug; answered tracking hits counted into one line per route every 10 s (a failed one keeps its own line).',
+      ),
   })
   .describe('Structured logs on standard output.');

@@ -1,0 +1,46 @@
+/**
+ * The Audit log page in a real browser shows an access-control failure with its route, its reason
+ * and how many times it happened within the minute (ASVS 7.2.2).
+ */
+import test from 'ava';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../helpers/browser.js';
+import { startPosthorn } from '../helpers/server.js';
+
+const OWNER = 'owner@example.test';
+const PASSWORD = 'lantern orbit meadow quietly';
+
+let browser: Browser;
+test.before(async () => {
+  browser = await launchChromium();
+});
+test.after.always(async () => {
+  await browser?.close();
+});
+
+test('the Audit log page shows a key refused three times as one record with its route, reason and count', async (t) => {
+  t.timeout(90_000);
+  const ph = await startPosthorn(t);
+  const { users } = ph.server.services.accounts;
+  await users.setPassword((await users.findByEmail(OWNER))!, PASSWORD);
+  const sender = await ph.createKey(ph.owner.projectId, ['emails:send']);
+  for (let i = 0; i < 3; i++) t.is((await ph.request('GET', '/v1/templates', { key: sender })).status, 403);
+
+  const context = await browser.newContext();
+  t.teardown(() => context.close());
+  const page = await context.newPage();
+  page.on('pageerror', (error) => {
+    throw error;
+  });
+  await page.goto(`${ph.url}/audit-log`);
+  await page.getByRole('button', { name: 'Password' }).click();
+  await page.getByLabel('Email').fill(OWNER);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
+  await page.getByLabel('Action starts with').fill('access.');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  const row = page.locator('tbody tr').filter({ hasText: 'access.denied' });
+  await row.getByText('GET /v1/templates · forbidden · 3 times').waitFor();
+  t.is(await page.locator('tbody tr').count(), 1);
+});
