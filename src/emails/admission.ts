@@ -271,11 +271,11 @@ export function createAdmission(deps: AdmissionDeps) {
       return () => admittedListeners.delete(listener);
     },
 
-    /** A replay of an earlier send with the same key, read under the connection lock. */
+    /** A replay of an earlier send with the same key, read from committed rows. */
     replayOf(principal: KeyPrincipal, key: string | null): Promise<MessageRef | undefined> {
       if (key === null) return Promise.resolve(undefined);
       const { projectId, mode } = principal;
-      return db.connection().execute(async () => store.findIdempotent(projectId, mode, key, Date.now()));
+      return store.findIdempotentCommitted(projectId, mode, key, Date.now());
     },
   };
 }

@@ -62,6 +62,22 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database, engine: Engine
     },
 
     /**
+     * `findIdempotent` from outside any transaction (a request's replay check). On SQLite under the
+     * connection lock, so a group commit's open transaction is never read half-written. On
+     * PostgreSQL straight from the pool: holding a pooled connection while the query takes another
+     * left every connection waiting on the next under concurrent sends with one key (500s).
+     */
+    findIdempotentCommitted(
+      projectId: string,
+      mode: KeyMode,
+      key: string,
+      now: number,
+    ): Promise<MessageRef | undefined> {
+      if (postgres) return findIdempotentOnPostgres(db, projectId, mode, key, now - IDEMPOTENCY_TTL_MS);
+      return db.connection().execute(async () => this.findIdempotent(projectId, mode, key, now));
+    },
+
+    /**
      * Writes one accepted send; run it inside a transaction (`db.transaction()`), whose connection
      * lock keeps other statements out. Returns the existing message instead when the draft's
      * idempotency key is already taken: then nothing is written.

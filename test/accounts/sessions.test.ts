@@ -1,6 +1,7 @@
 import test from 'ava';
 import type { DeliveryEnv } from '../delivery/env.js';
 import { startPosthorn } from '../helpers/server.js';
+import { query } from '../helpers/sql.js';
 import { signInByCode, startAccountsEnv } from './env.js';
 
 const OWNER = 'owner@example.test';
@@ -111,11 +112,15 @@ test('sign-in requests past the per-address limit get 429 with Retry-After, and 
     401,
   );
   await ph.server.services.audit.flush();
-  const failures = ph.server.kernel.store.sqlite
-    .prepare(
-      "select organization_id, actor_kind, auth_method, ip_address, details from audit_log where action = 'auth.login_failed'",
-    )
-    .all() as { organization_id: string | null; auth_method: string; ip_address: string; details: string }[];
+  const failures = await query<{
+    organization_id: string | null;
+    auth_method: string;
+    ip_address: string;
+    details: string;
+  }>(
+    ph.server.kernel.store,
+    "select organization_id, actor_kind, auth_method, ip_address, details from audit_log where action = 'auth.login_failed'",
+  );
   // Repeats within a minute are one record with a count (audit/coalesce.ts); the 429 is no failure.
   const count = (f: { details: string }) => JSON.parse(f.details).count as number;
   t.is(failures.length, 2);

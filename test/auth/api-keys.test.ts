@@ -1,5 +1,6 @@
 import test from 'ava';
 import { startPosthorn } from '../helpers/server.js';
+import { query } from '../helpers/sql.js';
 
 // Any key route answers 401 before routing reaches a handler; the unknown-route 404 proves auth passed.
 async function authStatus(ph: Awaited<ReturnType<typeof startPosthorn>>, header?: string) {
@@ -49,9 +50,8 @@ test('keys are stored only as SHA-256 hashes with a four-character hint', async 
     'test',
   );
   t.regex(created.key, /^ph_test_[0-9A-Za-z]{32}$/);
-  const row = ph.server.kernel.store.sqlite
-    .prepare('select * from api_keys where id = ?')
-    .get(created.view.id) as Record<string, unknown>;
+  const [row] = await query(ph.server.kernel.store, 'select * from api_keys where id = ?', created.view.id);
+  if (row === undefined) return t.fail('the key is stored');
   t.false(JSON.stringify(row).includes(created.key));
   t.is(row.key_hint, created.key.slice(-4));
   t.is((row.key_hash as string).length, 64);
@@ -61,16 +61,20 @@ test('last use is recorded in memory and flushed in a batch', async (t) => {
   const ph = await startPosthorn(t);
   const keys = ph.server.services.keys;
   await keys.authenticate(`Bearer ${ph.owner.apiKey}`);
-  const before = ph.server.kernel.store.sqlite
-    .prepare('select last_used_at from api_keys where project_id = ?')
-    .get(ph.owner.projectId) as { last_used_at: number | null };
-  t.is(before.last_used_at, null, 'authentication does not write');
+  const [before] = await query<{ last_used_at: number | null }>(
+    ph.server.kernel.store,
+    'select last_used_at from api_keys where project_id = ?',
+    ph.owner.projectId,
+  );
+  t.is(before?.last_used_at, null, 'authentication does not write');
   t.truthy((await keys.list(ph.owner.projectId))[0]?.last_used_at, 'but the listing already shows it');
   await keys.flushLastUsed();
-  const after = ph.server.kernel.store.sqlite
-    .prepare('select last_used_at from api_keys where project_id = ?')
-    .get(ph.owner.projectId) as { last_used_at: number | null };
-  t.truthy(after.last_used_at);
+  const [after] = await query<{ last_used_at: number | null }>(
+    ph.server.kernel.store,
+    'select last_used_at from api_keys where project_id = ?',
+    ph.owner.projectId,
+  );
+  t.truthy(after?.last_used_at);
 });
 
 test('creating a key with an unknown scope is refused', async (t) => {

@@ -14,7 +14,7 @@ test('a domain is never left verified with its sandbox project not activated: bo
   t.is(failed.status, 500);
   t.is((await ph.request('GET', `/v1/domains/${domain.id}`)).body.status, 'pending');
   t.deepEqual(
-    eventsOf(ph, ph.owner.projectId).map((e) => e.type),
+    (await eventsOf(ph, ph.owner.projectId)).map((e) => e.type),
     ['domain.created'],
   );
 

@@ -99,7 +99,7 @@ test('creating a domain appends domain.created; the region defaults to eu and ma
   const ph = await startPosthorn(t);
   const res = await ph.request('POST', '/v1/domains', { body: { name: 'example.com', region: 'us' } });
   t.is(res.body.region, 'us');
-  const events = eventsOf(ph, ph.owner.projectId);
+  const events = await eventsOf(ph, ph.owner.projectId);
   t.is(events.length, 1);
   t.like(events[0], {
     type: 'domain.created',

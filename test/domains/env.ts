@@ -5,6 +5,7 @@
 import type { ExecutionContext } from 'ava';
 import { type DnsTestServer, startDnsServer } from '../helpers/dns-server.js';
 import { type ConfigOverrides, type Posthorn, startPosthorn } from '../helpers/server.js';
+import { query } from '../helpers/sql.js';
 
 export const SENDING_IP = '192.0.2.10';
 export const MX_HOST = 'mx.posthorn.example';
@@ -127,12 +128,14 @@ export async function createDomain(ph: Posthorn, name: string, key?: string): Pr
   return res.body;
 }
 
-export function eventsOf(
+export async function eventsOf(
   ph: Posthorn,
   projectId: string,
-): Array<{ type: string; data: Record<string, unknown> }> {
-  const rows = ph.server.kernel.store.sqlite
-    .prepare("select type, data from events where project_id = ? and type like 'domain.%' order by id")
-    .all(projectId) as Array<{ type: string; data: string }>;
+): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
+  const rows = await query<{ type: string; data: string }>(
+    ph.server.kernel.store,
+    "select type, data from events where project_id = ? and type like 'domain.%' order by id",
+    projectId,
+  );
   return rows.map((row) => ({ type: row.type, data: JSON.parse(row.data) as Record<string, unknown> }));
 }

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { startPosthorn } from '../helpers/server.js';
+import { query } from '../helpers/sql.js';
 import { createDomain, eventsOf } from './env.js';
 
 test('GET /v1/domains lists the project’s domains newest first with paging', async (t) => {
@@ -43,15 +44,16 @@ test('DELETE removes the domain and its keys with 204 and appends domain.deleted
   t.is((await ph.request('GET', `/v1/domains/${domain.id}`)).status, 404);
   t.is((await ph.request('DELETE', `/v1/domains/${domain.id}`)).status, 404);
   t.is(await ph.server.services.domains.signingKeys(ph.owner.projectId, 'example.com'), undefined);
-  const keys = ph.server.kernel.store.sqlite.prepare('select count(*) as n from domain_dkim_keys').get() as {
-    n: number;
-  };
-  t.is(keys.n, 0);
+  const [keys] = await query<{ n: number }>(
+    ph.server.kernel.store,
+    'select count(*) as n from domain_dkim_keys',
+  );
+  t.is(Number(keys?.n), 0);
   t.deepEqual(
-    eventsOf(ph, ph.owner.projectId).map((e) => e.type),
+    (await eventsOf(ph, ph.owner.projectId)).map((e) => e.type),
     ['domain.created', 'domain.deleted'],
   );
-  t.is(eventsOf(ph, ph.owner.projectId)[1]?.data.id, domain.id);
+  t.is((await eventsOf(ph, ph.owner.projectId))[1]?.data.id, domain.id);
 });
 
 test('a project cannot see, verify or delete another project’s domain', async (t) => {

@@ -49,7 +49,7 @@ test('the re-check marks a verified domain that broke as failed, with a domain.u
   t.regex(record(broken.body, 'dkim').reason ?? '', /No DKIM record/);
   t.is((await ph.request('GET', `/v1/domains/${healthy.id}`)).body.status, 'verified');
   t.false(await ph.server.services.domains.isVerified(ph.owner.projectId, 'example.com'));
-  const last = eventsOf(ph, ph.owner.projectId).at(-1);
+  const last = (await eventsOf(ph, ph.owner.projectId)).at(-1);
   t.like(last, {
     type: 'domain.updated',
     data: { id: domain.id, status: 'failed', previous_status: 'verified' },

@@ -1,8 +1,8 @@
 import test from 'ava';
 import {
   createDomain,
-  expectSpf,
   eventsOf,
+  expectSpf,
   publish,
   record,
   SENDING_IP,
@@ -23,7 +23,7 @@ test('a domain whose records are all published verifies, reports the DMARC polic
   t.is(record(res.body, 'dmarc').policy, 'none');
   t.is((await ph.server.services.projects.get(ph.owner.projectId))?.status, 'active');
   t.true(dns.queries(record(domain, 'dkim').host, 'TXT') > 0, 'the check asked the configured DNS server');
-  const updated = eventsOf(ph, ph.owner.projectId).filter((e) => e.type === 'domain.updated');
+  const updated = (await eventsOf(ph, ph.owner.projectId)).filter((e) => e.type === 'domain.updated');
   t.is(updated.length, 1);
   t.like(updated[0]?.data, { status: 'verified', previous_status: 'pending' });
   const get = await ph.request('GET', `/v1/domains/${domain.id}`);
@@ -163,7 +163,7 @@ test('verification emits domain.updated only when something changed', async (t) 
   publish(dns, domain);
   await ph.request('POST', `/v1/domains/${domain.id}/verify`);
   await ph.request('POST', `/v1/domains/${domain.id}/verify`);
-  const types = eventsOf(ph, ph.owner.projectId).map((e) => e.type);
+  const types = (await eventsOf(ph, ph.owner.projectId)).map((e) => e.type);
   t.deepEqual(types, ['domain.created', 'domain.updated']);
 });
 
@@ -210,7 +210,7 @@ test('without sending_ips, a temporary failure resolving delivery.hostname never
     dns.set(hostname, 'A', [SENDING_IP]);
   }
   t.false(
-    eventsOf(ph, ph.owner.projectId).some(
+    (await eventsOf(ph, ph.owner.projectId)).some(
       (e) => e.type === 'domain.updated' && e.data.id === domain.id && e.data.status !== 'verified',
     ),
   );

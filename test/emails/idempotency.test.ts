@@ -25,9 +25,7 @@ test('a key older than 24 hours is forgotten and makes a new message', async (t)
   await verifiedDomain(ph);
   const headers = { 'idempotency-key': 'old' };
   const first = await ph.request('POST', '/v1/emails', { body: email(), headers });
-  ph.server.kernel.store.sqlite
-    .prepare('update idempotency_keys set created_at = created_at - 86400001')
-    .run();
+  await rows(ph, 'update idempotency_keys set created_at = created_at - 86400001');
   const later = await ph.request('POST', '/v1/emails', { body: email(), headers });
   t.is(later.status, 202);
   t.not(later.body.id, first.body.id);
@@ -58,7 +56,7 @@ test('batch items derive their keys from the header base key and their index', a
   const again = await ph.request('POST', '/v1/emails/batch', { body, headers });
   t.deepEqual(again.body, first.body);
   t.is(await count(ph, 'messages'), 3);
-  const keys = ph.server.kernel.store.sqlite.prepare('select key from idempotency_keys order by key').all();
+  const keys = await rows(ph, 'select key from idempotency_keys order by key');
   t.deepEqual(keys, [{ key: 'batch-1-0' }, { key: 'batch-1-2' }, { key: 'own' }]);
   // A single send with a derived key finds the batch item's message.
   const single = await ph.request('POST', '/v1/emails', {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { startPosthorn } from '../helpers/server.js';
-import { count, email, verifiedDomain } from './helpers.js';
+import { count, email, rows, verifiedDomain } from './helpers.js';
 
 const DAY = 86_400_000;
 
@@ -14,15 +14,14 @@ test('message retention drops the bodies of old messages, never of one still wai
   });
   for (const res of [sent, waiting, scheduled]) t.is(res.status, 202, res.text);
   // The first one went out (the engine is off in this test, so its job is finished by hand).
-  const sqlite = ph.server.kernel.store.sqlite;
-  sqlite.prepare(`update delivery_jobs set state = 'done' where message_id = ?`).run(sent.body.id);
+  await rows(ph, `update delivery_jobs set state = 'done' where message_id = ?`, sent.body.id);
   const purge = (cutoff: number) => ph.server.services.emails.store.purgeBodiesBefore(cutoff);
 
   t.is(await purge(Date.now() - 90 * DAY), 0, 'nothing is old enough yet');
   t.is(await count(ph, 'message_bodies'), 3);
 
   t.is(await purge(Date.now() + DAY), 1);
-  const left = sqlite.prepare('select message_id from message_bodies order by message_id').all();
+  const left = await rows(ph, 'select message_id from message_bodies order by message_id');
   t.deepEqual(left, [{ message_id: waiting.body.id }, { message_id: scheduled.body.id }]);
   // The message itself stays readable.
   const shown = await ph.request('GET', `/v1/emails/${sent.body.id}`);

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { startPosthorn } from '../helpers/server.js';
+import { failInserts, stopFailingInserts } from '../helpers/sql.js';
 import { count, email, rows, sleep, verifiedDomain } from './helpers.js';
 
 test('a send with send_at is scheduled, then released to the queue by the scheduler within 2 s', async (t) => {
@@ -89,14 +90,17 @@ test('cancelling a scheduled send cancels its recipients in the same transaction
   });
 
   // A cancel whose last write fails leaves everything as it was: recipients included.
-  ph.server.kernel.store.sqlite.exec(
-    `create trigger refuse_cancel before update of state on delivery_jobs when new.state = 'cancelled'
-     begin select raise(abort, 'refused'); end`,
-  );
+  await failInserts(ph.server.kernel.store, {
+    name: 'refuse_cancel',
+    table: 'delivery_jobs',
+    event: 'update',
+    when: "new.state = 'cancelled'",
+    message: 'refused',
+  });
   t.is((await ph.request('DELETE', `/v1/emails/${res.body.id}/schedule`)).status, 500);
   t.is((await shown()).status, 'scheduled');
   t.is(await count(ph, 'message_recipients', "status = 'queued'"), 3);
-  ph.server.kernel.store.sqlite.exec('drop trigger refuse_cancel');
+  await stopFailingInserts(ph.server.kernel.store, 'refuse_cancel', 'delivery_jobs');
 
   t.is((await ph.request('DELETE', `/v1/emails/${res.body.id}/schedule`)).status, 204);
   t.deepEqual(await shown(), {

@@ -2,6 +2,7 @@ import test from 'ava';
 import { purgeAll } from '../../src/events/retention.js';
 import { idFloor, idTime, newId } from '../../src/platform/ids.js';
 import { startPosthorn } from '../helpers/server.js';
+import { query } from '../helpers/sql.js';
 import { createEndpoint, emit } from '../webhooks/helpers.js';
 import { eventually, startReceiver } from '../webhooks/receiver.js';
 
@@ -24,11 +25,15 @@ test('retention removes events, webhook messages with their attempts, and analyt
   const sent = await emit(ph, 'email.sent');
   await emit(ph, 'email.delivered', { lane: 'gmail' }, ph.owner.projectId, sent.data.email_id as string);
   await receiver.waitFor(2);
-  const sqlite = ph.server.kernel.store.sqlite;
-  const count = (table: string) =>
-    (sqlite.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+  const store = ph.server.kernel.store;
+  const count = async (table: string, where = '1 = 1') =>
+    Number((await query<{ n: number }>(store, `select count(*) as n from ${table} where ${where}`))[0]?.n);
+  // Both deliveries recorded (the receiver answers before the outcome is written).
   await eventually(async () =>
-    count('webhook_attempts') === 2 && count('analytics_recipients') > 0 ? true : undefined,
+    (await count('webhook_attempts', "state = 'succeeded'")) === 2 &&
+    (await count('analytics_recipients')) > 0
+      ? true
+      : undefined,
   );
   const { services } = ph.server;
   const purgers = {
@@ -42,7 +47,7 @@ test('retention removes events, webhook messages with their attempts, and analyt
     webhook_messages: 0,
     analytics_recipients: 0,
   });
-  t.is(count('events'), 2);
+  t.is(await count('events'), 2);
 
   const removed = await purgeAll(purgers, Date.now() + 2 * DAY);
   t.deepEqual(removed, {
@@ -51,12 +56,12 @@ test('retention removes events, webhook messages with their attempts, and analyt
     analytics_recipients: removed.analytics_recipients,
   });
   t.true(removed.analytics_recipients! > 0);
-  t.is(count('events'), 0);
-  t.is(count('webhook_messages'), 0);
-  t.is(count('webhook_attempts'), 0);
-  t.is(count('analytics_recipients'), 0);
+  t.is(await count('events'), 0);
+  t.is(await count('webhook_messages'), 0);
+  t.is(await count('webhook_attempts'), 0);
+  t.is(await count('analytics_recipients'), 0);
   // The daily aggregates stay, so reports over the window keep their numbers.
-  t.true(count('analytics_daily') > 0);
+  t.true((await count('analytics_daily')) > 0);
   const log = await ph.request('GET', `/v1/webhooks/${endpoint.id}/deliveries`);
   t.deepEqual(log.body.data, []);
 });
@@ -72,23 +77,22 @@ test('retention keeps a webhook message whose retry is still pending, and remove
   await receiver.waitFor(1);
   await emit(ph, 'email.delivered');
   await receiver.waitFor(2);
-  const sqlite = ph.server.kernel.store.sqlite;
-  const attempts = () =>
-    sqlite.prepare('select state from webhook_attempts order by id').all() as { state: string }[];
-  await eventually(async () => (attempts().length === 3 ? true : undefined));
+  const store = ph.server.kernel.store;
+  const attempts = () => query<{ state: string }>(store, 'select state from webhook_attempts order by id');
+  await eventually(async () => ((await attempts()).length === 3 ? true : undefined));
   const { services } = ph.server;
   const purgers = { webhook_messages: (cutoff: number) => services.webhooks.store.purgeBefore(cutoff) };
 
   t.deepEqual(await purgeAll(purgers, Date.now() + 2 * DAY), { webhook_messages: 1 });
   t.deepEqual(
-    attempts().map((a) => a.state),
+    (await attempts()).map((a) => a.state),
     ['failed', 'pending'],
     'the failed delivery and its waiting retry are still there',
   );
   const log = await ph.request('GET', `/v1/webhooks/${endpoint.id}/deliveries`);
   t.like(log.body.data[0], { status: 'pending', attempt: 2 });
 
-  sqlite.prepare(`update webhook_attempts set state = 'failed' where state = 'pending'`).run();
+  await query(store, `update webhook_attempts set state = 'failed' where state = 'pending'`);
   t.deepEqual(await purgeAll(purgers, Date.now() + 2 * DAY), { webhook_messages: 1 });
-  t.deepEqual(attempts(), []);
+  t.deepEqual(await attempts(), []);
 });

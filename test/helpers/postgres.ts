@@ -91,6 +91,10 @@ export function migratedTemplate(): Promise<string> {
     });
     return name;
   })();
+  // A failed attempt (the server slow to answer on a busy host) is not kept: the next test tries again.
+  template.catch(() => {
+    template = undefined;
+  });
   return template;
 }
 

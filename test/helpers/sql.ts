@@ -29,15 +29,16 @@ export async function query<T = Record<string, unknown>>(
 /**
  * Makes every insert into `table` fail with `message` (when `when` holds, an SQL condition on
  * `new`), on either engine: a test's way to break a write in the middle of a transaction.
+ * `event: 'update'` breaks updates of its rows instead.
  */
 export async function failInserts(
   store: Store,
-  options: { name: string; table: string; message: string; when?: string },
+  options: { name: string; table: string; message: string; when?: string; event?: 'insert' | 'update' },
 ): Promise<void> {
-  const { name, table, message, when } = options;
+  const { name, table, message, when, event = 'insert' } = options;
   if (store.engine === 'sqlite') {
     store.sqlite.exec(
-      `create trigger ${name} before insert on ${table} ${when ? `when (${when})` : ''}
+      `create trigger ${name} before ${event} on ${table} ${when ? `when (${when})` : ''}
        begin select raise(abort, '${message}'); end`,
     );
     return;
@@ -52,14 +53,17 @@ export async function failInserts(
   );
   await query(
     store,
-    `create trigger ${name} before insert on ${table} for each row execute function ${name}()`,
+    `create trigger ${name} before ${event} on ${table} for each row execute function ${name}()`,
   );
 }
 
 /** Removes a trigger `failInserts` made. */
 export async function stopFailingInserts(store: Store, name: string, table: string): Promise<void> {
   if (store.engine === 'sqlite') store.sqlite.exec(`drop trigger ${name}`);
-  else await query(store, `drop trigger ${name} on ${table}`);
+  else {
+    await query(store, `drop trigger ${name} on ${table}`);
+    await query(store, `drop function ${name}()`);
+  }
 }
 
 let bridge: { port: MessagePort; signal: Int32Array } | undefined;
@@ -100,5 +104,10 @@ export function querySync<T = Record<string, unknown>>(
   const reply = receiveMessageOnPort(bridge.port)?.message as { rows: T[] } | { error: string } | undefined;
   if (reply === undefined) throw new Error(`no answer to ${text}`);
   if ('error' in reply) throw new Error(`${reply.error} (${text})`);
+  // A bytea column crosses the thread as a Uint8Array: a Buffer again, as `pg` and SQLite hand it.
+  for (const row of reply.rows as Record<string, unknown>[])
+    for (const [column, value] of Object.entries(row))
+      if (value instanceof Uint8Array && !Buffer.isBuffer(value))
+        row[column] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   return reply.rows;
 }

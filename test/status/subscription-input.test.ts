@@ -1,12 +1,14 @@
 import test from 'ava';
 import { startPosthorn } from '../helpers/server.js';
+import { query } from '../helpers/sql.js';
 
-const count = (ph: Awaited<ReturnType<typeof startPosthorn>>) =>
-  (
-    ph.server.kernel.store.sqlite.prepare('select count(*) as n from status_subscriptions').get() as {
-      n: number;
-    }
-  ).n;
+const count = async (ph: Awaited<ReturnType<typeof startPosthorn>>) => {
+  const [row] = await query<{ n: number }>(
+    ph.server.kernel.store,
+    'select count(*) as n from status_subscriptions',
+  );
+  return Number(row?.n);
+};
 
 test('bad subscriptions are refused with the right 400 and nothing is stored', async (t) => {
   const ph = await startPosthorn(t);
@@ -34,7 +36,7 @@ test('bad subscriptions are refused with the right 400 and nothing is stored', a
   t.is(extra.status, 400, 'an unknown field is refused');
   const missing = await post({ channel: 'email' });
   t.is(missing.status, 400);
-  t.is(count(ph), 0);
+  t.is(await count(ph), 0);
 
   for (const path of [
     '/v1/status/subscriptions/verify/phsv_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
@@ -59,7 +61,7 @@ test('subscribing is rate limited per destination with 429 and Retry-After, and 
   const second = await post();
   t.is(second.status, 201);
   t.is(second.body.id, first.body.id);
-  t.is(count(ph), 1, 'a repeated subscription is the same row');
+  t.is(await count(ph), 1, 'a repeated subscription is the same row');
   const third = await post();
   t.is(third.status, 429);
   t.regex(third.headers.get('retry-after') ?? '', /^\d+$/);

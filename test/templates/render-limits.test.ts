@@ -5,7 +5,7 @@
  * all. Sizes are known before the message is built, so a refusal costs no giant string.
  */
 import test from 'ava';
-import { count, verifiedDomain } from '../emails/helpers.js';
+import { count, rows, verifiedDomain } from '../emails/helpers.js';
 import { type ConfigOverrides, type Posthorn, startPosthorn } from '../helpers/server.js';
 
 const from = 'hello@acme.test';
@@ -80,9 +80,7 @@ test('a body that renders empty is a 400 naming it, as a direct send with an emp
 test('a subject saved with a line break before the rule is refused at send, not sent', async (t) => {
   const ph = await setup(t);
   const id = await published(ph, { subject: 'Hello', text_body: 'x', variables: [] });
-  ph.server.kernel.store.sqlite
-    .prepare('update template_versions set subject = ?')
-    .run('Hello\r\nBcc: x@y.z');
+  await rows(ph, 'update template_versions set subject = ?', 'Hello\r\nBcc: x@y.z');
   const res = await send(ph, id, {});
   t.is(res.status, 400);
   t.deepEqual(res.body.details, [{ path: 'subject', message: 'must not contain line breaks' }]);
@@ -94,8 +92,9 @@ test('a rendered html body over limits.max_body_bytes is a 400 naming html, befo
   const id = await published(ph, { subject: 's', html_body: '{{a}}'.repeat(200_000), variables: ['a'] });
   const started = performance.now();
   const res = await send(ph, id, { a: 'Y'.repeat(250) });
+  const ms = performance.now() - started;
   t.is(res.status, 400);
-  t.true(performance.now() - started < 2000);
+  t.true(ms < 2000, `${Math.round(ms)} ms`);
   t.regex(
     res.body.error,
     /^html: the template's html_body would be 50000000 bytes once rendered; .* at most 5242880 bytes \(limits\.max_body_bytes\)/,

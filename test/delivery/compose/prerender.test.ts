@@ -4,14 +4,15 @@
  * changed in between get a new signature; the stored bytes go once the message cannot be sent.
  */
 import test, { type ExecutionContext } from 'ava';
-import { dkimpyVerify } from '../../helpers/dkimpy-verify.js';
 import { FINAL_MESSAGE_STATUSES } from '../../../src/delivery/queue/message-status.js';
 import { count, email, verifiedDomain } from '../../emails/helpers.js';
+import { dkimpyVerify } from '../../helpers/dkimpy-verify.js';
 import { type Posthorn, startPosthorn } from '../../helpers/server.js';
+import { query } from '../../helpers/sql.js';
 import {
   type DeliveryEnv,
-  eventually,
   events,
+  eventually,
   mx,
   rows,
   send,
@@ -137,16 +138,15 @@ test('the stored rendering goes when a scheduled send is cancelled, and on every
   t.is((await env.ph.request('DELETE', `/v1/emails/${scheduled}/schedule`)).status, 204);
   t.is(await storedRendering(env.ph, scheduled), undefined);
 
-  const sqlite = env.ph.server.kernel.store.sqlite;
   for (const status of FINAL_MESSAGE_STATUSES) {
     const id = await queuedAndRendered(env, { to: ['ann@example.net'] });
     t.truthy(await storedRendering(env.ph, id), status);
-    sqlite.prepare('update messages set status = ? where id = ?').run(status, id);
+    await query(env.ph.server.kernel.store, 'update messages set status = ? where id = ?', status, id);
     t.is(await storedRendering(env.ph, id), undefined, status);
   }
   // A status that still sends keeps it.
   const deferred = await queuedAndRendered(env, { to: ['ann@example.net'] });
-  sqlite.prepare("update messages set status = 'deferred' where id = ?").run(deferred);
+  await query(env.ph.server.kernel.store, "update messages set status = 'deferred' where id = ?", deferred);
   t.truthy(await storedRendering(env.ph, deferred));
 });
 
@@ -163,11 +163,14 @@ test('with the engine off, accepted mail is still signed; retention drops what n
   await ph.server.services.delivery.prerendered();
   t.is(await count(ph, 'message_raw'), 3);
   // The first one's job ended without a final status (finished by hand: the engine is off).
-  const sqlite = ph.server.kernel.store.sqlite;
-  sqlite.prepare(`update delivery_jobs set state = 'done' where message_id = ?`).run(sent.body.id);
+  await query(
+    ph.server.kernel.store,
+    `update delivery_jobs set state = 'done' where message_id = ?`,
+    sent.body.id,
+  );
   const purge = (cutoff: number) => ph.server.services.delivery.purgeRawBefore(cutoff);
   t.is(await purge(Date.now() - 90 * day), 0, 'nothing is old enough yet');
   t.is(await purge(Date.now() + day), 1);
-  const left = sqlite.prepare('select message_id from message_raw order by message_id').all();
+  const left = await query(ph.server.kernel.store, 'select message_id from message_raw order by message_id');
   t.deepEqual(left, [{ message_id: waiting.body.id }, { message_id: scheduled.body.id }]);
 });
