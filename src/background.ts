@@ -155,8 +155,10 @@ export async function startBackground(
     single('broadcasts', () => services.broadcasts.start());
     // Per node: each node listens for the MX traffic sent to it, into a spool of its own.
     if (kernel.config.smtp_in.enabled) engines.push(services.inbound.start());
-    // Last: its first measurement sees the engines above running.
-    single('status', () => services.status.start());
+    // Last: its first measurement sees the engines above running. Every node measures and serves
+    // its own status; one node opens automatic incidents and notifies subscribers.
+    engines.push(services.status.start());
+    single('status', () => services.status.startLeader());
     if (notOnPostgres.length > 0)
       kernel.log.warn(
         { engines: notOnPostgres },

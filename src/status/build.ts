@@ -6,7 +6,7 @@ import type { HealthRegistry } from '../health/registry.js';
 import type { Kernel } from '../kernel.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { AttemptCounts } from './components/deferrals.js';
-import { startStatusEngine } from './engine.js';
+import { type StatusEngine, startStatusEngine, startStatusLeader } from './engine.js';
 import { createIncidentService } from './incidents/service.js';
 import type { StatusMailer } from './subscriptions/mail-port.js';
 import { createSubscriptionService } from './subscriptions/service.js';
@@ -33,14 +33,20 @@ export function buildStatus(kernel: Kernel, deps: StatusDeps) {
     title: kernel.config.status.title,
     publicUrl: kernel.config.server.public_url,
   });
-  let engine: ReturnType<typeof startStatusEngine> | undefined;
+  let engine: StatusEngine | undefined;
   return {
     incidents,
     subscriptions,
     snapshot,
-    start() {
-      engine = startStatusEngine(kernel, { incidents, subscriptions, snapshot }, deps);
+    /** Every node: measures its components and keeps the snapshot it serves current. */
+    start(): StatusEngine {
+      engine = startStatusEngine(kernel, { incidents, snapshot }, deps);
       return engine;
+    },
+    /** One node at a time, after `start`: automatic incidents, maintenance, the notifier. */
+    startLeader() {
+      if (engine === undefined) throw new Error('status: start() before startLeader()');
+      return startStatusLeader(kernel, engine, { incidents, subscriptions, snapshot }, deps);
     },
     /** Runs a check now and waits for it and the notifier's pass (tests). */
     async settle(): Promise<void> {

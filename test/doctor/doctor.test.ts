@@ -7,11 +7,12 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
+import { redactedUrl } from '../../src/platform/db/database-pg.js';
 import { publish } from '../domains/env.js';
-import { type Workdir, workdir } from '../helpers/cli.js';
 import { requireClamd } from '../helpers/clamd.js';
+import { type Workdir, workdir } from '../helpers/cli.js';
 import { type DnsTestServer, startDnsServer } from '../helpers/dns-server.js';
-import { type ConfigOverrides, type Posthorn, startPosthorn } from '../helpers/server.js';
+import { type ConfigOverrides, type Posthorn, startPosthorn, storageToml } from '../helpers/server.js';
 import { startSntpServer } from '../helpers/sntp-server.js';
 
 interface Check {
@@ -67,7 +68,7 @@ async function world(t: ExecutionContext, identity: { sending_ips: string[] }): 
           '[server]',
           'public_url = "https://mail.posthorn.dev"',
           '[storage]',
-          `data_dir = ${toml(ph.dataDir)}`,
+          storageToml(ph),
           '[dns]',
           `servers = ${toml([dns.address])}`,
           'timeout_ms = 1000',
@@ -144,7 +145,12 @@ test('a host set up right passes every check: reverse DNS, SPF, DKIM, DMARC, the
     .map((c) => `${c.status} ${c.check}${c.subject ? ` ${c.subject}` : ''}`);
   t.deepEqual(statuses, [
     `ok config ${path.join(env.w.dir, 'config.toml')}`,
-    `ok migrations ${path.join(env.ph.dataDir, 'posthorn.sqlite')}`,
+    ...(env.ph.config.storage.engine === 'postgresql'
+      ? [
+          `ok database ${redactedUrl(env.ph.config.storage.url)}`,
+          `ok migrations ${redactedUrl(env.ph.config.storage.url)}`,
+        ]
+      : [`ok migrations ${path.join(env.ph.dataDir, 'posthorn.sqlite')}`]),
     'ok forward-dns 203.0.114.5',
     'ok ptr 203.0.114.5',
     'ok spf example.com',

@@ -172,9 +172,7 @@ test('a scheduled send whose sender domain is no longer verified fails with emai
   const ph = await startPosthorn(t, { delivery: { enabled: true } });
   await verifiedDomain(ph);
   const { id, sendAt, key } = await scheduledSoon(ph, { to: ['ann@example.com'] });
-  ph.server.kernel.store.sqlite
-    .prepare(`update domains set status = 'failed' where name = 'acme.test'`)
-    .run();
+  await rows(ph, `update domains set status = 'failed' where name = 'acme.test'`);
 
   t.is(await settled(ph, { id, sendAt, key }), 'failed');
   const events = await ph.server.services.events.forMessage(id);

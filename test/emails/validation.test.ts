@@ -1,6 +1,6 @@
 import test from 'ava';
 import { startPosthorn } from '../helpers/server.js';
-import { count, email, verifiedDomain } from './helpers.js';
+import { count, email, rows, verifiedDomain } from './helpers.js';
 
 // Each case: a body change, the field the 400 must name, and the rule its message must state.
 const invalid: Array<[string, Record<string, unknown>, string, RegExp]> = [
@@ -183,11 +183,12 @@ test('display names, IDN domains and the allowed headers are accepted and stored
     }),
   });
   t.is(res.status, 202, res.text);
-  const db = ph.server.kernel.store.sqlite;
-  const message = db.prepare('select * from messages where id = ?').get(res.body.id) as Record<
-    string,
-    string
-  >;
+  const [message] = await rows<Record<string, string>>(
+    ph,
+    'select * from messages where id = ?',
+    res.body.id,
+  );
+  if (message === undefined) return t.fail('the message is stored');
   t.is(message.from_domain, 'xn--bcher-kva.test');
   t.is(message.from_header, '"Bücher, Team" <news@Bücher.test>');
   t.deepEqual(JSON.parse(message.headers as string), {
@@ -196,9 +197,11 @@ test('display names, IDN domains and the allowed headers are accepted and stored
     'List-Unsubscribe': '<https://acme.test/u/1>, <mailto:u@acme.test>',
     'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
   });
-  const recipients = db
-    .prepare('select kind, email, display, domain from message_recipients where message_id = ? order by id')
-    .all(res.body.id);
+  const recipients = await rows(
+    ph,
+    'select kind, email, display, domain from message_recipients where message_id = ? order by id',
+    res.body.id,
+  );
   // The cc repeats a `to` address: it is delivered once.
   t.deepEqual(recipients, [
     { kind: 'to', email: 'ann@example.com', display: 'Ann Lee <Ann@Example.COM>', domain: 'example.com' },

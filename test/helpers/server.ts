@@ -67,6 +67,17 @@ export function testConfig(dataDir: string, overrides: ConfigOverrides = {}): Co
   return validateConfig(raw, 'test config');
 }
 
+/**
+ * The `[storage]` keys naming the store of `ph` (its data directory, and on PostgreSQL its
+ * database), one per line: for a config file of a command run beside the server.
+ */
+export function storageToml(ph: Posthorn): string {
+  const { engine, url } = ph.config.storage;
+  const lines = [`data_dir = ${JSON.stringify(ph.dataDir)}`];
+  if (engine === 'postgresql') lines.push('engine = "postgresql"', `url = ${JSON.stringify(url)}`);
+  return lines.join('\n');
+}
+
 export async function startPosthorn(
   t: ExecutionContext | null,
   overrides: ConfigOverrides = {},

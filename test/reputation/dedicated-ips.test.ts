@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { workdir } from '../helpers/cli.js';
-import { type Posthorn, startPosthorn } from '../helpers/server.js';
+import { type Posthorn, startPosthorn, storageToml } from '../helpers/server.js';
 
 async function setup(t: ExecutionContext, sourceIps: readonly string[] = ['127.0.0.2', '127.0.0.3']) {
   const ph = await startPosthorn(t, { delivery: { source_ips: [...sourceIps] } });
@@ -14,7 +14,7 @@ async function setup(t: ExecutionContext, sourceIps: readonly string[] = ['127.0
   const config = path.join(w.dir, 'posthorn.toml');
   writeFileSync(
     config,
-    `[storage]\ndata_dir = "${ph.dataDir}"\n[delivery]\nsource_ips = ${JSON.stringify(sourceIps)}\n`,
+    `[storage]\n${storageToml(ph)}\n[delivery]\nsource_ips = ${JSON.stringify(sourceIps)}\n`,
   );
   // Spawned, not spawnSync: the server under test runs in this process and must keep answering.
   const cli = (...args: string[]) =>

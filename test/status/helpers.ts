@@ -1,6 +1,7 @@
 /**
  * The status tests' world: the real server (test/helpers/server.ts), and the real `posthorn admin`
- * command run against the same data directory, as an operator runs it beside a running server.
+ * command run against the same store (data directory, or PostgreSQL database), as an operator runs
+ * it beside a running server.
  */
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -17,7 +18,13 @@ export interface CliRun {
 /** Runs `bin/posthorn admin ...` with a config naming the server's data directory. */
 export function admin(ph: Posthorn, args: readonly string[]): CliRun {
   const file = path.join(ph.dataDir, 'cli.toml');
-  writeFileSync(file, `[storage]\ndata_dir = ${JSON.stringify(ph.dataDir)}\nsynchronous = "normal"\n`);
+  // The server's store: its data directory, and on PostgreSQL its database.
+  const { engine, url } = ph.config.storage;
+  const database = engine === 'postgresql' ? `engine = "postgresql"\nurl = ${JSON.stringify(url)}\n` : '';
+  writeFileSync(
+    file,
+    `[storage]\ndata_dir = ${JSON.stringify(ph.dataDir)}\nsynchronous = "normal"\n${database}`,
+  );
   const env: Record<string, string | undefined> = { ...process.env, POSTHORN_LOG_LEVEL: 'warn' };
   for (const key of Object.keys(env))
     if (key.startsWith('POSTHORN_') && key !== 'POSTHORN_LOG_LEVEL') delete env[key];

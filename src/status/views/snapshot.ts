@@ -9,10 +9,10 @@
  * resolution hands the component back to the measurements.
  */
 import { createHash } from 'node:crypto';
+import type { Measurement } from '../components/measure.js';
 import type { IncidentService } from '../incidents/service.js';
 import type { IncidentWithUpdates } from '../incidents/store.js';
 import { COMPONENT_NAMES, type ComponentId, type ComponentState, IMPACTS, worse, worst } from '../model.js';
-import type { Measurement } from '../components/measure.js';
 import { renderPage, SUMMARY_TEXT } from './page.js';
 import { renderRss } from './rss.js';
 import { type ComponentView, statusBody } from './status-body.js';
@@ -111,7 +111,12 @@ export function createSnapshot(deps: {
     renderedDay = Math.floor(now / 86_400_000);
   }
 
+  /** Counts this node's own changes to the incidents: a load begun before one is stale. */
+  let generation = 0;
+  let loadedGeneration = 0;
+
   async function load(): Promise<void> {
+    const begun = generation;
     const [page, stillOpen] = await Promise.all([
       incidents.list(HISTORY_IN_MEMORY + 1),
       incidents.store.open(),
@@ -120,17 +125,25 @@ export function createSnapshot(deps: {
     history = page.slice(0, HISTORY_IN_MEMORY);
     open = stillOpen;
     render(Date.now());
+    loadedGeneration = begun;
+    if (begun !== generation) json = undefined;
   }
 
   const ensure = async () => {
-    if (json) return;
-    if (!loading) {
-      loading = load().finally(() => {
+    while (!json) {
+      loading ??= load().finally(() => {
         loading = undefined;
       });
+      await loading;
     }
-    await loading;
   };
+
+  // Read-your-writes: a change made on this node is served by its next request, not only once the
+  // status engine's next pass has reloaded (on PostgreSQL that pass may wait behind a measurement).
+  incidents.onChange(() => {
+    generation += 1;
+    json = undefined;
+  });
 
   return {
     /** Reads the incidents again and renders (after any change to them). */
@@ -145,6 +158,8 @@ export function createSnapshot(deps: {
       const after = [...measured].map(([id, m]) => `${id}:${m.state}`).join();
       if (before !== after || Math.floor(now / 86_400_000) !== renderedDay) {
         if (json || before !== '') render(now);
+        // Rendered from incidents older than a change of this node's: the next read loads them.
+        if (loadedGeneration !== generation) json = undefined;
         return true;
       }
       return false;
