@@ -1,9 +1,8 @@
 /**
  * Records hits without making a response wait: the endpoints hand each hit to `record`, which
  * only keeps it in memory; a flush every `flushMs` classifies what is ready and writes it (the hit
- * rows and their `email.opened`/`email.clicked` events, in transactions of about a millisecond of
- * the event loop each, committed without waiting for the disk; the event log's readers are told on
- * the next turn). A
+ * rows and their `email.opened`/`email.clicked` events, one transaction of at most 200 hits,
+ * committed without waiting for the disk; the event log's readers are told on the next turn). A
  * click waits `holdMs` (one second) first, so that the clicks of the same message around it are
  * known when it is judged (`all_links_at_once`).
  *
@@ -40,14 +39,13 @@ export interface RecorderDeps {
 /** Clicks of one message this close together are "at once". */
 const SAME_SECOND_MS = 1000;
 /**
- * A write's budget on the event loop that answers hits (ms): the hits of a slice are as many as
- * the last writes' cost per hit fits in it (`MIN_PER_WRITE` to `MAX_PER_WRITE`), and a burst is
- * written in slices with requests answered in between. A hit costs 10 to 40 µs of the loop to
- * write (its event and row, and about a page of WAL: both tables index the message, so hits of
- * different messages dirty pages of their own); a request arriving during a write waits for it.
+ * Hits written per transaction at most: the write runs on the event loop that answers hits, so
+ * a burst is written in slices with requests answered in between. A hit costs 10 to 40 µs of the
+ * loop to write (its event and row, and about a page of WAL: both tables index the message, so
+ * hits of different messages dirty pages of their own); 50 keep a slice to a few milliseconds
+ * (200 made slices of up to 10 ms of CPU under the tracking benchmark). Cutting a flush in slices
+ * costs little: most of the pages written are per hit, not per transaction.
  */
-const WRITE_BUDGET_MS = 1;
-const MIN_PER_WRITE = 4;
 const MAX_PER_WRITE = 50;
 /** Message facts kept between flushes: long once the delivery time is known, briefly before. */
 const FACTS_TTL_MS = 60_000;
@@ -67,8 +65,6 @@ export class HitRecorder {
   #stopping = false;
   #written = 0;
   #notifying = false;
-  /** The write's cost per hit on the loop, smoothed (ms); sizes the next slice. */
-  #msPerHit = 0.04;
   readonly #facts = new Map<string, { facts: MessageFacts; until: number }>();
 
   constructor(deps: RecorderDeps) {
@@ -129,13 +125,9 @@ export class HitRecorder {
     const ready: PendingHit[] = [];
     const kept: PendingHit[] = [];
     let more = false;
-    const slice = Math.max(
-      MIN_PER_WRITE,
-      Math.min(MAX_PER_WRITE, Math.floor(WRITE_BUDGET_MS / this.#msPerHit)),
-    );
     for (const hit of this.#held) {
       const due = all || hit.kind === 'open' || now - hit.at >= this.#holdMs;
-      if (due && ready.length < slice) ready.push(hit);
+      if (due && ready.length < MAX_PER_WRITE) ready.push(hit);
       else {
         more ||= due;
         kept.push(hit);
@@ -198,13 +190,11 @@ export class HitRecorder {
       this.#notify();
       return;
     }
-    let started = 0;
     await db.connection().execute((conn) =>
       withRelaxedSyncAsync(sqlite, () =>
         conn.transaction().execute(async () => {
           // Prepared statements (the event log's and the store's) inside this transaction, which
           // holds the connection: no other statement can land in it.
-          started = performance.now();
           const rows: NewHit[] = [];
           for (const { hit, message, verdict } of judged) {
             const event = events.appendInTransaction(hitEvent(hit, message, verdict));
@@ -214,9 +204,6 @@ export class HitRecorder {
         }),
       ),
     );
-    // From the first insert to the commit: the loop's time (the commit writes the WAL pages).
-    const perHit = (performance.now() - started) / judged.length;
-    this.#msPerHit = Math.max(0.005, 0.8 * this.#msPerHit + 0.2 * perHit);
     this.#notify();
   }
 
