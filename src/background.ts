@@ -157,7 +157,11 @@ export async function startBackground(
     if (kernel.config.smtp_in.enabled) engines.push(services.inbound.start());
     // Last: its first measurement sees the engines above running. Every node measures and serves
     // its own status; one node opens automatic incidents and notifies subscribers.
-    engines.push(services.status.start());
+    const status = services.status.start();
+    engines.push(status);
+    // The first measurement is taken before the boot ends, so /status never lists no components
+    // (awaited before the leader part joins: its notifier's sends are not the boot's to wait for).
+    await status.idle();
     single('status', () => services.status.startLeader());
     if (notOnPostgres.length > 0)
       kernel.log.warn(
