@@ -1,4 +1,5 @@
 import test from 'ava';
+import type pg from 'pg';
 import { startPosthorn } from '../helpers/server.js';
 
 test('findSuppressed answers 300 addresses with one query over the (project_id, mode, email) index', async (t) => {
@@ -10,7 +11,54 @@ test('findSuppressed answers 300 addresses with one query over the (project_id, 
   }
   const addresses = Array.from({ length: 300 }, (_, i) => `User${i}@Example.com`);
 
-  const sqlite = ph.server.kernel.store.sqlite;
+  const store = ph.server.kernel.store;
+  const params = [projectId, 'live', ...addresses.map((a) => a.toLowerCase())];
+  if (store.engine === 'postgresql') {
+    // PostgreSQL: the statements the pool runs on the suppressions (other engines share the pool).
+    const pool = store.pool as NonNullable<typeof store.pool>;
+    const statements: string[] = [];
+    const wrapped = new Map<pg.PoolClient, pg.PoolClient['query']>();
+    const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+    (pool as { connect: unknown }).connect = async () => {
+      const client = await connect();
+      if (!wrapped.has(client)) {
+        const query = client.query;
+        wrapped.set(client, query);
+        client.query = ((text: unknown, ...rest: unknown[]) => {
+          if (typeof text === 'string' && /\bsuppressions\b/.test(text)) statements.push(text);
+          return (query as (...args: unknown[]) => unknown).call(client, text, ...rest);
+        }) as pg.PoolClient['query'];
+      }
+      return client;
+    };
+    let hits: Awaited<ReturnType<typeof suppressions.findSuppressed>>;
+    try {
+      hits = await suppressions.findSuppressed(projectId, addresses);
+    } finally {
+      delete (pool as { connect?: unknown }).connect;
+      for (const [client, query] of wrapped) client.query = query;
+    }
+    t.is(statements.length, 1, statements.join('\n'));
+    t.is(hits.size, 10);
+    t.is(hits.get('user30@example.com')?.reason, 'hard_bounce');
+    t.false(hits.has('user31@example.com'));
+    // Ten rows are a sequential scan's to read: with it off, the plan shows the query can use the index.
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      await client.query('set local enable_seqscan = off');
+      const plan = await client.query(`explain ${statements[0]}`, params);
+      await client.query('rollback');
+      const detail = plan.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('; ');
+      t.regex(detail, /(Index (Only )?Scan using|Bitmap Index Scan on) suppressions_project_mode_email/, detail);
+      t.notRegex(detail, /Seq Scan on suppressions/);
+    } finally {
+      client.release();
+    }
+    return;
+  }
+
+  const sqlite = store.sqlite;
   const statements: string[] = [];
   const prepare = sqlite.prepare.bind(sqlite);
   (sqlite as { prepare: typeof sqlite.prepare }).prepare = ((sql: string) => {
@@ -30,7 +78,6 @@ test('findSuppressed answers 300 addresses with one query over the (project_id, 
   t.false(hits.has('user31@example.com'));
 
   const sql = statements[0] as string;
-  const params = [projectId, 'live', ...addresses.map((a) => a.toLowerCase())];
   const plan = sqlite.prepare(`explain query plan ${sql}`).all(...params) as Array<{ detail: string }>;
   const detail = plan.map((row) => row.detail).join('; ');
   t.regex(
