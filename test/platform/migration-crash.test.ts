@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import type { Kysely } from 'kysely';
@@ -110,10 +110,23 @@ test('posthorn migrate killed with SIGKILL while copying message bodies (0008) l
   const killed = await new Promise<{ signal: NodeJS.Signals | null; stdout: string }>((resolve) => {
     child.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      // Well into the copy: its table is created, the bodies are being copied.
+      // Well into the copy, whatever the host's speed: the transaction has written 16 MB of the
+      // copied bodies to the WAL (its page cache spills there), a fraction of the 80 MB it must
+      // write before it can commit. A fixed delay after "Applying" let a quiet host finish 0008
+      // first.
       if (!armed && stdout.includes('Applying 0008-message-bodies')) {
         armed = true;
-        setTimeout(() => child.kill('SIGKILL'), 250);
+        const wal = path.join(dataDir, 'posthorn.sqlite-wal');
+        const poll = setInterval(() => {
+          let size = 0;
+          try {
+            size = statSync(wal).size;
+          } catch {}
+          if (size < 16 * 1024 * 1024) return;
+          clearInterval(poll);
+          child.kill('SIGKILL');
+        }, 2);
+        child.on('exit', () => clearInterval(poll));
       }
     });
     child.on('exit', (_code, signal) => resolve({ signal, stdout }));
