@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
+import { droppedBytes } from './dropped-bytes.js';
 import { AppError } from './errors.js';
 
 export interface ParsedBody {
@@ -47,6 +48,7 @@ function collect(req: IncomingMessage, limit: number): Promise<Buffer> {
       done();
       // What was read is garbage from here on: let it go now, not when the drain ends.
       chunks.length = 0;
+      droppedBytes(size);
       void drain(req).then(() => reject(tooLarge(limit)));
     };
     const onEnd = () => {
@@ -82,13 +84,16 @@ function drain(req: IncomingMessage): Promise<void> {
       resolve();
       return;
     }
+    const drop = (chunk: Buffer) => droppedBytes(chunk.length);
     const finish = () => {
       clearTimeout(timer);
+      req.off('data', drop);
       req.off('end', finish);
       req.off('close', finish);
       resolve();
     };
     const timer = setTimeout(finish, LINGER_MS);
+    req.on('data', drop);
     req.on('end', finish);
     req.on('close', finish);
     req.resume();
