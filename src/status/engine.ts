@@ -1,6 +1,7 @@
 /**
  * The status engine of `posthorn serve`. On every node: measures the components every
- * `status.check_interval` and keeps the snapshot this node serves current (changes the command line
+ * `status.check_interval` (an outage counts once two measurements in a row agree: components/confirm.ts)
+ * and keeps the snapshot this node serves current (changes the command line
  * or another node writes are noticed within a second by the update sequence, a one-row indexed
  * read). On one node at a time (`startStatusLeader`, under the engine's lock on PostgreSQL): opens
  * and resolves automatic incidents from that node's measurements, starts and ends maintenance
@@ -11,6 +12,7 @@ import type { Kernel } from '../kernel.js';
 import { parseDuration } from '../platform/config/duration.js';
 import type { StatusDeps } from './build.js';
 import { createAutoIncidents } from './components/auto-incidents.js';
+import { createConfirmer } from './components/confirm.js';
 import { createMeasurer, type Measurements } from './components/measure.js';
 import type { IncidentService } from './incidents/service.js';
 import { startNotifier } from './notices/notifier.js';
@@ -48,6 +50,8 @@ export function startStatusEngine(
     delivery: deps.delivery,
     webhooks: deps.webhooks,
   });
+  // An outage is shown and acted on once two consecutive measurements agree; recovery at once.
+  const confirmer = createConfirmer();
   let leader: LeaderHooks | undefined;
 
   let knownSeq = -1;
@@ -66,7 +70,7 @@ export function startStatusEngine(
     const now = Date.now();
     await leader?.beforeCheck(now);
     await refresh();
-    const measurements = await measurer.measure(now);
+    const measurements = confirmer.confirm(await measurer.measure(now));
     snapshot.setMeasurements(measurements, now);
     await leader?.afterMeasure(measurements, now);
     await refresh();

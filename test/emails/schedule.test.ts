@@ -31,13 +31,15 @@ test('a send with send_at is scheduled, then released to the queue by the schedu
     ['email.scheduled'],
   );
 
+  // The release is timed by the product's own record of it (email.sent is written at the release
+  // time), not by when this loop sees it: on a loaded host each poll can take a second itself. The
+  // loop's budget only guards against a hang.
   let status = 'scheduled';
-  while (status === 'scheduled' && Date.now() < sendAt + 2000) {
+  while (status === 'scheduled' && Date.now() < sendAt + 30_000) {
     await sleep(100);
     status = (await ph.request('GET', `/v1/emails/${res.body.id}`)).body.status;
   }
-  t.is(status, 'queued', 'released within 2 s of send_at');
-  t.true(Date.now() >= sendAt);
+  t.is(status, 'queued');
   t.deepEqual(await rows(ph, 'select state from delivery_jobs where message_id = ?', res.body.id), [
     { state: 'queued' },
     { state: 'queued' },
@@ -47,6 +49,9 @@ test('a send with send_at is scheduled, then released to the queue by the schedu
     events.map((e) => e.type),
     ['email.scheduled', 'email.sent'],
   );
+  const releasedAt = Date.parse(events[1]?.created_at ?? '');
+  t.true(releasedAt >= sendAt, 'not released before send_at');
+  t.true(releasedAt < sendAt + 2000, `released within 2 s of send_at (${releasedAt - sendAt} ms)`);
   t.deepEqual(events[1]?.data.to, ['a@example.com', 'b@other.test']);
   // data.created_at is the message's, as GET shows it; the event's own time is its created_at (old: the release time).
   t.is(events[1]?.data.created_at, res.body.created_at);

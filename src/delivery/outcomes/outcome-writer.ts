@@ -28,11 +28,11 @@ import type { Db } from '../../platform/db/database.js';
 import { type ItemOutcome, savepointIn, writeTransaction } from '../../platform/db/savepoints.js';
 import { isStorageFull } from '../../platform/db/storage-full.js';
 import type { DeliveryStore } from '../queue/store.js';
+import { isRetryable, warnNotRecorded, writeAtOnce, writeWhole } from './outcome-batch-pg.js';
 import {
   type JobReport,
   OutcomeRecorder,
   type RecorderDeps,
-  type SharedBatch,
   type SuppressionPort,
 } from './outcome-recorder.js';
 import { planUnrecorded } from './unrecorded-outcome.js';
@@ -142,11 +142,12 @@ export class OutcomeWriter {
         const now = Date.now();
         // Each job in its own savepoint: one that cannot be recorded rolls back alone.
         const eachJob = () => this.#eachHeld(batch, (trx, item) => this.#applyOrDefer(trx, item.report, now));
-        // On PostgreSQL the batch is first written whole: as one statement when no job's outcome
-        // needs a read, else in one transaction; should that fail, job by job.
-        const whole = () => this.#whole(batch, now).catch(eachJob);
+        // On PostgreSQL the batch is first written whole (outcome-batch-pg.ts): as one statement
+        // when no job's outcome needs a read, else in one transaction; should that fail, job by job.
+        const reports = batch.map((item) => item.report);
+        const whole = () => writeWhole(this.#deps, this.#recorder, reports, now).catch(eachJob);
         const write = this.#deps.store.batchesOutcomes
-          ? () => this.#atOnce(batch, now).catch(whole)
+          ? () => writeAtOnce(this.#deps, this.#recorder, reports, now).catch(whole)
           : eachJob;
         // PostgreSQL may still end a transaction to break a deadlock (or a serialization
         // conflict): the batch is written again once before its jobs are deferred.
@@ -213,10 +214,7 @@ export class OutcomeWriter {
           const { job } = item.report.ctx;
           if (held.has(job.id)) outcomes.push(await savepointIn(trx, sqlite, 'item', () => write(trx, item)));
           else {
-            log.warn(
-              { job_id: job.id, message_id: job.messageId },
-              'a delivery outcome was not recorded: the job was claimed again after its lease ran out',
-            );
+            warnNotRecorded(log, job);
             outcomes.push({ ok: true, value: undefined });
           }
         }
@@ -224,67 +222,6 @@ export class OutcomeWriter {
       },
       { relaxed: true },
     );
-  }
-
-  /**
-   * The batch's outcomes and events as ONE statement, no transaction around it (PostgreSQL's
-   * `writesAtOnce`): the statement locks and checks the jobs' leases itself, so a batch costs one
-   * round trip. Throws when the store has no such writes, when a job's outcome needs a read
-   * (NeedsTransaction), or when the statement fails: nothing is written then, and the caller
-   * writes the batch in a transaction.
-   */
-  async #atOnce(batch: readonly Pending[], now: number): Promise<ItemOutcome<void>[]> {
-    const { store, events, log } = this.#deps;
-    if (store.writesAtOnce === undefined) throw new Error('the store writes outcomes in transactions only');
-    const writes = store.writesAtOnce();
-    const shared: SharedBatch = { writes, events: [] };
-    // Its writes name each job's message: a batch holding two jobs of one message needs the lock of
-    // the transactional path's `heldLeases` before it writes either.
-    const messages = new Set<string>();
-    for (const item of batch) {
-      const { job } = item.report.ctx;
-      if (!this.#recorder.writesOnly(item.report) || messages.has(job.messageId))
-        throw new Error('a job of the batch needs its outcome written in a transaction');
-      messages.add(job.messageId);
-      await this.#recorder.apply(NO_TRANSACTION, item.report, now, shared);
-    }
-    const jobs = batch.map((item) => item.report.ctx.job);
-    const held = await writes.commitHeld(jobs, await events.rowsOf(shared.events));
-    for (const job of jobs)
-      if (!held.has(job.id))
-        log.warn(
-          { job_id: job.id, message_id: job.messageId },
-          'a delivery outcome was not recorded: the job was claimed again after its lease ran out',
-        );
-    return batch.map(() => ({ ok: true, value: undefined }));
-  }
-
-  /**
-   * The batch's outcomes written together, without a savepoint per job: one statement per table
-   * for them all and one insert for their events. Throws when any job's outcome cannot be written
-   * (the caller then writes them job by job, each in its own savepoint).
-   */
-  async #whole(batch: readonly Pending[], now: number): Promise<ItemOutcome<void>[]> {
-    const { db, sqlite, store, events, log } = this.#deps;
-    return writeTransaction(db, sqlite, async (trx) => {
-      const held = await store.heldLeases(
-        trx,
-        batch.map((item) => item.report.ctx.job),
-      );
-      const shared: SharedBatch = { writes: store.writesIn(trx), events: [] };
-      for (const item of batch) {
-        const { job } = item.report.ctx;
-        if (held.has(job.id)) await this.#recorder.apply(trx, item.report, now, shared);
-        else
-          log.warn(
-            { job_id: job.id, message_id: job.messageId },
-            'a delivery outcome was not recorded: the job was claimed again after its lease ran out',
-          );
-      }
-      await shared.writes.flush();
-      await events.appendMany(trx, shared.events);
-      return batch.map(() => ({ ok: true, value: undefined }));
-    });
   }
 
   /**
@@ -355,27 +292,11 @@ export class OutcomeWriter {
   }
 }
 
-/**
- * The transaction handed to the recorder for a batch written as one statement (`#atOnce`): there
- * is none, and any use of it (a suppression) throws, so that the batch is written in a transaction.
- */
-const NO_TRANSACTION = new Proxy({} as Db, {
-  get() {
-    throw new Error("a write outside the outcome statement needs the outcome writer's transaction");
-  },
-});
-
 const byMessage = (a: Pending, b: Pending): number => {
   const x = a.report.ctx.job.messageId;
   const y = b.report.ctx.job.messageId;
   return x < y ? -1 : x > y ? 1 : 0;
 };
-
-/** PostgreSQL's deadlock and serialization failures (SQLSTATE 40P01, 40001): the retry succeeds. */
-function isRetryable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === '40P01' || code === '40001';
-}
 
 /** Acted on once the batch has committed. */
 function settle(batch: readonly Pending[], outcomes: readonly ItemOutcome<void>[]): void {
