@@ -2,6 +2,8 @@
  * Send API throughput: POST /v1/emails (one recipient, 5 KB HTML, verified domain) at 50 connections, against a minimal Koa + better-sqlite3 floor, alternating.
  *
  * Usage: scripts/bench api [--rounds 3] [--duration 30] [--connections 50] [--synchronous full|normal]
+ *   [--baseline <dir>]   (another build's tree, e.g. main's from `git archive`: its Posthorn runs too,
+ *                         alternating with this build's, for a before-and-after in one run)
  *
  * Each round measures the floor and Posthorn, each on a fresh data dir, with the same load tool
  * (wrk from Debian when installed, else autocannon from npm) after a short warm-up. The floor
@@ -19,7 +21,7 @@ import { validateConfig } from '../src/platform/config/load.js';
 import { createLogger } from '../src/platform/log.js';
 import { startServer } from '../src/server.js';
 import { floorServerSource, sendBody } from './floor.js';
-import { freePort, median, spawnQuiet, stopChild, waitReady } from './lib.js';
+import { freePort, median, spawnQuiet, stopChild, waitReady, writeServeToml } from './lib.js';
 import { benchProject } from './project.js';
 
 const run = promisify(execFile);
@@ -30,8 +32,10 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     warmup: { type: 'string', default: '3' },
     synchronous: { type: 'string', default: 'full' },
+    baseline: { type: 'string' },
   },
 });
+const baseline = values.baseline === undefined ? undefined : path.resolve(values.baseline);
 const rounds = Number(values.rounds);
 const duration = Number(values.duration);
 const connections = Number(values.connections);
@@ -70,25 +74,10 @@ async function preparePosthorn(dataDir: string, port: number): Promise<{ key: st
     domain: 'acme.test',
   });
   await server.stop();
-  const toml = path.join(dataDir, 'bench.toml');
-  writeFileSync(
-    toml,
-    [
-      '[server]',
-      `listen = "127.0.0.1:${port}"`,
-      '[storage]',
-      `data_dir = "${dataDir}"`,
-      `synchronous = "${synchronous}"`,
-      '[smtp_in]',
-      'enabled = false',
-      '[delivery]',
-      'enabled = false',
-      '[limits]',
-      'sends_per_minute_per_key = 100000000',
-      'sends_per_hour_per_recipient = 100000000',
-      '',
-    ].join('\n'),
-  );
+  const toml = writeServeToml(dataDir, port, {
+    synchronous,
+    more: ['[limits]', 'sends_per_minute_per_key = 100000000', 'sends_per_hour_per_recipient = 100000000'],
+  });
   return { key, config: toml };
 }
 
@@ -163,7 +152,9 @@ async function load(
   };
 }
 
-async function measure(subject: 'floor' | 'posthorn', useWrk: boolean): Promise<Result> {
+type Subject = 'floor' | 'posthorn' | 'baseline';
+
+async function measure(subject: Subject, useWrk: boolean): Promise<Result> {
   const dir = mkdtempSync(path.join(tmpdir(), `posthorn-bench-api-${subject}-`));
   const port = await freePort();
   try {
@@ -180,11 +171,12 @@ async function measure(subject: 'floor' | 'posthorn', useWrk: boolean): Promise<
             const prepared = await preparePosthorn(dir, port);
             key = prepared.key;
             // As an operator runs it: bin/posthorn, with the Node flags it ships.
+            const tree = subject === 'baseline' && baseline !== undefined ? baseline : root;
             return spawnQuiet(
-              bin,
+              subject === 'baseline' ? path.join(tree, 'bin/posthorn') : bin,
               ['serve', '--config', prepared.config],
               { ...process.env, POSTHORN_CONFIG: prepared.config },
-              root,
+              tree,
             );
           })();
     try {
@@ -201,11 +193,13 @@ async function measure(subject: 'floor' | 'posthorn', useWrk: boolean): Promise<
 }
 
 const useWrk = await hasWrk();
-const samples = { floor: [] as Result[], posthorn: [] as Result[] };
+const subjects: Subject[] =
+  baseline === undefined ? ['floor', 'posthorn'] : ['floor', 'baseline', 'posthorn'];
+const samples: Partial<Record<Subject, Result[]>> = Object.fromEntries(subjects.map((s) => [s, []]));
 for (let round = 1; round <= rounds; round++) {
-  for (const subject of ['floor', 'posthorn'] as const) {
+  for (const subject of subjects) {
     const result = await measure(subject, useWrk);
-    samples[subject].push(result);
+    samples[subject]?.push(result);
     console.error(
       `round ${round} ${subject}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, errors ${result.errors}`,
     );
@@ -213,18 +207,20 @@ for (let round = 1; round <= rounds; round++) {
 }
 
 const med = (list: Result[], field: keyof Result) => median(list.map((r) => r[field]));
+const floorSamples = samples.floor ?? [];
 const floor = {
-  rps: med(samples.floor, 'rps'),
-  p50: med(samples.floor, 'p50'),
-  p99: med(samples.floor, 'p99'),
+  rps: med(floorSamples, 'rps'),
+  p50: med(floorSamples, 'p50'),
+  p99: med(floorSamples, 'p99'),
 };
 console.log(
   `POST /v1/emails, ${connections} connections, ${duration} s per run, ${rounds} alternating rounds, ` +
-    `${useWrk ? 'wrk -t2' : 'autocannon'}, synchronous=${synchronous}, node ${process.version}`,
+    `${useWrk ? 'wrk -t2' : 'autocannon'}, synchronous=${synchronous}, node ${process.version}` +
+    (baseline === undefined ? '' : `, baseline ${baseline}`),
 );
 console.log('| subject | accepted/s (median) | p50 | p99 | errors | throughput ratio | p99 ratio |');
 console.log('|---|---|---|---|---|---|---|');
-for (const [name, list] of Object.entries(samples)) {
+for (const [name, list] of Object.entries(samples) as [Subject, Result[]][]) {
   const rps = med(list, 'rps');
   const p99 = med(list, 'p99');
   console.log(

@@ -37,7 +37,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
-  const store = openConfiguredStore(config.storage);
+  const store = openConfiguredStore(config.storage, { server: true });
   let master: Awaited<ReturnType<typeof bootMasterKey>>;
   try {
     const applied = await migrateToLatest(store.db, {

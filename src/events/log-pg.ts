@@ -9,12 +9,27 @@
  * has ended, and every later one gets a larger id, so nothing can appear behind the reader. The
  * cursor stays an event ID; the reader finds its (tx, seq) again from the row.
  */
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../platform/db/database.js';
 import type { EventsTable } from '../platform/db/tables.js';
 
 /** Whole events after the event `afterId` in commit-safe order, at most `limit`. */
 export async function rowsAfterOnPostgres(db: Db, afterId: string, limit: number): Promise<EventsTable[]> {
+  const { rows } = await sql<EventsTable>`
+    select e.id, e.project_id, e.type, e.message_id, e.recipient, e.data, e.created_at
+      from events e
+     where ${await readableAfter(db, afterId)}
+     order by e.tx, e.seq
+     limit ${limit}`.execute(db);
+  return rows;
+}
+
+/**
+ * The condition on `events e` of the events a reader at the event `afterId` reads next: committed
+ * below the oldest running transaction, and after the cursor's (tx, seq). Read in `e.tx, e.seq`
+ * order (rowsAfterOnPostgres, window.ts).
+ */
+export async function readableAfter(db: Db, afterId: string): Promise<RawBuilder<unknown>> {
   const cursor =
     afterId === ''
       ? undefined
@@ -29,13 +44,7 @@ export async function rowsAfterOnPostgres(db: Db, afterId: string, limit: number
   const after = cursor
     ? sql`(e.tx, e.seq) > (${cursor.tx}::xid8, ${cursor.seq}::bigint)`
     : sql`e.id > ${afterId}`;
-  const { rows } = await sql<EventsTable>`
-    select e.id, e.project_id, e.type, e.message_id, e.recipient, e.data, e.created_at
-      from events e
-     where e.tx < pg_snapshot_xmin(pg_current_snapshot()) and ${after}
-     order by e.tx, e.seq
-     limit ${limit}`.execute(db);
-  return rows;
+  return sql`e.tx < pg_snapshot_xmin(pg_current_snapshot()) and ${after}`;
 }
 
 /** The newest event ID stored (or a cursor, when retention removed every event read). */

@@ -11,6 +11,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../platform/db/database.js';
 import type { EventsTable } from '../platform/db/tables.js';
+import { readableAfter } from './log-pg.js';
 
 export interface EventWindow {
   /** The window's events of the asked types, oldest first. */
@@ -54,25 +55,12 @@ export async function windowOnPostgres(
   limit: number,
   types: readonly string[],
 ): Promise<EventWindow> {
-  const cursor =
-    afterId === ''
-      ? undefined
-      : (
-          await sql<{
-            tx: string;
-            seq: number;
-          }>`select tx::text as tx, seq from events where id = ${afterId}`.execute(db)
-        ).rows[0];
-  // As rowsAfterOnPostgres: a cursor whose event retention removed reads on by ID.
-  const after = cursor
-    ? sql`(e.tx, e.seq) > (${cursor.tx}::xid8, ${cursor.seq}::bigint)`
-    : sql`e.id > ${afterId}`;
   // One statement, so the window and its rows come from one snapshot: a summary row (the window's
   // size and last event) joined to the window's events of the types, if any.
   const { rows } = await sql<EventsTable & { window_read: number; window_last: string | null }>`
     with w as (
       select e.id, e.tx, e.seq, e.type from events e
-       where e.tx < pg_snapshot_xmin(pg_current_snapshot()) and ${after}
+       where ${await readableAfter(db, afterId)}
        order by e.tx, e.seq
        limit ${limit}),
     s as (

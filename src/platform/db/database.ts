@@ -13,11 +13,12 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type pg from 'pg';
-import { guarded } from './connection-guard.js';
+import { startCheckpointer } from './checkpointer.js';
+import { exclusive, guarded } from './connection-guard.js';
 import { openPostgres, poolConfig, redactedUrl } from './database-pg.js';
 import { ensurePrivateDatabase, ensurePrivateDir } from './file-modes.js';
-import { localNotifications, type Notifications, postgresNotifications } from './notifications.js';
 import { type Leadership, localLeadership, postgresLeadership } from './leadership.js';
+import { localNotifications, type Notifications, postgresNotifications } from './notifications.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
 import { type WorkerAccess, workerClientConfig } from './worker-reader.js';
@@ -70,7 +71,7 @@ export interface StorageSettings {
  * @example
  *   const store = openConfiguredStore(config.storage);
  */
-export function openConfiguredStore(storage: StorageSettings): Store {
+export function openConfiguredStore(storage: StorageSettings, options: { server?: boolean } = {}): Store {
   if (storage.engine === 'postgresql') {
     ensurePrivateDir(storage.data_dir);
     return openPostgresStore({
@@ -82,6 +83,7 @@ export function openConfiguredStore(storage: StorageSettings): Store {
   return openStore(storage.data_dir, {
     busyTimeoutMs: storage.busy_timeout_ms,
     synchronous: storage.synchronous,
+    checkpoints: options.server === true ? 'thread' : 'commits',
   });
 }
 
@@ -134,10 +136,18 @@ function unported(): SQLite.Database {
   });
 }
 
-export function openStore(
-  dataDir: string,
-  options: { busyTimeoutMs?: number; synchronous?: 'full' | 'normal' } = {},
-): Store {
+export interface SqliteOptions {
+  readonly busyTimeoutMs?: number;
+  readonly synchronous?: 'full' | 'normal';
+  /**
+   * Who copies the WAL into the database: `commits` (default), SQLite itself inside the commit
+   * that passes 1,000 pages; `thread`, a worker thread of its own (checkpointer.ts), for the
+   * server, whose connection is the event loop's.
+   */
+  readonly checkpoints?: 'commits' | 'thread';
+}
+
+export function openStore(dataDir: string, options: SqliteOptions = {}): Store {
   ensurePrivateDir(dataDir);
   const file = databaseFile(dataDir);
   ensurePrivateDatabase(file);
@@ -153,6 +163,14 @@ export function openStore(
   const db = new Kysely<Database>({
     dialect: guarded(sqlite, new SqliteDialect({ database: withStatementCache(sqlite) })),
   });
+  const checkpointer =
+    options.checkpoints === 'thread'
+      ? startCheckpointer(sqlite, {
+          synchronous: options.synchronous ?? 'full',
+          busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+          between: (work) => exclusive(db, sqlite, work),
+        })
+      : undefined;
   let closed = false;
   const notifications = localNotifications();
   return {
@@ -171,6 +189,8 @@ export function openStore(
       if (closed) return;
       closed = true;
       await notifications.close();
+      // The thread's connection first: the last connection to close checkpoints and removes the WAL.
+      await checkpointer?.stop();
       await db.destroy();
       // Kysely closes the handle only if it ever ran a query.
       if (sqlite.open) sqlite.close();
