@@ -21,7 +21,7 @@ import { validateConfig } from '../src/platform/config/load.js';
 import { createLogger } from '../src/platform/log.js';
 import { startServer } from '../src/server.js';
 import { floorServerSource, sendBody } from './floor.js';
-import { freePort, median, spawnQuiet, stopChild, waitReady } from './lib.js';
+import { freePort, median, spawnQuiet, stopChild, waitReady, writeServeToml } from './lib.js';
 import { benchProject } from './project.js';
 
 const run = promisify(execFile);
@@ -74,25 +74,10 @@ async function preparePosthorn(dataDir: string, port: number): Promise<{ key: st
     domain: 'acme.test',
   });
   await server.stop();
-  const toml = path.join(dataDir, 'bench.toml');
-  writeFileSync(
-    toml,
-    [
-      '[server]',
-      `listen = "127.0.0.1:${port}"`,
-      '[storage]',
-      `data_dir = "${dataDir}"`,
-      `synchronous = "${synchronous}"`,
-      '[smtp_in]',
-      'enabled = false',
-      '[delivery]',
-      'enabled = false',
-      '[limits]',
-      'sends_per_minute_per_key = 100000000',
-      'sends_per_hour_per_recipient = 100000000',
-      '',
-    ].join('\n'),
-  );
+  const toml = writeServeToml(dataDir, port, {
+    synchronous,
+    more: ['[limits]', 'sends_per_minute_per_key = 100000000', 'sends_per_hour_per_recipient = 100000000'],
+  });
   return { key, config: toml };
 }
 

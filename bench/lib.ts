@@ -3,7 +3,9 @@
  * Benchmarks alternate the measured subject with its reference in one run (the host is noisy).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
+import path from 'node:path';
 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -133,4 +135,34 @@ export async function runWrk(
     (socket?.slice(1).reduce((a, b) => a + Number(b), 0) ?? 0);
   const requests = Number(/(\d+) requests in /.exec(stdout)?.[1] ?? Number.NaN);
   return { rps, requests, p50: ms('50'), p99: ms('99'), errors };
+}
+
+/**
+ * Writes `bench.toml` in `dataDir` for a server started with `bin/posthorn serve --config`: on
+ * `port`, its data in `dataDir` (written with `synchronous` when given), neither inbound SMTP nor
+ * delivery running, then the `more` lines (further sections). Returns the file's path.
+ */
+export function writeServeToml(
+  dataDir: string,
+  port: number,
+  options: { readonly synchronous?: 'normal' | 'full'; readonly more?: readonly string[] } = {},
+): string {
+  const toml = path.join(dataDir, 'bench.toml');
+  writeFileSync(
+    toml,
+    [
+      '[server]',
+      `listen = "127.0.0.1:${port}"`,
+      '[storage]',
+      `data_dir = "${dataDir}"`,
+      ...(options.synchronous === undefined ? [] : [`synchronous = "${options.synchronous}"`]),
+      '[smtp_in]',
+      'enabled = false',
+      '[delivery]',
+      'enabled = false',
+      ...(options.more ?? []),
+      '',
+    ].join('\n'),
+  );
+  return toml;
 }

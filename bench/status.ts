@@ -28,7 +28,16 @@ import { createIncidentService } from '../src/status/incidents/service.js';
 import { startServer } from '../src/server.js';
 import { floorServerSource, sendBody } from './floor.js';
 import { mainThreadCpuMs } from './delivery/proc.js';
-import { freePort, median, runWrk, spawnQuiet, stopChild, waitReady, type WrkResult } from './lib.js';
+import {
+  freePort,
+  median,
+  runWrk,
+  spawnQuiet,
+  stopChild,
+  waitReady,
+  type WrkResult,
+  writeServeToml,
+} from './lib.js';
 
 const { values } = parseArgs({
   options: {
@@ -150,21 +159,7 @@ async function measure(subject: Subject, history: string): Promise<Sample> {
       );
     } else {
       cpSync(history, dir, { recursive: true });
-      const toml = path.join(dir, 'bench.toml');
-      writeFileSync(
-        toml,
-        [
-          '[server]',
-          `listen = "127.0.0.1:${port}"`,
-          '[storage]',
-          `data_dir = "${dir}"`,
-          '[smtp_in]',
-          'enabled = false',
-          '[delivery]',
-          'enabled = false',
-          '',
-        ].join('\n'),
-      );
+      const toml = writeServeToml(dir, port);
       // As an operator runs it: bin/posthorn, with the Node flags it ships.
       child = spawnQuiet(bin, ['serve', '--config', toml], { ...process.env }, root);
     }

@@ -27,7 +27,7 @@ import { createLogger } from '../src/platform/log.js';
 import { startServer } from '../src/server.js';
 import { clickToken, openToken, trackingTokenKey } from '../src/tracking/token.js';
 import { floorServerSource, sendBody } from './floor.js';
-import { freePort, median, spawnQuiet, stopChild, waitReady } from './lib.js';
+import { freePort, median, spawnQuiet, stopChild, waitReady, writeServeToml } from './lib.js';
 import { benchProject } from './project.js';
 
 const run = promisify(execFile);
@@ -139,22 +139,7 @@ async function preparePosthorn(
     );
   }
   await server.stop();
-  const toml = path.join(dataDir, 'bench.toml');
-  writeFileSync(
-    toml,
-    [
-      '[server]',
-      `listen = "127.0.0.1:${port}"`,
-      '[storage]',
-      `data_dir = "${dataDir}"`,
-      `synchronous = "${synchronous}"`,
-      '[smtp_in]',
-      'enabled = false',
-      '[delivery]',
-      'enabled = false',
-      '',
-    ].join('\n'),
-  );
+  const toml = writeServeToml(dataDir, port, { synchronous });
   return { config: toml, paths };
 }
 

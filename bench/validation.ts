@@ -30,7 +30,16 @@ import { startServer } from '../src/server.js';
 import { startDnsServer } from '../test/helpers/dns-server.js';
 import { floorServerSource, sendBody } from './floor.js';
 import { mainThreadCpuMs } from './delivery/proc.js';
-import { freePort, median, runWrk, spawnQuiet, stopChild, waitReady, type WrkResult } from './lib.js';
+import {
+  freePort,
+  median,
+  runWrk,
+  spawnQuiet,
+  stopChild,
+  waitReady,
+  type WrkResult,
+  writeServeToml,
+} from './lib.js';
 import { benchProject } from './project.js';
 
 const { values } = parseArgs({
@@ -100,25 +109,9 @@ async function preparePosthorn(dataDir: string, port: number): Promise<{ key: st
   const server = await startServer(validateConfig(settings, 'bench'), createLogger('silent'));
   const { key } = await benchProject(server, { email: 'ops@acme.test', scopes: ['validation:use'] });
   await server.stop();
-  const toml = path.join(dataDir, 'bench.toml');
-  writeFileSync(
-    toml,
-    [
-      '[server]',
-      `listen = "127.0.0.1:${port}"`,
-      '[storage]',
-      `data_dir = "${dataDir}"`,
-      '[smtp_in]',
-      'enabled = false',
-      '[delivery]',
-      'enabled = false',
-      '[dns]',
-      `servers = ["${dns.address}"]`,
-      '[validation]',
-      'requests_per_minute = 0',
-      '',
-    ].join('\n'),
-  );
+  const toml = writeServeToml(dataDir, port, {
+    more: ['[dns]', `servers = ["${dns.address}"]`, '[validation]', 'requests_per_minute = 0'],
+  });
   return { key, config: toml };
 }
 

@@ -7,6 +7,7 @@
 import type { Db } from '../platform/db/database.js';
 import type { MessageStatus, RecipientKind } from '../platform/db/tables.js';
 import { newId } from '../platform/ids.js';
+import { endUntried } from './store-end.js';
 
 /** A held message as its approval reads it. */
 export interface HeldMessage {
@@ -117,19 +118,7 @@ export function heldQueries() {
 
     /** A held message rejected (or expired): `rejected`, its recipients `cancelled`; false when no longer held. */
     async rejectHeld(executor: Db, id: string, now: number): Promise<boolean> {
-      const updated = await executor
-        .updateTable('messages')
-        .set({ status: 'rejected', updated_at: now })
-        .where('id', '=', id)
-        .where('status', '=', 'awaiting_approval')
-        .executeTakeFirst();
-      if (updated.numUpdatedRows === 0n) return false;
-      await executor
-        .updateTable('message_recipients')
-        .set({ status: 'cancelled', updated_at: now })
-        .where('message_id', '=', id)
-        .execute();
-      return true;
+      return endUntried(executor, id, 'awaiting_approval', 'rejected', 'cancelled', now);
     },
 
     /** The content of the project's messages `ids` (a list of approvals shows them). */

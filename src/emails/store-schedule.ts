@@ -8,6 +8,7 @@ import type { Db } from '../platform/db/database.js';
 import type { RecipientKind } from '../platform/db/tables.js';
 import type { MessageScope } from './model.js';
 import type { ReleasedMessage } from './release-events.js';
+import { endUntried } from './store-end.js';
 
 /** A recipient of a scheduled message, as its release reads it. */
 export interface ScheduledRecipient {
@@ -157,18 +158,7 @@ export function scheduleQueries() {
      * cancelled. False if it was cancelled (or released) meanwhile.
      */
     async failScheduled(executor: Db, id: string, now: number): Promise<boolean> {
-      const updated = await executor
-        .updateTable('messages')
-        .set({ status: 'failed', updated_at: now })
-        .where('id', '=', id)
-        .where('status', '=', 'scheduled')
-        .executeTakeFirst();
-      if (updated.numUpdatedRows === 0n) return false;
-      await executor
-        .updateTable('message_recipients')
-        .set({ status: 'failed', updated_at: now })
-        .where('message_id', '=', id)
-        .execute();
+      if (!(await endUntried(executor, id, 'scheduled', 'failed', 'failed', now))) return false;
       await cancelScheduledJobs(executor, id, now);
       return true;
     },

@@ -13,7 +13,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
-import { type Engine, openPostgresStore, openStore, type Store } from '../../src/platform/db/database.js';
+import {
+  type Db,
+  type Engine,
+  openPostgresStore,
+  openStore,
+  type Store,
+} from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { freshDatabase } from './postgres.js';
 
@@ -40,4 +46,23 @@ export async function migratedStore(
   t.teardown(() => store.close());
   if (options.migrate !== false) await migrateToLatest(store.db);
   return Object.assign(store, { url });
+}
+
+/** The organization `org_1` and its active project (`prj_1` unless named), created at `at`. */
+export async function seedProject(db: Db, at: number, projectId = 'prj_1'): Promise<void> {
+  await db
+    .insertInto('organizations')
+    .values({ id: 'org_1', name: 'Org', name_key: 'org', created_at: at })
+    .execute();
+  await db
+    .insertInto('projects')
+    .values({
+      id: projectId,
+      organization_id: 'org_1',
+      name: 'P',
+      status: 'active',
+      created_at: at,
+      updated_at: at,
+    })
+    .execute();
 }

@@ -9,28 +9,14 @@ import { createOutboundLookup } from '../../src/inbound/threads/outbound.js';
 import { createThreads, type ThreadInput } from '../../src/inbound/threads/threads.js';
 import type { Db, Engine, Store } from '../../src/platform/db/database.js';
 import { newId } from '../../src/platform/ids.js';
-import { migratedStore } from '../helpers/engines.js';
+import { migratedStore, seedProject } from '../helpers/engines.js';
 
 export const T0 = 1_900_000_000_000;
 export const PROJECT = 'prj_1';
 
 export async function inboundStore(t: ExecutionContext, engine: Engine) {
   const store = await migratedStore(t, engine);
-  await store.db
-    .insertInto('organizations')
-    .values({ id: 'org_1', name: 'Org', name_key: 'org', created_at: T0 })
-    .execute();
-  await store.db
-    .insertInto('projects')
-    .values({
-      id: PROJECT,
-      organization_id: 'org_1',
-      name: 'P',
-      status: 'active',
-      created_at: T0,
-      updated_at: T0,
-    })
-    .execute();
+  await seedProject(store.db, T0, PROJECT);
   const inbound = createInboundStore(store);
   return { store, inbound, threads: createThreads(inbound, createOutboundLookup(store.db)) };
 }

@@ -5,22 +5,15 @@
  * Members page's two-factor requirement for owners and admins, and new recovery codes.
  */
 import test from 'ava';
-import type { Browser } from 'playwright-core';
 import { codeIn, post, pyotpCode, receivedMail, startAccountsEnv } from '../accounts/env.js';
 import type { DeliveryEnv } from '../delivery/env.js';
-import { launchChromium } from '../helpers/browser.js';
+import { openPage, sharedBrowser, signInByCode } from '../helpers/dashboard-page.js';
 import { checkPage, DESKTOP } from './pages.js';
 
 const OWNER = 'owner@example.test';
 const PASSWORD = 'lantern orbit meadow quietly';
 
-let browser: Browser;
-test.before(async () => {
-  browser = await launchChromium();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 /** A session made over the API by a script (`curl`), by the code in mail number `n`. */
 async function scriptSession(env: DeliveryEnv, n: number): Promise<string> {
@@ -40,20 +33,11 @@ test('the Account page lists the sessions, ends another and then all others, sig
   t.timeout(120_000);
   const env = await startAccountsEnv(t);
   const script = await scriptSession(env, 1);
-  const context = await browser.newContext({ viewport: DESKTOP });
-  t.teardown(() => context.close());
-  const page = await context.newPage();
-  page.on('pageerror', (error) => {
-    throw error;
-  });
+  const { page } = await openPage(t, browser(), { viewport: DESKTOP });
   page.on('dialog', (dialog) => void dialog.accept());
 
   await page.goto(`${env.ph.url}/account`);
-  await page.getByLabel('Email').fill(OWNER);
-  await page.getByRole('button', { name: 'Email me a code' }).click();
-  await page.getByRole('textbox', { name: 'Sign-in code' }).fill(codeIn(await receivedMail(env, 2)));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Account' }).waitFor();
+  await signInByCode(page, OWNER, async () => codeIn(await receivedMail(env, 2)), 'Account');
 
   const table = page.getByRole('table', { name: 'Your sessions' });
   const rows = table.locator('tbody tr');
@@ -104,18 +88,9 @@ test('the Account page lists the sessions, ends another and then all others, sig
 test('an owner requires two-factor of owners and admins from the Members page, once their own authenticator is on', async (t) => {
   t.timeout(120_000);
   const env = await startAccountsEnv(t);
-  const context = await browser.newContext({ viewport: DESKTOP });
-  t.teardown(() => context.close());
-  const page = await context.newPage();
-  page.on('pageerror', (error) => {
-    throw error;
-  });
+  const { context, page } = await openPage(t, browser(), { viewport: DESKTOP });
   await page.goto(`${env.ph.url}/members`);
-  await page.getByLabel('Email').fill(OWNER);
-  await page.getByRole('button', { name: 'Email me a code' }).click();
-  await page.getByRole('textbox', { name: 'Sign-in code' }).fill(codeIn(await receivedMail(env, 1)));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Members' }).waitFor();
+  await signInByCode(page, OWNER, async () => codeIn(await receivedMail(env, 1)), 'Members');
 
   const form = page.getByRole('form', { name: 'Two-factor requirement' });
   await form.getByText(`Without two-factor: ${OWNER} (owner)`).waitFor();
@@ -164,18 +139,9 @@ test('an owner requires two-factor of owners and admins from the Members page, o
 test('a session that ends while the dashboard is open brings the sign-in page with a notice, and signing in returns to the page', async (t) => {
   t.timeout(120_000);
   const env = await startAccountsEnv(t);
-  const context = await browser.newContext({ viewport: DESKTOP });
-  t.teardown(() => context.close());
-  const page = await context.newPage();
-  page.on('pageerror', (error) => {
-    throw error;
-  });
+  const { page } = await openPage(t, browser(), { viewport: DESKTOP });
   await page.goto(`${env.ph.url}/account`);
-  await page.getByLabel('Email').fill(OWNER);
-  await page.getByRole('button', { name: 'Email me a code' }).click();
-  await page.getByRole('textbox', { name: 'Sign-in code' }).fill(codeIn(await receivedMail(env, 1)));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Account' }).waitFor();
+  await signInByCode(page, OWNER, async () => codeIn(await receivedMail(env, 1)), 'Account');
 
   // Its twelve hours are up while the page is open.
   await env.ph.server.kernel.db
@@ -193,10 +159,6 @@ test('a session that ends while the dashboard is open brings the sign-in page wi
     .waitFor();
   await checkPage(t, page, 'sign-in-session-ended');
 
-  await page.getByLabel('Email').fill(OWNER);
-  await page.getByRole('button', { name: 'Email me a code' }).click();
-  await page.getByRole('textbox', { name: 'Sign-in code' }).fill(codeIn(await receivedMail(env, 2)));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Domains' }).waitFor();
+  await signInByCode(page, OWNER, async () => codeIn(await receivedMail(env, 2)), 'Domains');
   t.false(await page.getByText('Your session has ended').isVisible());
 });

@@ -3,20 +3,13 @@
  * and how many times it happened within the minute (ASVS 7.2.2).
  */
 import test from 'ava';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from '../helpers/browser.js';
+import { openPage, sharedBrowser, signInByPassword } from '../helpers/dashboard-page.js';
 import { startPosthorn } from '../helpers/server.js';
 
 const OWNER = 'owner@example.test';
 const PASSWORD = 'lantern orbit meadow quietly';
 
-let browser: Browser;
-test.before(async () => {
-  browser = await launchChromium();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 test('the Audit log page shows a key refused three times as one record with its route, reason and count', async (t) => {
   t.timeout(90_000);
@@ -26,18 +19,9 @@ test('the Audit log page shows a key refused three times as one record with its 
   const sender = await ph.createKey(ph.owner.projectId, ['emails:send']);
   for (let i = 0; i < 3; i++) t.is((await ph.request('GET', '/v1/templates', { key: sender })).status, 403);
 
-  const context = await browser.newContext();
-  t.teardown(() => context.close());
-  const page = await context.newPage();
-  page.on('pageerror', (error) => {
-    throw error;
-  });
+  const { page } = await openPage(t, browser());
   await page.goto(`${ph.url}/audit-log`);
-  await page.getByRole('button', { name: 'Password' }).click();
-  await page.getByLabel('Email').fill(OWNER);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
+  await signInByPassword(page, OWNER, PASSWORD, 'Audit log');
   await page.getByLabel('Action starts with').fill('access.');
   await page.getByRole('button', { name: 'Filter' }).click();
   const row = page.locator('tbody tr').filter({ hasText: 'access.denied' });

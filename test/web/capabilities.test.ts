@@ -13,25 +13,19 @@
  * One browser and one server; every page passes axe-core and fits 1280 px and 390 px.
  */
 import test from 'ava';
-import type { Browser, Page } from 'playwright-core';
-import { audienceWith, headersOf } from '../broadcasts/env.js';
 import { simpleParser } from 'mailparser';
+import type { Page } from 'playwright-core';
+import { audienceWith, headersOf } from '../broadcasts/env.js';
 import { eventually, mx, send, settled, startDeliveryEnv } from '../delivery/env.js';
-import { APPLE_PROXY, CHROME } from '../tracking/env.js';
-import { launchChromium } from '../helpers/browser.js';
+import { openPage, sharedBrowser, signInByPassword } from '../helpers/dashboard-page.js';
 import { connect, discover, issuerConfig, register, signIn } from '../oauth/env.js';
+import { APPLE_PROXY, CHROME } from '../tracking/env.js';
 import { checkPage, DESKTOP, open } from './pages.js';
 
 const OWNER = 'owner@example.test';
 const PASSWORD = 'correct horse battery staple'; // the one signIn() sets
 
-let browser: Browser;
-test.before(async () => {
-  browser = await launchChromium();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 /** The figure of a `.stat` by its label, as the person reads it. */
 async function stat(page: Page, label: string): Promise<string> {
@@ -64,18 +58,9 @@ test('a person imports contacts from a file, sends a broadcast and watches it de
     t.is(created.status, 201, created.text);
   }
 
-  const context = await browser.newContext({ viewport: DESKTOP });
-  t.teardown(() => context.close());
-  const page = await context.newPage();
-  page.on('pageerror', (error) => {
-    throw error;
-  });
+  const { page } = await openPage(t, browser(), { viewport: DESKTOP });
   await page.goto(`${env.ph.url}/audiences`);
-  await page.getByRole('button', { name: 'Password' }).click();
-  await page.getByLabel('Email').fill(OWNER);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Audiences' }).waitFor();
+  await signInByPassword(page, OWNER, PASSWORD, 'Audiences');
 
   // Import: two good rows, one without consent, one not an address; the report names the refused.
   await page.getByRole('link', { name: 'Newsletter' }).click();

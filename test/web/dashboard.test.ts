@@ -6,47 +6,18 @@
  * page passes axe-core and fits 1280 px and 390 px.
  */
 import test from 'ava';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { codeIn, pyotpCode, receivedMail, startAccountsEnv } from '../accounts/env.js';
-import { newId } from '../../src/platform/ids.js';
-import { launchChromium } from '../helpers/browser.js';
-import { startReceiver } from '../webhooks/receiver.js';
-import { authorizationUrl, discover, insecure, issuerConfig, REDIRECT, register } from '../oauth/env.js';
 import * as oauth from 'oauth4webapi';
+import { newId } from '../../src/platform/ids.js';
+import { codeIn, pyotpCode, receivedMail, startAccountsEnv } from '../accounts/env.js';
+import { openPage, sharedBrowser, signInByCode } from '../helpers/dashboard-page.js';
+import { authorizationUrl, discover, insecure, issuerConfig, REDIRECT, register } from '../oauth/env.js';
+import { startReceiver } from '../webhooks/receiver.js';
 import { checkPage, DESKTOP, open } from './pages.js';
 
 const OWNER = 'owner@example.test';
 const PASSWORD = 'a long enough dashboard password';
 
-let browser: Browser;
-test.before(async () => {
-  browser = await launchChromium();
-});
-test.after.always(async () => {
-  await browser?.close();
-});
-
-async function newPage(context: BrowserContext): Promise<Page> {
-  const page = await context.newPage();
-  page.on('pageerror', (error) => {
-    throw error;
-  });
-  return page;
-}
-
-async function signInByCode(
-  page: Page,
-  email: string,
-  mailNumber: number,
-  read: (n: number) => Promise<string>,
-  landing: string,
-) {
-  await page.getByLabel('Email').fill(email);
-  await page.getByRole('button', { name: 'Email me a code' }).click();
-  await page.getByRole('textbox', { name: 'Sign-in code' }).fill(await read(mailNumber));
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: landing }).waitFor();
-}
+const browser = sharedBrowser();
 
 test('a person signs in by code, finds a message sent through the API and reads its timeline, verifies a domain, switches projects, replays a webhook delivery, manages every page, consents to an agent and approves its send, turns on TOTP, signs out and back in with password and TOTP, then with a recovery code once', async (t) => {
   t.timeout(180_000);
@@ -56,9 +27,7 @@ test('a person signs in by code, finds a message sent through the API and reads 
   );
   const receiver = await startReceiver(t);
   const read = async (n: number) => codeIn(await receivedMail(env, n));
-  const context = await browser.newContext({ viewport: DESKTOP });
-  t.teardown(() => context.close());
-  const page = await newPage(context);
+  const { context, page } = await openPage(t, browser(), { viewport: DESKTOP });
 
   // Signed out, every page is the sign-in page, and it passes the checks too.
   await page.goto(`${env.ph.url}/domains`);
@@ -67,7 +36,7 @@ test('a person signs in by code, finds a message sent through the API and reads 
 
   // Sign in by the code mailed through the pipeline to the loopback MX.
   // Signed in, the person is on the page they asked for.
-  await signInByCode(page, OWNER, 1, read, 'Domains');
+  await signInByCode(page, OWNER, () => read(1), 'Domains');
   const cookies = await context.cookies();
   const session = cookies.find((c) => c.name === 'ph_session');
   t.truthy(session, 'the session cookie is set');

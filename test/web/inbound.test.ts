@@ -6,7 +6,8 @@
  */
 import test from 'ava';
 import { launchChromium } from '../helpers/browser.js';
-import { DOMAIN, EICAR, createRoute, eventually, startInboundEnv } from '../inbound/env.js';
+import { openPage, signInByPassword } from '../helpers/dashboard-page.js';
+import { createRoute, DOMAIN, EICAR, eventually, startInboundEnv } from '../inbound/env.js';
 import { signIn } from '../oauth/env.js';
 import { checkPage, DESKTOP } from './pages.js';
 
@@ -40,17 +41,9 @@ test('a person reads a received message, its authentication and scanned attachme
     return states.length === 2 && !states.includes('pending') ? detail.body : undefined;
   }, 20_000);
 
-  const context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
-  const page = await context.newPage();
-  page.on('pageerror', (error) => {
-    throw error;
-  });
+  const { page } = await openPage(t, browser, { viewport: DESKTOP, acceptDownloads: true });
   await page.goto(`${env.ph.url}/inbound`);
-  await page.getByRole('button', { name: 'Password' }).click();
-  await page.getByLabel('Email').fill('owner@example.test');
-  await page.getByLabel('Password', { exact: true }).fill('correct horse battery staple');
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Inbound' }).waitFor();
+  await signInByPassword(page, 'owner@example.test', 'correct horse battery staple', 'Inbound');
   await page.getByRole('link', { name: 'Delivery notes' }).click();
   await page.getByRole('heading', { level: 1, name: 'Delivery notes' }).waitFor();
 

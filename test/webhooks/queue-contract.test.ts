@@ -8,7 +8,7 @@ import type { Store } from '../../src/platform/db/database.js';
 import { recordOutcome } from '../../src/webhooks/attempt-outcome.js';
 import type { WebhookResult } from '../../src/webhooks/sender.js';
 import { type ClaimedAttempt, createWebhookStore, type WebhookStore } from '../../src/webhooks/store.js';
-import { ENGINES, migratedStore } from '../helpers/engines.js';
+import { ENGINES, migratedStore, seedProject } from '../helpers/engines.js';
 
 const T0 = 1_900_000_000_000;
 const LEASE = 60_000;
@@ -18,21 +18,7 @@ const policy = { scheduleMs: [5000], disableAfterMs: 5 * 86_400_000, streakGapMs
 /** An enabled endpoint `whe_1` with `count` messages, each with one attempt due at T0 + i. */
 async function seed(store: Store, count: number): Promise<void> {
   const { db } = store;
-  await db
-    .insertInto('organizations')
-    .values({ id: 'org_1', name: 'Org', name_key: 'org', created_at: T0 })
-    .execute();
-  await db
-    .insertInto('projects')
-    .values({
-      id: 'prj_1',
-      organization_id: 'org_1',
-      name: 'P',
-      status: 'active',
-      created_at: T0,
-      updated_at: T0,
-    })
-    .execute();
+  await seedProject(db, T0);
   await db
     .insertInto('webhook_endpoints')
     .values({

@@ -5,7 +5,7 @@
 import test from 'ava';
 import { createDeliveryStore, type DeliveryStore } from '../../../src/delivery/queue/store.js';
 import type { Store } from '../../../src/platform/db/database.js';
-import { ENGINES, migratedStore } from '../../helpers/engines.js';
+import { ENGINES, migratedStore, seedProject } from '../../helpers/engines.js';
 
 const T0 = 1_900_000_000_000;
 const LEASE = 60_000;
@@ -13,21 +13,7 @@ const LEASE = 60_000;
 /** A project with `jobs` queued live jobs (one message each, two recipients at example.net), due at T0. */
 async function seed(store: Store, jobs: number): Promise<void> {
   const { db } = store;
-  await db
-    .insertInto('organizations')
-    .values({ id: 'org_1', name: 'Org', name_key: 'org', created_at: T0 })
-    .execute();
-  await db
-    .insertInto('projects')
-    .values({
-      id: 'prj_1',
-      organization_id: 'org_1',
-      name: 'P',
-      status: 'active',
-      created_at: T0,
-      updated_at: T0,
-    })
-    .execute();
+  await seedProject(db, T0);
   for (let i = 0; i < jobs; i++) {
     const n = String(i).padStart(4, '0');
     await db
