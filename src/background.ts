@@ -19,7 +19,7 @@ import type { Kernel } from './kernel.js';
 import { startReputationProjection } from './reputation/center/engine.js';
 import { startProviderSync } from './reputation/connections/sync-engine.js';
 import type { Services } from './services.js';
-import { startTracking } from './tracking/engine.js';
+import { recorderStop, startTracking } from './tracking/engine.js';
 import { startWebhookFanOutEngine, startWebhooks } from './webhooks/engine.js';
 
 export interface Engine {
@@ -152,6 +152,8 @@ export async function startBackground(
       startDomainRecheck(services.domains, kernel.config.domains.recheck_cron, kernel.log),
     );
     single('tracking', () => startTracking(services.tracking, kernel.log.child({ capability: 'tracking' })));
+    // Per node: each node answers hits and holds them briefly; its stop writes them, leader or not.
+    engines.push(recorderStop(services.tracking));
     single('broadcasts', () => services.broadcasts.start());
     // Per node: each node listens for the MX traffic sent to it, into a spool of its own.
     if (kernel.config.smtp_in.enabled) engines.push(services.inbound.start());

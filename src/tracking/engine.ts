@@ -1,7 +1,8 @@
 /**
- * Tracking's background work: hourly, hits past their project's `retention_days` are deleted
- * and every custom tracking domain is checked again in DNS; on stop, the recorder writes every
- * hit it holds (recorder.ts).
+ * Tracking's background work, one node at a time: hourly, hits past their project's
+ * `retention_days` are deleted and every custom tracking domain is checked again in DNS. Not the
+ * recorder's stop: every node records the hits it answers, so every node writes what it holds when
+ * it stops (`recorderStop`, a per-node engine), leader of this work or not.
  */
 import type { Logger } from '../platform/log.js';
 import type { TrackingService } from './service.js';
@@ -43,7 +44,11 @@ export function startTracking(tracking: TrackingService, log: Logger) {
       clearTimeout(first);
       clearInterval(every);
       await running;
-      await tracking.recorder.stop();
     },
   };
+}
+
+/** Every node: on stop, the recorder writes every hit it holds (recorder.ts). */
+export function recorderStop(tracking: TrackingService) {
+  return { name: 'tracking-recorder', stop: () => tracking.recorder.stop() };
 }
