@@ -113,6 +113,8 @@ async function preparePosthorn(
   subject: 'opens' | 'clicks',
 ): Promise<{ config: string; paths: string[] }> {
   const settings = {
+    // The setup server only seeds the data dir: any free port, never the default 8080.
+    server: { listen: '127.0.0.1:0' },
     storage: { data_dir: dataDir, synchronous },
     smtp_in: { enabled: false },
     delivery: { enabled: false },

@@ -96,6 +96,8 @@ async function load(url: string, subject: Subject, key: string, seconds: number,
 /** A fresh data dir with a project and a key with `validation:use`; the config file for serve. */
 async function preparePosthorn(dataDir: string, port: number): Promise<{ key: string; config: string }> {
   const settings = {
+    // The setup server only seeds the data dir: any free port, never the default 8080.
+    server: { listen: '127.0.0.1:0' },
     storage: { data_dir: dataDir },
     smtp_in: { enabled: false },
     delivery: { enabled: false },
