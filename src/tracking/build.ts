@@ -19,7 +19,7 @@ export function buildTrackingSettings(
   services: { domains: { summaries(projectId: string): Promise<readonly { name: string }[]> } },
 ): TrackingSettings {
   return createTrackingSettings({
-    store: createTrackingStore(kernel.db, kernel.store.sqlite),
+    store: createTrackingStore(kernel.db, kernel.store.sqlite, kernel.store.engine),
     config: kernel.config,
     resolver: createDnsResolver(kernel.config),
     projectDomains: async (projectId) => (await services.domains.summaries(projectId)).map((d) => d.name),
@@ -35,7 +35,7 @@ export function buildTracking(
     emails: { messageFacts(ids: readonly string[]): Promise<Map<string, MessageFacts>> };
   },
 ) {
-  const store = createTrackingStore(kernel.db, kernel.store.sqlite);
+  const store = createTrackingStore(kernel.db, kernel.store.sqlite, kernel.store.engine);
   const recorder = new HitRecorder({
     db: kernel.db,
     sqlite: kernel.store.sqlite,

@@ -1,7 +1,7 @@
 /**
  * Records hits without making a response wait: the endpoints hand each hit to `record`, which
  * only keeps it in memory; a flush every `flushMs` classifies what is ready and writes it (the hit
- * rows and their `email.opened`/`email.clicked` events, one transaction of at most 200 hits,
+ * rows and their `email.opened`/`email.clicked` events, one transaction of at most 50 hits,
  * committed without waiting for the disk; the event log's readers are told on the next turn). A
  * click waits `holdMs` (one second) first, so that the clicks of the same message around it are
  * known when it is judged (`all_links_at_once`).
@@ -14,19 +14,18 @@ import type SQLite from 'better-sqlite3';
 import type { MessageFacts } from '../emails/store-facts.js';
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
-import { withRelaxedSyncAsync } from '../platform/db/durability.js';
-import { engineOf } from '../platform/db/engine.js';
+import { writeTransaction } from '../platform/db/savepoints.js';
 import type { Logger } from '../platform/log.js';
 import { truncateIp } from './classify/networks.js';
 import { classify } from './classify/rules.js';
 import { countedRecipient, hitEvent, hitRow, type PendingHit } from './hit-events.js';
-import type { NewHit, TrackingStore } from './store.js';
+import type { TrackingStore } from './store.js';
 
 export interface RecorderDeps {
   readonly db: Db;
   readonly sqlite: SQLite.Database;
-  readonly store: Pick<TrackingStore, 'insertHitsInTransaction' | 'insertHits'>;
-  readonly events: Pick<EventService, 'appendInTransaction' | 'appendMany' | 'notify'>;
+  readonly store: Pick<TrackingStore, 'insertHitsWithin'>;
+  readonly events: Pick<EventService, 'appendBatchWithin' | 'notify'>;
   readonly messageFacts: (ids: readonly string[]) => Promise<Map<string, MessageFacts>>;
   readonly scannerWindowMs: number;
   readonly log: Logger;
@@ -173,36 +172,24 @@ export class HitRecorder {
     });
     this.#remember(ready, now);
     if (judged.length === 0) return;
-    if (engineOf(db) === 'postgresql') {
-      // PostgreSQL: the events and the hits in one transaction through Kysely.
-      await db.transaction().execute(async (trx) => {
-        const made = await events.appendMany(
+    // One write transaction on either engine (relaxed on SQLite: a crash loses at most the last
+    // flushes, as the header says); the event log's and the store's ports write within it.
+    await writeTransaction(
+      db,
+      sqlite,
+      async (trx) => {
+        const made = await events.appendBatchWithin(
           trx,
           judged.map(({ hit, message, verdict }) => hitEvent(hit, message, verdict)),
         );
-        await store.insertHits(
+        await store.insertHitsWithin(
           trx,
           judged.map(({ hit, message, verdict }, i) =>
             hitRow(hit, message, verdict, truncateIp(hit.ip), (made[i] as { id: string }).id),
           ),
         );
-      });
-      this.#notify();
-      return;
-    }
-    await db.connection().execute((conn) =>
-      withRelaxedSyncAsync(sqlite, () =>
-        conn.transaction().execute(async () => {
-          // Prepared statements (the event log's and the store's) inside this transaction, which
-          // holds the connection: no other statement can land in it.
-          const rows: NewHit[] = [];
-          for (const { hit, message, verdict } of judged) {
-            const event = events.appendInTransaction(hitEvent(hit, message, verdict));
-            rows.push(hitRow(hit, message, verdict, truncateIp(hit.ip), event.id));
-          }
-          store.insertHitsInTransaction(rows);
-        }),
-      ),
+      },
+      { relaxed: true },
     );
     this.#notify();
   }

@@ -1,14 +1,14 @@
 /**
  * The only file that queries `tracking_settings` and `tracking_hits` (migration 0023), through
  * Kysely, but for one hot path: hits arrive in batches from the recorder (recorder.ts) and are
- * inserted with a prepared statement inside the recorder's transaction, the storage port of
- * DESIGN.md §8 (a Kysely insert of the same rows cost 2 to 8 times as much, blocking the event
- * loop that answers the hits; BENCHMARKS.md, tracking). A PostgreSQL adapter would insert them
- * with one multi-row statement instead.
+ * inserted inside the recorder's transaction by `insertHitsWithin`, the storage port of DESIGN.md
+ * §8, whose adapter the store's build picks from the engine: on SQLite a prepared statement (a
+ * Kysely insert of the same rows cost 2 to 8 times as much, blocking the event loop that answers
+ * the hits; BENCHMARKS.md, tracking), on PostgreSQL one multi-row insert through Kysely.
  */
 import type SQLite from 'better-sqlite3';
 import type { Insertable } from 'kysely';
-import type { Db } from '../platform/db/database.js';
+import type { Db, Engine } from '../platform/db/database.js';
 import type { TrackingHitsTable, TrackingSettingsTable } from '../platform/db/tables.js';
 
 export type NewHit = Insertable<TrackingHitsTable>;
@@ -21,8 +21,20 @@ const INSERT_HIT = `insert into tracking_hits
   values (@project_id, @message_id, @recipient, @kind, @link_url, @link_index, @at, @method, @ip_prefix,
           @agent_class, @machine, @machine_reason, @proxy, @event_id)`;
 
-export function createTrackingStore(db: Db, sqlite: SQLite.Database) {
+export function createTrackingStore(db: Db, sqlite: SQLite.Database, engine: Engine) {
   let insertHit: SQLite.Statement | undefined;
+  const insertWithPrepared = (hits: readonly NewHit[]): void => {
+    if (!sqlite.inTransaction) throw new Error('insertHitsWithin needs an open transaction');
+    insertHit ??= sqlite.prepare(INSERT_HIT);
+    for (const hit of hits) insertHit.run(hit);
+  };
+  const insertWithKysely = async (trx: Db, hits: readonly NewHit[]): Promise<void> => {
+    if (hits.length === 0) return;
+    await trx
+      .insertInto('tracking_hits')
+      .values(hits as NewHit[])
+      .execute();
+  };
   return {
     async settings(projectId: string): Promise<TrackingSettingsTable | undefined> {
       return db
@@ -64,22 +76,13 @@ export function createTrackingStore(db: Db, sqlite: SQLite.Database) {
     },
 
     /**
-     * Inserts hits in the transaction the caller holds open on the shared connection (the
-     * recorder's, beside their events), with a prepared statement: the hot path.
+     * Inserts hits in the caller's write transaction (`writeTransaction`'s `trx`: the recorder's,
+     * beside their events): on SQLite with a prepared statement on the connection that holds it
+     * (the hot path), on PostgreSQL in one statement through `trx`.
      */
-    insertHitsInTransaction(hits: readonly NewHit[]): void {
-      if (!sqlite.inTransaction) throw new Error('insertHitsInTransaction needs an open transaction');
-      insertHit ??= sqlite.prepare(INSERT_HIT);
-      for (const hit of hits) insertHit.run(hit);
-    },
-
-    /** Inserts hits through Kysely in the caller's transaction (PostgreSQL's recorder). */
-    async insertHits(executor: Db, hits: readonly NewHit[]): Promise<void> {
-      if (hits.length === 0) return;
-      await executor
-        .insertInto('tracking_hits')
-        .values(hits as NewHit[])
-        .execute();
+    async insertHitsWithin(trx: Db, hits: readonly NewHit[]): Promise<void> {
+      if (engine === 'postgresql') await insertWithKysely(trx, hits);
+      else insertWithPrepared(hits);
     },
 
     /**
