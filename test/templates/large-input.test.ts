@@ -46,7 +46,8 @@ test.serial(
     const ph = await startPosthorn(t);
     await verifiedDomain(ph);
     const id = await created(ph, { text_body: 'Hi {{name}}', variables: ['name'] });
-    await ph.request('POST', `/v1/templates/${id}/publish`);
+    const published = await ph.request('POST', `/v1/templates/${id}/publish`);
+    t.is(published.status, 200, published.text);
     // A version saved before unclosed {{ was refused: it is rendered as it is.
     const old = `Hi {{name}} ${'{{'.repeat(120_000)}`;
     await rows(ph, 'update template_versions set text_body = ?', old);
