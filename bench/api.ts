@@ -21,26 +21,27 @@ import { validateConfig } from '../src/platform/config/load.js';
 import { createLogger } from '../src/platform/log.js';
 import { startServer } from '../src/server.js';
 import { floorServerSource, sendBody } from './floor.js';
-import { freePort, median, spawnQuiet, stopChild, waitReady, writeServeToml } from './lib.js';
+import {
+  freePort,
+  median,
+  spawnQuiet,
+  stopChild,
+  waitReady,
+  writeServeToml,
+  wrkOptions,
+  wrkSettings,
+} from './lib.js';
 import { benchProject } from './project.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '3' },
-    duration: { type: 'string', default: '30' },
-    connections: { type: 'string', default: '50' },
-    warmup: { type: 'string', default: '3' },
-    synchronous: { type: 'string', default: 'full' },
+    ...wrkOptions('30'),
     baseline: { type: 'string' },
   },
 });
 const baseline = values.baseline === undefined ? undefined : path.resolve(values.baseline);
-const rounds = Number(values.rounds);
-const duration = Number(values.duration);
-const connections = Number(values.connections);
-const warmup = Number(values.warmup);
-const synchronous = values.synchronous === 'normal' ? 'normal' : 'full';
+const { rounds, duration, connections, warmup, synchronous } = wrkSettings(values);
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'bin/posthorn');
 

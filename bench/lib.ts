@@ -166,3 +166,34 @@ export function writeServeToml(
   );
   return toml;
 }
+
+/**
+ * The options every wrk benchmark takes (`--rounds`, `--duration` in seconds, `--connections`,
+ * `--warmup` in seconds, `--synchronous` of the floor and the server), for its `parseArgs`.
+ */
+export function wrkOptions(durationSeconds = '15') {
+  return {
+    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: durationSeconds },
+    connections: { type: 'string', default: '50' },
+    warmup: { type: 'string', default: '3' },
+    synchronous: { type: 'string', default: 'full' },
+  } as const;
+}
+
+/** The values of `wrkOptions`, as numbers and a `synchronous` mode. */
+export function wrkSettings(values: {
+  readonly rounds: string;
+  readonly duration: string;
+  readonly connections: string;
+  readonly warmup: string;
+  readonly synchronous: string;
+}) {
+  return {
+    rounds: Number(values.rounds),
+    duration: Number(values.duration),
+    connections: Number(values.connections),
+    warmup: Number(values.warmup),
+    synchronous: values.synchronous === 'normal' ? ('normal' as const) : ('full' as const),
+  };
+}

@@ -24,37 +24,31 @@ import { parseArgs } from 'node:util';
 import { validateConfig } from '../src/platform/config/load.js';
 import { openConfiguredStore } from '../src/platform/db/database.js';
 import { createLogger } from '../src/platform/log.js';
-import { createIncidentService } from '../src/status/incidents/service.js';
 import { startServer } from '../src/server.js';
-import { floorServerSource, sendBody } from './floor.js';
+import { createIncidentService } from '../src/status/incidents/service.js';
 import { mainThreadCpuMs } from './delivery/proc.js';
+import { floorServerSource, sendBody } from './floor.js';
 import {
   freePort,
   median,
   runWrk,
   spawnQuiet,
   stopChild,
-  waitReady,
   type WrkResult,
+  waitReady,
   writeServeToml,
+  wrkOptions,
+  wrkSettings,
 } from './lib.js';
 
 const { values } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '3' },
-    duration: { type: 'string', default: '15' },
-    connections: { type: 'string', default: '50' },
-    warmup: { type: 'string', default: '3' },
+    ...wrkOptions(),
     incidents: { type: 'string', default: '1000' },
-    synchronous: { type: 'string', default: 'full' },
   },
 });
-const rounds = Number(values.rounds);
-const duration = Number(values.duration);
-const connections = Number(values.connections);
-const warmup = Number(values.warmup);
+const { rounds, duration, connections, warmup, synchronous } = wrkSettings(values);
 const incidentCount = Number(values.incidents);
-const synchronous = values.synchronous === 'normal' ? 'normal' : 'full';
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'bin/posthorn');
 

@@ -27,28 +27,29 @@ import { createLogger } from '../src/platform/log.js';
 import { startServer } from '../src/server.js';
 import { clickToken, openToken, trackingTokenKey } from '../src/tracking/token.js';
 import { floorServerSource, sendBody } from './floor.js';
-import { freePort, median, spawnQuiet, stopChild, waitReady, writeServeToml } from './lib.js';
+import {
+  freePort,
+  median,
+  spawnQuiet,
+  stopChild,
+  waitReady,
+  writeServeToml,
+  wrkOptions,
+  wrkSettings,
+} from './lib.js';
 import { benchProject } from './project.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '3' },
-    duration: { type: 'string', default: '15' },
-    connections: { type: 'string', default: '50' },
-    warmup: { type: 'string', default: '3' },
+    ...wrkOptions(),
     messages: { type: 'string', default: '500' },
-    synchronous: { type: 'string', default: 'full' },
     baseline: { type: 'string' },
     kinds: { type: 'string', default: 'opens,clicks' },
   },
 });
-const rounds = Number(values.rounds);
-const duration = Number(values.duration);
-const connections = Number(values.connections);
-const warmup = Number(values.warmup);
+const { rounds, duration, connections, warmup, synchronous } = wrkSettings(values);
 const messageCount = Number(values.messages);
-const synchronous = values.synchronous === 'normal' ? 'normal' : 'full';
 const root = path.resolve(import.meta.dirname, '../..');
 const baseline = values.baseline === undefined ? undefined : path.resolve(values.baseline);
 const kinds = values.kinds.split(',').filter((k): k is 'opens' | 'clicks' => k === 'opens' || k === 'clicks');
@@ -112,6 +113,8 @@ async function preparePosthorn(
   subject: 'opens' | 'clicks',
 ): Promise<{ config: string; paths: string[] }> {
   const settings = {
+    // The setup server only seeds the data dir: any free port, never the default 8080.
+    server: { listen: '127.0.0.1:0' },
     storage: { data_dir: dataDir, synchronous },
     smtp_in: { enabled: false },
     delivery: { enabled: false },

@@ -28,36 +28,30 @@ import { validateConfig } from '../src/platform/config/load.js';
 import { createLogger } from '../src/platform/log.js';
 import { startServer } from '../src/server.js';
 import { startDnsServer } from '../test/helpers/dns-server.js';
-import { floorServerSource, sendBody } from './floor.js';
 import { mainThreadCpuMs } from './delivery/proc.js';
+import { floorServerSource, sendBody } from './floor.js';
 import {
   freePort,
   median,
   runWrk,
   spawnQuiet,
   stopChild,
-  waitReady,
   type WrkResult,
+  waitReady,
   writeServeToml,
+  wrkOptions,
+  wrkSettings,
 } from './lib.js';
 import { benchProject } from './project.js';
 
 const { values } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '3' },
-    duration: { type: 'string', default: '15' },
-    connections: { type: 'string', default: '50' },
-    warmup: { type: 'string', default: '3' },
+    ...wrkOptions(),
     domains: { type: 'string', default: '1000' },
-    synchronous: { type: 'string', default: 'full' },
   },
 });
-const rounds = Number(values.rounds);
-const duration = Number(values.duration);
-const connections = Number(values.connections);
-const warmup = Number(values.warmup);
+const { rounds, duration, connections, warmup, synchronous } = wrkSettings(values);
 const domains = Number(values.domains);
-const synchronous = values.synchronous === 'normal' ? 'normal' : 'full';
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'bin/posthorn');
 
@@ -102,6 +96,8 @@ async function load(url: string, subject: Subject, key: string, seconds: number,
 /** A fresh data dir with a project and a key with `validation:use`; the config file for serve. */
 async function preparePosthorn(dataDir: string, port: number): Promise<{ key: string; config: string }> {
   const settings = {
+    // The setup server only seeds the data dir: any free port, never the default 8080.
+    server: { listen: '127.0.0.1:0' },
     storage: { data_dir: dataDir },
     smtp_in: { enabled: false },
     delivery: { enabled: false },

@@ -15,18 +15,15 @@
  */
 import type { AudienceService } from '../audiences/service.js';
 import type { Recipient } from '../audiences/store.js';
-import { type Mailbox, parseMailbox } from '../platform/mail-address.js';
 import type { Draft } from '../emails/model.js';
 import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
 import { AppError } from '../platform/http/errors.js';
-import { newId } from '../platform/ids.js';
 import type { Logger } from '../platform/log.js';
-import type { ParsedContent } from '../templates/parsed.js';
-import { contactVariables, personalizeSubject, prepareContent } from './content.js';
+import { contactDraft, type Prepared, prepareBroadcast } from './contact-message.js';
 import { type PublishedTemplates, senderOf } from './service.js';
 import type { BroadcastRow, BroadcastStore, LedgerEntry } from './store.js';
-import { type UnsubscribeLinks, unsubscribeHeaders } from './unsubscribe-headers.js';
+import type { UnsubscribeLinks } from './unsubscribe-headers.js';
 
 export interface ExpansionDeps {
   readonly db: Db;
@@ -49,15 +46,6 @@ export interface ExpansionDeps {
   readonly maxBodyBytes: number;
   readonly pollMs?: number;
   readonly log: Logger;
-}
-
-/** What a broadcast's messages share, worked out once per broadcast. */
-interface Prepared {
-  readonly parsed: ParsedContent;
-  readonly from: Mailbox;
-  readonly replyTo: readonly Mailbox[];
-  readonly tags: Record<string, string>;
-  readonly template: Draft['template'];
 }
 
 type Step = 'progress' | 'waiting' | 'idle';
@@ -189,19 +177,7 @@ export class Expansion {
   #prepare(row: BroadcastRow): Prepared {
     let prepared = this.#prepared.get(row.id);
     if (prepared === undefined) {
-      prepared = {
-        parsed: prepareContent({ subject: row.subject ?? '', html: row.html, text: row.text }),
-        from: senderOf(row),
-        replyTo: (JSON.parse(row.reply_to ?? '[]') as string[]).flatMap((address) => {
-          const parsed = parseMailbox(address);
-          return parsed.ok ? [parsed.value] : [];
-        }),
-        tags: JSON.parse(row.tags) as Record<string, string>,
-        template:
-          row.template_id === null || row.template_version === null
-            ? null
-            : { id: row.template_id, version: row.template_version, variables: {} },
-      };
+      prepared = prepareBroadcast(row);
       this.#prepared.set(row.id, prepared);
     }
     return prepared;
@@ -225,7 +201,7 @@ export class Expansion {
     const ledger: LedgerEntry[] = [];
     for (const contact of contacts) {
       if (suppressed.has(contact.email)) continue;
-      const draft = this.#draft(row, prepared, contact);
+      const draft = contactDraft(d, row, prepared, contact);
       if (draft === undefined) continue;
       drafts.push(draft);
       ledger.push({ contact_id: contact.id, message_id: draft.id as string });
@@ -249,62 +225,6 @@ export class Expansion {
     }
     this.#room -= drafts.length;
     return 'progress';
-  }
-
-  /** One contact's message, or undefined when its values make it unsendable (logged). */
-  #draft(row: BroadcastRow, prepared: Prepared, contact: Recipient): Draft | undefined {
-    const id = newId('msg');
-    const links = this.#d.links.of(id, prepared.from.domain);
-    const name = [contact.first_name, contact.last_name].filter(Boolean).join(' ');
-    const named = name === '' ? undefined : parseMailbox(`${name} <${contact.email}>`);
-    const mailbox = named?.ok ? named : parseMailbox(contact.email);
-    if (!mailbox.ok) {
-      this.#d.log.warn(
-        { broadcast_id: row.id, contact_id: contact.id },
-        'contact address cannot be sent to; skipped',
-      );
-      return undefined;
-    }
-    const variables = contactVariables({
-      email: contact.email,
-      first_name: contact.first_name,
-      last_name: contact.last_name,
-      metadata: JSON.parse(contact.metadata) as Record<string, string>,
-      unsubscribe_url: links.url,
-    });
-    let subject: string;
-    try {
-      subject = personalizeSubject(prepared.parsed, variables, this.#d.maxBodyBytes);
-    } catch (error) {
-      this.#d.log.warn(
-        { broadcast_id: row.id, contact_id: contact.id, err: error },
-        "contact's values make the message unsendable; skipped",
-      );
-      return undefined;
-    }
-    return {
-      id,
-      projectId: row.project_id,
-      keyId: null,
-      mode: row.mode,
-      traffic: 'marketing',
-      broadcastId: row.id,
-      from: prepared.from,
-      replyTo: prepared.replyTo,
-      recipients: [{ kind: 'to', mailbox: mailbox.value, email: contact.email }],
-      subject,
-      // Written at composition from the broadcast's content and these values (render-content.ts).
-      html: null,
-      text: null,
-      personalization: variables,
-      headers: unsubscribeHeaders(links),
-      tags: prepared.tags,
-      template: prepared.template,
-      sendAt: null,
-      trackOpens: null,
-      trackClicks: null,
-      idempotencyKey: null,
-    };
   }
 
   /** The daily quota is used up: the broadcast waits until it resets, and says so. */

@@ -1,6 +1,6 @@
 /**
- * The send path's accepted-send writes on PostgreSQL (the SQLite adapter is store.ts' prepared
- * statements): the same rows through Kysely, inside the group commit's transaction.
+ * The send path's accepted-send writes on PostgreSQL (the SQLite adapter is the prepared
+ * statements of store-accepted-sqlite.ts): the same rows through Kysely, inside the group commit's transaction.
  *
  * Idempotency across nodes: the key's row is claimed FIRST (`on conflict do nothing`). Two nodes
  * accepting the same key at once: the second insert waits for the first transaction, then finds

@@ -1,17 +1,17 @@
 /**
  * With store-schedule.ts (scheduled messages) and store-held.ts (held agent sends), the only
  * place that queries `messages`, `message_recipients`, `delivery_jobs` (writing new jobs) and
- * `idempotency_keys` for the send path. The accepted-send write is the hot path: its statements are prepared once on the raw
- * handle and run inside a Kysely transaction (which holds Kysely's connection lock, so no other
- * transaction interleaves with them).
+ * `idempotency_keys` for the send path. The accepted-send write is the hot path: on SQLite its
+ * statements are prepared once on the raw handle (store-accepted-sqlite.ts), on PostgreSQL they
+ * go through Kysely (store-accepted-pg.ts).
  */
 import type SQLite from 'better-sqlite3';
 import type { Db, Engine } from '../platform/db/database.js';
 import type { KeyMode, MessageStatus } from '../platform/db/tables.js';
-import { idFloor, newId } from '../platform/ids.js';
+import { idFloor } from '../platform/ids.js';
 import type { Draft, MessageDetail, MessageRef, MessageScope } from './model.js';
-import { acceptedRows } from './accepted-rows.js';
 import { findIdempotentOnPostgres, insertAcceptedOnPostgres, modeOfOnPostgres } from './store-accepted-pg.js';
+import { type AcceptedOnSqlite, acceptedOnSqlite, toRef } from './store-accepted-sqlite.js';
 import { heldQueries } from './store-held.js';
 import { scheduleQueries } from './store-schedule.js';
 
@@ -36,11 +36,11 @@ export interface ListedMessage {
  */
 export function createEmailStore(db: Db, sqlite: SQLite.Database, engine: Engine = 'sqlite') {
   const postgres = engine === 'postgresql';
-  let prepared: ReturnType<typeof prepare> | undefined;
+  let sqliteWrites: AcceptedOnSqlite | undefined;
   // Prepared on first use: the tables exist only once migrations ran.
-  const stmt = () => {
-    prepared ??= prepare(sqlite);
-    return prepared;
+  const onSqlite = () => {
+    sqliteWrites ??= acceptedOnSqlite(sqlite);
+    return sqliteWrites;
   };
 
   return {
@@ -55,10 +55,7 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database, engine: Engine
       now: number,
     ): MessageRef | undefined | Promise<MessageRef | undefined> {
       if (postgres) return findIdempotentOnPostgres(db, projectId, mode, key, now - IDEMPOTENCY_TTL_MS);
-      const row = stmt().findIdempotent.get(projectId, mode, key, now - IDEMPOTENCY_TTL_MS) as
-        | RefRow
-        | undefined;
-      return row && toRef(row);
+      return onSqlite().findIdempotent(projectId, mode, key, now - IDEMPOTENCY_TTL_MS);
     },
 
     /**
@@ -88,52 +85,13 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database, engine: Engine
       now: number,
     ): { ref: MessageRef; created: boolean } | Promise<{ ref: MessageRef; created: boolean }> {
       if (postgres) return insertAcceptedOnPostgres(trx, draft, now, IDEMPOTENCY_TTL_MS);
-      const s = stmt();
-      if (draft.idempotencyKey !== null) {
-        const existing = this.findIdempotent(draft.projectId, draft.mode, draft.idempotencyKey, now) as
-          | MessageRef
-          | undefined;
-        if (existing) return { ref: existing, created: false };
-      }
-      const id = draft.id ?? newId('msg', now);
-      const { traffic, status, message, jobState, jobDomains } = acceptedRows(draft);
-      s.insertMessage.run({ id, ...message, now });
-      if (draft.html !== null || draft.text !== null) s.insertBody.run(id, draft.html, draft.text);
-      for (const recipient of draft.recipients) {
-        s.insertRecipient.run(
-          newId('rcp', now),
-          id,
-          draft.projectId,
-          recipient.kind,
-          recipient.email,
-          recipient.mailbox.display,
-          recipient.mailbox.domain,
-          now,
-        );
-      }
-      for (const domain of jobDomains) {
-        s.insertJob.run(
-          newId('job', now),
-          id,
-          draft.projectId,
-          domain,
-          traffic,
-          draft.mode,
-          jobState,
-          draft.sendAt ?? now,
-          now,
-          now,
-        );
-      }
-      if (draft.idempotencyKey !== null)
-        s.upsertIdempotency.run(draft.projectId, draft.mode, draft.idempotencyKey, id, now);
-      return { ref: { id, status, createdAt: now }, created: true };
+      return onSqlite().insertAccepted(draft, now, IDEMPOTENCY_TTL_MS);
     },
 
     /** The mode of the key a message was sent with; synchronous, for a caller inside a transaction. */
     modeOf(messageId: string): KeyMode | undefined | Promise<KeyMode | undefined> {
       if (postgres) return modeOfOnPostgres(db, messageId);
-      return (stmt().modeOf.get(messageId) as { mode: KeyMode } | undefined)?.mode;
+      return onSqlite().modeOf(messageId);
     },
 
     /** The modes of several messages in one query (either engine); unknown ones are left out. */
@@ -270,47 +228,6 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database, engine: Engine
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
-  };
-}
-
-interface RefRow {
-  id: string;
-  status: MessageStatus;
-  created_at: number;
-}
-
-const toRef = (row: RefRow): MessageRef => ({ id: row.id, status: row.status, createdAt: row.created_at });
-
-function prepare(sqlite: SQLite.Database) {
-  return {
-    findIdempotent: sqlite.prepare(
-      `select m.id, m.status, m.created_at from idempotency_keys k join messages m on m.id = k.message_id
-       where k.project_id = ? and k.mode = ? and k.key = ? and k.created_at > ?`,
-    ),
-    insertMessage: sqlite.prepare(
-      `insert into messages (id, project_id, api_key_id, mode, traffic, status, from_header, from_email, from_domain,
-         reply_to, subject, headers, tags, template_id, template_version, variables, send_at,
-         track_opens, track_clicks, created_at, updated_at)
-       values (@id, @project_id, @api_key_id, @mode, @traffic, @status, @from_header, @from_email, @from_domain,
-         @reply_to, @subject, @headers, @tags, @template_id, @template_version, @variables, @send_at,
-         @track_opens, @track_clicks, @now, @now)`,
-    ),
-    modeOf: sqlite.prepare('select mode from messages where id = ?'),
-    insertBody: sqlite.prepare('insert into message_bodies (message_id, html, text) values (?, ?, ?)'),
-    insertRecipient: sqlite.prepare(
-      `insert into message_recipients (id, message_id, project_id, kind, email, display, domain, status, attempts, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?)`,
-    ),
-    insertJob: sqlite.prepare(
-      `insert into delivery_jobs (id, message_id, project_id, domain, traffic, mode, state, lane, due_at, locked_until,
-         attempts, last_error, created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, null, ?, null, 0, null, ?, ?)`,
-    ),
-    // An expired record (older than 24 h) is simply taken over by the new message.
-    upsertIdempotency: sqlite.prepare(
-      `insert into idempotency_keys (project_id, mode, key, message_id, created_at) values (?, ?, ?, ?, ?)
-       on conflict (project_id, mode, key) do update set message_id = excluded.message_id, created_at = excluded.created_at`,
-    ),
   };
 }
 
