@@ -20,6 +20,7 @@ import { parseDuration } from '../platform/config/duration.js';
 import type { Db } from '../platform/db/database.js';
 import type { Notifications } from '../platform/db/notifications.js';
 import type { Logger } from '../platform/log.js';
+import { passRunner } from '../platform/pass-runner.js';
 import { VERSION } from '../version.js';
 import { type OutcomePolicy, recordOutcome } from './attempt-outcome.js';
 import { ATTEMPTS_QUEUED } from './fan-out-engine.js';
@@ -59,26 +60,10 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
   const perEndpoint = new Map<string, number>();
   const inFlight = new Map<string, { promise: Promise<void>; abort: AbortController }>();
   let timer: NodeJS.Timeout | undefined;
-  let pumping: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
-
-  const wake = () => {
-    if (stopped) return;
-    if (pumping) {
-      again = true;
-      return;
-    }
-    pumping = pump()
-      .catch((error: unknown) => log.error({ err: error }, 'webhook dispatcher pass failed'))
-      .finally(() => {
-        pumping = undefined;
-        if (again) {
-          again = false;
-          wake();
-        }
-      });
-  };
+  const runner = passRunner(pump, (error: unknown) =>
+    log.error({ err: error }, 'webhook dispatcher pass failed'),
+  );
+  const { wake } = runner;
 
   async function pump(): Promise<void> {
     await dispatchDue();
@@ -88,7 +73,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
   async function dispatchDue(): Promise<void> {
     const saturated = new Set<string>();
     for (;;) {
-      if (stopped || inFlight.size >= config.concurrency) return;
+      if (runner.stopped || inFlight.size >= config.concurrency) return;
       const now = Date.now();
       const candidates = (
         await store.endpointsWithDueAttempts(now, ENDPOINTS_PER_PASS + saturated.size)
@@ -111,7 +96,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
           now + leaseMs,
           config.per_endpoint_concurrency,
         );
-        if (stopped) {
+        if (runner.stopped) {
           // stop() ran while claiming and aborted only what was in flight then: hand these back
           // rather than start requests nobody will abort.
           await store.releaseLocks(claimed);
@@ -126,7 +111,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
   }
 
   async function scheduleTimer(): Promise<void> {
-    if (stopped) return;
+    if (runner.stopped) return;
     clearTimeout(timer);
     const next = await store.nextWakeAt();
     const now = Date.now();
@@ -203,11 +188,11 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
     /** Runs one pass now (tests and the CLI use it to avoid waiting for the timer). */
     wake,
     async stop(): Promise<void> {
-      stopped = true;
+      const passEnded = runner.stop();
       clearTimeout(timer);
       for (const off of unsubscribe) off();
       for (const { abort } of inFlight.values()) abort.abort();
-      await pumping;
+      await passEnded;
       await Promise.all([...inFlight.values()].map((entry) => entry.promise));
     },
   };

@@ -17,6 +17,7 @@ import type { EventService } from '../events/service.js';
 import type { Db } from '../platform/db/database.js';
 import type { Notifications } from '../platform/db/notifications.js';
 import type { Logger } from '../platform/log.js';
+import { passRunner } from '../platform/pass-runner.js';
 import { fanOutPage } from './fan-out.js';
 import type { WebhookStore } from './store.js';
 
@@ -43,30 +44,17 @@ export interface FanOutDeps {
 
 export function startWebhookFanOut(deps: FanOutDeps) {
   let timer: NodeJS.Timeout | undefined;
-  let pumping: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
-
-  const wake = () => {
-    if (stopped) return;
-    if (pumping) {
-      again = true;
-      return;
-    }
-    pumping = pump()
-      .catch((error: unknown) => deps.log.error({ err: error }, 'webhook fan-out pass failed'))
-      .finally(() => {
-        pumping = undefined;
-        if (again) {
-          again = false;
-          wake();
-        } else if (!stopped) {
-          clearTimeout(timer);
-          timer = setTimeout(wake, POLL_MS);
-          timer.unref();
-        }
-      });
-  };
+  const runner = passRunner(
+    pump,
+    (error: unknown) => deps.log.error({ err: error }, 'webhook fan-out pass failed'),
+    () => {
+      if (runner.stopped) return;
+      clearTimeout(timer);
+      timer = setTimeout(wake, POLL_MS);
+      timer.unref();
+    },
+  );
+  const { wake } = runner;
 
   async function pump(): Promise<void> {
     for (;;) {
@@ -84,7 +72,7 @@ export function startWebhookFanOut(deps: FanOutDeps) {
       );
       // Each committed page at once, so that a long backlog is sent while it is fanned out.
       if (page.queued > 0) deps.notifications.notify(ATTEMPTS_QUEUED);
-      if (page.read < FAN_OUT_PAGE || stopped) return;
+      if (page.read < FAN_OUT_PAGE || runner.stopped) return;
     }
   }
 
@@ -95,10 +83,10 @@ export function startWebhookFanOut(deps: FanOutDeps) {
     name: 'webhook-fan-out',
     wake,
     async stop(): Promise<void> {
-      stopped = true;
+      const passEnded = runner.stop();
       clearTimeout(timer);
       unsubscribe();
-      await pumping;
+      await passEnded;
     },
   };
 }

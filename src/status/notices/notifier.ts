@@ -17,6 +17,7 @@
  */
 import type { Db } from '../../platform/db/database.js';
 import type { Logger } from '../../platform/log.js';
+import { passRunner } from '../../platform/pass-runner.js';
 import { nextRetryDelay, parseRetryAfter } from '../../webhooks/retry-schedule.js';
 import type { IncidentStore } from '../incidents/store.js';
 import type { StatusMailer } from '../subscriptions/mail-port.js';
@@ -48,26 +49,10 @@ export function startNotifier(deps: NotifierDeps) {
   const subs = deps.subscriptions.store;
   const abort = new AbortController();
   let timer: NodeJS.Timeout | undefined;
-  let pumping: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
-
-  const wake = () => {
-    if (stopped) return;
-    if (pumping) {
-      again = true;
-      return;
-    }
-    pumping = pump()
-      .catch((error: unknown) => log.error({ err: error }, 'status notifier pass failed'))
-      .finally(() => {
-        pumping = undefined;
-        if (again) {
-          again = false;
-          wake();
-        }
-      });
-  };
+  const runner = passRunner(pump, (error: unknown) =>
+    log.error({ err: error }, 'status notifier pass failed'),
+  );
+  const { wake } = runner;
 
   async function fanOut(): Promise<void> {
     for (;;) {
@@ -80,7 +65,7 @@ export function startNotifier(deps: NotifierDeps) {
           await deps.incidents.markNotified(trx, update.seq, now);
         });
       }
-      if (updates.length < 100 || stopped) return;
+      if (updates.length < 100 || runner.stopped) return;
     }
   }
 
@@ -212,7 +197,7 @@ export function startNotifier(deps: NotifierDeps) {
     await fanOut();
     await challenges();
     for (;;) {
-      if (stopped) return;
+      if (runner.stopped) return;
       const now = Date.now();
       const claimed = await notices.claim(now, BATCH, now + deps.timeoutMs + LEASE_MARGIN_MS);
       await Promise.all(
@@ -228,7 +213,7 @@ export function startNotifier(deps: NotifierDeps) {
   }
 
   async function schedule(): Promise<void> {
-    if (stopped) return;
+    if (runner.stopped) return;
     clearTimeout(timer);
     const next = Math.min(
       (await notices.nextDueAt()) ?? Number.POSITIVE_INFINITY,
@@ -248,14 +233,14 @@ export function startNotifier(deps: NotifierDeps) {
     wake,
     /** Resolves once the current pass (if any) has finished; tests use it. */
     idle: async () => {
-      while (pumping) await pumping;
+      while (runner.running) await runner.running;
     },
     async stop(): Promise<void> {
-      stopped = true;
+      const passEnded = runner.stop();
       clearTimeout(timer);
       off();
       abort.abort();
-      await pumping;
+      await passEnded;
     },
   };
 }
