@@ -134,7 +134,14 @@ export async function startPosthorn(
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(`${server.url}${pathname}`, { method, headers, body });
+    const res = await fetch(`${server.url}${pathname}`, { method, headers, body }).catch((error: unknown) => {
+      // undici says only "fetch failed"; its cause (a reset, a refused or timed-out connect) is what
+      // tells a dropped connection from a server that was not there.
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new Error(`${method} ${pathname}: fetch failed: ${cause?.code ?? ''} ${cause?.message ?? ''}`, {
+        cause: error,
+      });
+    });
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);

@@ -5,9 +5,11 @@
  * registration, PKCE, the code exchange, refresh and revocation. The test plays the dashboard's
  * consent page: it reads the authorization URL the client built and calls the session API with it.
  */
+
 import { createServer } from 'node:net';
 import type { ExecutionContext } from 'ava';
 import * as oauth from 'oauth4webapi';
+import { ListenError } from '../../src/platform/listen-error.js';
 import type { ConfigOverrides, Posthorn } from '../helpers/server.js';
 import { startPosthorn } from '../helpers/server.js';
 
@@ -63,8 +65,28 @@ export async function discover(ph: Posthorn): Promise<{ as: oauth.AuthorizationS
   return { as: await oauth.processDiscoveryResponse(issuer, response), issuer };
 }
 
+/**
+ * Runs `start` with an issuer config (issuerConfig), on another free port when the one chosen was
+ * taken before the server listened on it: a port the kernel has just freed is handed out again, to
+ * another test's server or as the source port of a connection (seen on a loaded host, as "the
+ * address is already in use"). Only that error is tried again.
+ */
+export async function onFreePort<T>(
+  overrides: ConfigOverrides,
+  start: (config: ConfigOverrides) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await issuerConfig(overrides));
+    } catch (error) {
+      const inUse = error instanceof ListenError && (error.cause as { code?: string })?.code === 'EADDRINUSE';
+      if (!inUse || attempt === 5) throw error;
+    }
+  }
+}
+
 export async function startOAuthEnv(t: ExecutionContext, overrides: ConfigOverrides = {}): Promise<OAuthEnv> {
-  const ph = await startPosthorn(t, await issuerConfig(overrides));
+  const ph = await onFreePort(overrides, (config) => startPosthorn(t, config));
   const { as, issuer } = await discover(ph);
   return { ph, session: await signIn(ph), as, issuer };
 }
