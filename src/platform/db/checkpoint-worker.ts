@@ -58,8 +58,10 @@ function run(statement: SQLite.Statement): CheckpointRow | undefined {
   try {
     return statement.get() as CheckpointRow;
   } catch (error) {
-    // Another connection is checkpointing (the owner's, closing): the next tick tries again.
-    if ((error as { code?: string }).code === 'SQLITE_BUSY') return undefined;
+    // Another connection is checkpointing (the owner's, closing), or the disk is full or failing
+    // (the copy extends the database file): nothing was lost, the next tick tries again.
+    const code = (error as { code?: string }).code ?? '';
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) return undefined;
     throw error;
   }
 }
