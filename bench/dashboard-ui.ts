@@ -26,6 +26,7 @@ import { defaultAssetsDir } from '../src/web/assets.js';
 import { launchChromium } from '../test/helpers/browser.js';
 import { writeHistoryMessages } from './history-data.js';
 import { fmt, median } from './lib.js';
+import { benchProject } from './project.js';
 
 const { values } = parseArgs({
   options: {
@@ -61,19 +62,8 @@ if (reuse) {
   server = await startServer(config, log);
 } else {
   server = await startServer(config, log);
-  const ids = await server.services.projects.bootstrap(
-    { email: EMAIL, organization: 'Bench', project: 'Bench' },
-    'bench',
-  );
-  const key = (
-    await server.services.keys.create(
-      { projectId: ids.projectId, scopes: ['emails:read'], mode: 'live' },
-      'bench',
-    )
-  ).key;
-  const owner = await server.services.accounts.users.findByEmail(EMAIL);
-  if (!owner) throw new Error('no owner');
-  await server.services.accounts.users.setPassword(owner, PASSWORD);
+  const ids = await benchProject(server, { email: EMAIL, scopes: ['emails:read'], password: PASSWORD });
+  const { key } = ids;
   await server.stop();
   const started = performance.now();
   writeHistoryMessages(dataDir, ids.projectId, messages);

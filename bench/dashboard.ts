@@ -27,6 +27,7 @@ import { createLogger } from '../src/platform/log.js';
 import { startServer } from '../src/server.js';
 import { writeHistoryMessages } from './history-data.js';
 import { fmt, median } from './lib.js';
+import { benchProject } from './project.js';
 
 const { values } = parseArgs({
   options: {
@@ -66,19 +67,12 @@ if (reuse) {
   await server.services.history.indexer.drain();
 } else {
   server = await startServer(config, log);
-  const ids = await server.services.projects.bootstrap(
-    { email: 'bench@example.test', organization: 'Bench', project: 'Bench' },
-    'bench',
-  );
-  key = (
-    await server.services.keys.create(
-      { projectId: ids.projectId, scopes: ['emails:read'], mode: 'live' },
-      'bench',
-    )
-  ).key;
-  const owner = await server.services.accounts.users.findByEmail('bench@example.test');
-  if (!owner) throw new Error('no owner');
-  await server.services.accounts.users.setPassword(owner, PASSWORD);
+  const ids = await benchProject(server, {
+    email: 'bench@example.test',
+    scopes: ['emails:read'],
+    password: PASSWORD,
+  });
+  key = ids.key;
   await server.stop();
   let started = performance.now();
   writeMessages(ids.projectId);

@@ -1,6 +1,6 @@
 /**
  * A benchmark's tenant: a bootstrapped project, a live API key with the given scopes (all by
- * default), and optionally a sending domain marked verified straight in the store (no DNS to publish),
+ * default), optionally its owner's password (to sign in to the dashboard), and optionally a sending domain marked verified straight in the store (no DNS to publish),
  * on either engine.
  */
 import type { RunningServer } from '../src/server.js';
@@ -12,7 +12,12 @@ export interface BenchProject {
 
 export async function benchProject(
   server: RunningServer,
-  options: { readonly email: string; readonly scopes?: readonly string[]; readonly domain?: string },
+  options: {
+    readonly email: string;
+    readonly scopes?: readonly string[];
+    readonly password?: string;
+    readonly domain?: string;
+  },
 ): Promise<BenchProject> {
   const { projectId } = await server.services.projects.bootstrap(
     { email: options.email, organization: 'Bench', project: 'Bench' },
@@ -20,6 +25,12 @@ export async function benchProject(
   );
   const scopes = [...(options.scopes ?? ['full_access'])];
   const { key } = await server.services.keys.create({ projectId, scopes, mode: 'live' }, 'bench');
+  if (options.password !== undefined) {
+    const { users } = server.services.accounts;
+    const owner = await users.findByEmail(options.email);
+    if (!owner) throw new Error('no owner');
+    await users.setPassword(owner, options.password);
+  }
   if (options.domain !== undefined) {
     const now = Date.now();
     const { db } = server.kernel;

@@ -12,7 +12,7 @@ import { validateConfig } from '../../src/platform/config/load.js';
 import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
 import type { DnsTestServer } from '../../test/helpers/dns-server.js';
-import { htmlBody, RECIPIENT_DOMAIN, SENDER_DOMAIN } from '../delivery/posthorn.js';
+import { htmlBody, RECIPIENT_DOMAIN, SENDER_DOMAIN, verifiedTenant } from '../delivery/posthorn.js';
 import type { Sink } from '../delivery/sink.js';
 import { freePort } from '../lib.js';
 
@@ -74,38 +74,7 @@ export async function prepareBroadcast(
     createLogger('warn'),
   );
   try {
-    const owner = await server.services.projects.bootstrap(
-      { email: 'bench@acme.bench', organization: 'Bench', project: 'Bench' },
-      'bench',
-    );
-    const apiKey = (
-      await server.services.keys.create(
-        { projectId: owner.projectId, scopes: ['full_access'], mode: 'live' },
-        'bench',
-      )
-    ).key;
-    const call = async (method: string, pathname: string, body?: unknown, type = 'application/json') => {
-      const res = await fetch(`${server.url}${pathname}`, {
-        method,
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': type },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await res.text();
-      if (res.status >= 300) throw new Error(`${method} ${pathname}: ${res.status} ${text.slice(0, 300)}`);
-      return JSON.parse(text);
-    };
-    const domain = await call('POST', '/v1/domains', { name: SENDER_DOMAIN });
-    for (const record of domain.records as {
-      type: string;
-      host: string;
-      value: string;
-      value_strings?: string[];
-    }[]) {
-      if (record.type === 'TXT') dns.set(record.host, 'TXT', [record.value_strings ?? record.value]);
-    }
-    dns.set('mta.posthorn.bench', 'A', ['127.0.0.1']);
-    const verified = await call('POST', `/v1/domains/${domain.id}/verify`);
-    if (verified.status !== 'verified') throw new Error(`domain not verified: ${JSON.stringify(verified)}`);
+    const { apiKey, call } = await verifiedTenant(server, dns);
     const audience = await call('POST', '/v1/audiences', { name: 'Bench' });
     const lines: string[] = [];
     for (let i = 0; i < contacts; i++) {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { composeMessage } from '../../src/delivery/compose/compose.js';
 import { validateConfig } from '../../src/platform/config/load.js';
 import { createLogger } from '../../src/platform/log.js';
-import { startServer } from '../../src/server.js';
+import { type RunningServer, startServer } from '../../src/server.js';
 import type { DnsTestServer } from '../../test/helpers/dns-server.js';
 import { freePort } from '../lib.js';
 import { databaseCpu } from './database-cpu.js';
@@ -143,38 +143,7 @@ export async function prepare(
     createLogger('warn'),
   );
   try {
-    const owner = await server.services.projects.bootstrap(
-      { email: 'bench@acme.bench', organization: 'Bench', project: 'Bench' },
-      'bench',
-    );
-    const apiKey = (
-      await server.services.keys.create(
-        { projectId: owner.projectId, scopes: ['full_access'], mode: 'live' },
-        'bench',
-      )
-    ).key;
-    const call = async (method: string, pathname: string, body?: unknown) => {
-      const res = await fetch(`${server.url}${pathname}`, {
-        method,
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      if (res.status >= 300) throw new Error(`${method} ${pathname}: ${res.status} ${text}`);
-      return JSON.parse(text);
-    };
-    const domain = await call('POST', '/v1/domains', { name: SENDER_DOMAIN });
-    for (const record of domain.records as {
-      type: string;
-      host: string;
-      value: string;
-      value_strings?: string[];
-    }[]) {
-      if (record.type === 'TXT') dns.set(record.host, 'TXT', [record.value_strings ?? record.value]);
-    }
-    dns.set('mta.posthorn.bench', 'A', ['127.0.0.1']);
-    const verified = await call('POST', `/v1/domains/${domain.id}/verify`);
-    if (verified.status !== 'verified') throw new Error(`domain not verified: ${JSON.stringify(verified)}`);
+    const { apiKey } = await verifiedTenant(server, dns);
     await queueSends(server.url, apiKey, messages, kb);
     // Accepted mail is composed and signed at admission (delivery/compose/prerender.ts); the queue the
     // engine then drains holds signed messages, as Postfix's holds them after its signing milter.
@@ -183,6 +152,47 @@ export async function prepare(
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * The benchmarks' tenant on `server`: a project with a full-access live key, and SENDER_DOMAIN
+ * verified through the API (its TXT records and the MTA's hostname published on `dns`). Returns
+ * the key and `call`, a request with it: JSON in and out, or a string body sent as `type`.
+ */
+export async function verifiedTenant(server: RunningServer, dns: DnsTestServer) {
+  const owner = await server.services.projects.bootstrap(
+    { email: 'bench@acme.bench', organization: 'Bench', project: 'Bench' },
+    'bench',
+  );
+  const apiKey = (
+    await server.services.keys.create(
+      { projectId: owner.projectId, scopes: ['full_access'], mode: 'live' },
+      'bench',
+    )
+  ).key;
+  const call = async (method: string, pathname: string, body?: unknown, type = 'application/json') => {
+    const res = await fetch(`${server.url}${pathname}`, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': type },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${pathname}: ${res.status} ${text.slice(0, 300)}`);
+    return JSON.parse(text);
+  };
+  const domain = await call('POST', '/v1/domains', { name: SENDER_DOMAIN });
+  for (const record of domain.records as {
+    type: string;
+    host: string;
+    value: string;
+    value_strings?: string[];
+  }[]) {
+    if (record.type === 'TXT') dns.set(record.host, 'TXT', [record.value_strings ?? record.value]);
+  }
+  dns.set('mta.posthorn.bench', 'A', ['127.0.0.1']);
+  const verified = await call('POST', `/v1/domains/${domain.id}/verify`);
+  if (verified.status !== 'verified') throw new Error(`domain not verified: ${JSON.stringify(verified)}`);
+  return { apiKey, call };
 }
 
 /**

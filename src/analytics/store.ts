@@ -9,7 +9,7 @@ import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import type { Db } from '../platform/db/database.js';
 import type { KeyMode } from '../platform/db/tables.js';
-import type { Counters } from './transitions.js';
+import { COUNTERS, type Counters } from './transitions.js';
 
 export type DailyAggregate = Counters & { day: number; lane: string; latency: string };
 
@@ -36,23 +36,7 @@ export function createAnalyticsStore(
     : createSqliteAnalyticsStore(store.sqlite);
 }
 
-const WINDOW_COLUMNS = [
-  'day',
-  'lane',
-  'accepted',
-  'queued',
-  'deferred',
-  'delivered',
-  'bounced',
-  'complained',
-  'failed',
-  'suppressed',
-  'unique_opens',
-  'unique_clicks',
-  'machine_opens',
-  'machine_clicks',
-  'latency',
-] as const;
+const WINDOW_COLUMNS = ['day', 'lane', ...COUNTERS, 'latency'] as const;
 
 /** PostgreSQL: the same reads through Kysely. */
 export function createPostgresAnalyticsStore(db: Db): AnalyticsStore {

@@ -68,7 +68,9 @@ test.serial(
       statSync(file).size > 24 * MB,
       `the database file holds the copied pages (${statSync(file).size} B)`,
     );
-    t.true(maxWal < written / 2, `the WAL peaked at ${maxWal} B for ${written} B written`);
+    // It starts over from 16 MB; the 64 MB bound is never needed by this writer, which pauses.
+    t.true(maxWal < 40 * MB, `the WAL peaked at ${maxWal} B for ${written} B written`);
+  t.log(`WAL peak ${(maxWal / MB).toFixed(1)} MB for ${(written / MB).toFixed(0)} MB of rows`);
     const rows = (store.sqlite.prepare('select count(*) as n from load').get() as { n: number }).n;
     await store.close();
     t.false(existsSync(`${file}-wal`), 'the last connection to close removes the WAL');

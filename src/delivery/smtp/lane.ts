@@ -1,6 +1,6 @@
 /**
  * Room `delivery/smtp/`, after compose. The SMTP transaction: a lane at work (this file) takes a
- * connection from its pool (connection-pool.ts, mx-connection.ts) within its rate
+ * connection from its pool (connection-pool.ts, open-host.ts, mx-connection.ts) within its rate
  * (token-bucket.ts), skips hosts that are down (down-hosts.ts), sends the envelope with its VERP
  * return path (verp.ts) and the rendered bytes, and turns the replies into one outcome per
  * recipient (transaction-outcomes.ts, recipient-limit.ts); test sends go to the built-in sink
@@ -44,9 +44,10 @@ import {
   type PerRecipient,
   RELEASED,
 } from '../replies/outcome.js';
+import { openHost } from './open-host.js';
 import { sendOverLimit } from './recipient-limit.js';
 import { addressesOf, type MxRoute } from '../routing/route.js';
-import { noSourceFor, SourceAddresses, type SourcePort } from '../routing/source-addresses.js';
+import { SourceAddresses, type SourcePort } from '../routing/source-addresses.js';
 import { TokenBucket } from './token-bucket.js';
 import { resultOfError } from './transaction-outcomes.js';
 
@@ -275,49 +276,22 @@ export class Lane {
     return this.#pool.acquire(
       host,
       poolKey(host, tls, source),
-      (signal) => this.#open(host, addresses, tls, source, signal),
+      (signal) =>
+        openHost(
+          this.#deps.connect,
+          this.#deps.settings,
+          this.#sources,
+          host,
+          addresses,
+          tls,
+          source,
+          signal,
+        ),
       () => {
         const down = this.#down.outcomeFor(host, tls);
         if (down !== undefined) throw new HostDown(host, down);
       },
     );
-  }
-
-  async #open(
-    host: string,
-    addresses: readonly string[],
-    tls: TlsMode,
-    source: string | undefined,
-    signal: AbortSignal,
-  ): Promise<MxConnection> {
-    const { settings } = this.#deps;
-    let lastError: unknown;
-    for (const address of addresses) {
-      const localAddress = this.#sources.for(address, source);
-      if (localAddress === null) {
-        lastError ??= noSourceFor(address);
-        continue;
-      }
-      try {
-        return await this.#deps.connect(
-          { host, address, port: settings.port },
-          {
-            name: settings.ehloName,
-            tls,
-            localAddress,
-            connectTimeoutMs: settings.connectTimeoutMs,
-            commandTimeoutMs: settings.commandTimeoutMs,
-            ca: settings.ca,
-            signal,
-          },
-        );
-      } catch (error) {
-        lastError = error;
-        // Only an unreachable address is worth trying the next one; a reply or a TLS failure is the host's.
-        if (transportFailureOf(error) !== 'connect_failed') break;
-      }
-    }
-    throw lastError;
   }
 
   async #rateToken(): Promise<void> {

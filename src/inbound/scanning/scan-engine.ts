@@ -26,6 +26,7 @@ import type { Config } from '../../platform/config/schema.js';
 import type { Db } from '../../platform/db/database.js';
 import { createGroupCommit } from '../../platform/db/group-commit.js';
 import type { Logger } from '../../platform/log.js';
+import { passRunner } from '../../platform/pass-runner.js';
 import type { InboundStore } from '../store.js';
 import { clamavHealth, type Scanner } from './scanner.js';
 
@@ -71,9 +72,7 @@ export function startScanEngine(deps: {
     (trx, verdict: Verdict) => store.recordScan(trx, verdict.id, verdict.fields),
     { lingerMs: 50, durability: 'relaxed' },
   );
-  let current: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
+  const runner = passRunner(run, (error: unknown) => log.error({ err: error }, 'attachment scan run failed'));
 
   /** Scans one attachment; its verdict is written in the background, into `saves`. */
   async function scanOne(
@@ -87,7 +86,7 @@ export function startScanEngine(deps: {
     if (content === undefined) return 'done';
     const outcome = await scanner.scan(content);
     // The stop closed the scanner under this scan: its error says nothing about the attachment.
-    if (stopped && outcome.state === 'error') return 'stopped';
+    if (runner.stopped && outcome.state === 'error') return 'stopped';
     const at = Date.now();
     if (outcome.state === 'clean') {
       record({ id: attachment.id, fields: { state: 'clean', at } });
@@ -131,7 +130,7 @@ export function startScanEngine(deps: {
       const saves: Promise<void>[] = [];
       const unscanned = new Set(due.map((attachment) => attachment.id));
       const worker = async () => {
-        while (!down && !stopped && next < due.length) {
+        while (!down && !runner.stopped && next < due.length) {
           const attachment = due[next++] as (typeof due)[number];
           const result = await scanOne(attachment, saves);
           if (result === 'clamd_down') down = true;
@@ -154,26 +153,18 @@ export function startScanEngine(deps: {
         log.warn('clamd does not answer; attachments stay pending until it does');
         return;
       }
-      if (due.length < BATCH || stopped) return;
+      if (due.length < BATCH || runner.stopped) return;
     }
   }
 
+  /**
+   * The run going on, or a new one. Asked while a run goes on, one more follows it (passRunner):
+   * attachments stored while this run was finishing are not left until the next tick.
+   */
   const runNow = (): Promise<void> => {
-    if (stopped) return Promise.resolve();
-    if (current) {
-      again = true;
-      return current;
-    }
-    again = false;
-    const started = run()
-      .catch((error: unknown) => log.error({ err: error }, 'attachment scan run failed'))
-      .finally(() => {
-        if (current === started) current = undefined;
-        // Attachments stored while this run was finishing are not lost until the next tick.
-        if (again && !stopped) void runNow();
-      });
-    current = started;
-    return started;
+    if (runner.stopped) return Promise.resolve();
+    runner.wake();
+    return runner.running ?? Promise.resolve();
   };
 
   const timer = setInterval(() => void runNow(), intervalMs);
@@ -192,10 +183,10 @@ export function startScanEngine(deps: {
       return { status: 'operational' };
     },
     async stop() {
-      stopped = true;
+      const runEnded = runner.stop();
       clearInterval(timer);
       scanner.close();
-      await current;
+      await runEnded;
     },
   };
 }

@@ -5,8 +5,8 @@
  * off; docs/decisions/storage.md, "WAL checkpoints off the event loop").
  *
  * Each tick runs passive checkpoints (they never wait for and never block a writer) until the WAL
- * is wholly copied or `catchUp` more rounds were spent, then lets the WAL start over (below), so
- * the file stops growing. If writers never leave a gap for that and the WAL passes `limitBytes`,
+ * is wholly copied or `catchUp` more rounds were spent, then, once the WAL holds `restartBytes`,
+ * lets it start over (below), so the file stops growing. If writers never leave a gap for that and the WAL passes `limitBytes`,
  * the tick says so, stops until told to resume, and the owner truncates it on its own connection
  * (checkpointer.ts): a waiting checkpoint here would starve behind a writer that takes the lock
  * back at once.
@@ -19,6 +19,7 @@ export interface CheckpointWorkerData {
   readonly file: string;
   readonly intervalMs: number;
   readonly limitBytes: number;
+  readonly restartBytes: number;
   readonly catchUp: number;
   readonly synchronous: 'full' | 'normal';
   readonly busyTimeoutMs: number;
@@ -57,8 +58,10 @@ function run(statement: SQLite.Statement): CheckpointRow | undefined {
   try {
     return statement.get() as CheckpointRow;
   } catch (error) {
-    // Another connection is checkpointing (the owner's, closing): the next tick tries again.
-    if ((error as { code?: string }).code === 'SQLITE_BUSY') return undefined;
+    // Another connection is checkpointing (the owner's, closing), or the disk is full or failing
+    // (the copy extends the database file): nothing was lost, the next tick tries again.
+    const code = (error as { code?: string }).code ?? '';
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) return undefined;
     throw error;
   }
 }
@@ -115,7 +118,9 @@ function tick(): void {
   if (row === undefined) return;
   // Past the bound: a writer never left the WAL a moment to start over.
   const over = Math.max(row.log * pageSize, walFileSize()) > data.limitBytes;
-  if (!over && row.log > 0 && row.checkpointed === row.log) letTheWalStartOver();
+  // Only past `restartBytes`: an attempt that meets a commit copies it with the write lock held,
+  // and the event loop's next transaction waits for that copy's fsyncs.
+  if (!over && row.log * pageSize >= data.restartBytes && row.checkpointed === row.log) letTheWalStartOver();
   if (over || row.log !== lastLog || row.checkpointed !== lastCopied) {
     lastLog = row.log;
     lastCopied = row.checkpointed;
