@@ -132,29 +132,31 @@ export function createAnalyticsProjector(sqlite: SQLite.Database, messageMode: M
     const s = stmt();
     const started = performance.now();
     return withRelaxedSync(sqlite, () =>
-      sqlite.transaction((): BatchOutcome => {
-        let cursor = s.cursor.get(ANALYTICS_CURSOR)?.last_event_id ?? '';
-        let read = 0;
-        let more = false;
-        // Each page sees the records and aggregate rows the pages before it wrote (same transaction).
-        while (read < limit) {
-          const want = Math.min(PAGE, limit - read);
-          const rows = s.events.all(cursor, want);
-          const last = rows.at(-1);
-          if (!last) {
-            more = false;
-            break;
+      sqlite
+        .transaction((): BatchOutcome => {
+          let cursor = s.cursor.get(ANALYTICS_CURSOR)?.last_event_id ?? '';
+          let read = 0;
+          let more = false;
+          // Each page sees the records and aggregate rows the pages before it wrote (same transaction).
+          while (read < limit) {
+            const want = Math.min(PAGE, limit - read);
+            const rows = s.events.all(cursor, want);
+            const last = rows.at(-1);
+            if (!last) {
+              more = false;
+              break;
+            }
+            projectPage(s, rows);
+            cursor = last.id;
+            read += rows.length;
+            if (rows.length < want) break;
+            more = true;
+            if (performance.now() - started >= SLICE_MS) break;
           }
-          projectPage(s, rows);
-          cursor = last.id;
-          read += rows.length;
-          if (rows.length < want) break;
-          more = true;
-          if (performance.now() - started >= SLICE_MS) break;
-        }
-        if (read > 0) s.setCursor.run(ANALYTICS_CURSOR, cursor, Date.now());
-        return { read, more };
-      })(),
+          if (read > 0) s.setCursor.run(ANALYTICS_CURSOR, cursor, Date.now());
+          return { read, more };
+        })
+        .immediate(),
     );
   }
 

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import test from 'ava';
 import { sql } from 'kysely';
 import { exclusive } from '../../src/platform/db/connection-guard.js';
@@ -84,4 +85,38 @@ test('work that throws rejects, and the connection stays usable', async (t) => {
   );
   await sql`insert into notes (body) values ('one')`.execute(store.db);
   t.is(await exclusive(store.db, store.sqlite, () => count(store)), 1);
+});
+
+/** Another connection, in a thread of its own, holds the write lock for `ms` and commits a row. */
+function holdWriteLock(file: string, ms: number): Promise<void> {
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const SQLite = require('better-sqlite3');
+     const other = new SQLite(workerData.file, { timeout: 5000 });
+     other.exec('begin immediate');
+     other.prepare("insert into notes (body) values ('other')").run();
+     parentPort.postMessage('locked');
+     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, workerData.ms);
+     other.exec('commit');
+     other.close();`,
+    { eval: true, workerData: { file, ms } },
+  );
+  return new Promise((resolve, reject) => {
+    worker.once('message', () => resolve());
+    worker.once('error', reject);
+  });
+}
+
+test('a transaction that reads and then writes waits for another connection holding the write lock', async (t) => {
+  // A deferred BEGIN would get SQLITE_BUSY at its first write, at once and without the busy
+  // timeout (its snapshot is older than the lock holder's commit): the WAL checkpointer's thread
+  // or a CLI command writing beside the server would fail the server's transactions.
+  const store = freshStore();
+  await holdWriteLock(store.sqlite.name, 300);
+  await store.db.transaction().execute(async (trx) => {
+    const before = await sql<{ n: number }>`select count(*) as n from notes`.execute(trx);
+    await sql`insert into notes (body) values (${`after ${before.rows[0]?.n}`})`.execute(trx);
+  });
+  const bodies = store.sqlite.prepare('select body from notes order by id').pluck().all();
+  t.deepEqual(bodies, ['other', 'after 1']);
 });

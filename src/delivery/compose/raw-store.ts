@@ -60,18 +60,20 @@ export function createRawStore(store: Pick<Store, 'engine' | 'db' | 'sqlite'>) {
       const statement = insert;
       return exclusive(db, sqlite, () =>
         withRelaxedSync(sqlite, () =>
-          sqlite.transaction(() => {
-            let stored = 0;
-            for (const row of rows)
-              stored += statement.run({
-                id: row.messageId,
-                signing: row.signing,
-                size: row.size,
-                bytes: row.bytes,
-                now,
-              }).changes;
-            return stored;
-          })(),
+          sqlite
+            .transaction(() => {
+              let stored = 0;
+              for (const row of rows)
+                stored += statement.run({
+                  id: row.messageId,
+                  signing: row.signing,
+                  size: row.size,
+                  bytes: row.bytes,
+                  now,
+                }).changes;
+              return stored;
+            })
+            .immediate(),
         ),
       );
     },

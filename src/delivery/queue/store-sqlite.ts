@@ -68,9 +68,11 @@ export function createSqliteDeliveryStore(db: Db, sqlite: SQLite.Database): Deli
     release(jobs: readonly JobRelease[], dueAt: number, now: number): Promise<void> {
       if (jobs.length === 0) return Promise.resolve();
       return locked((s) => {
-        sqlite.transaction(() => {
-          for (const job of jobs) s.release.run(job.lane, dueAt, now, job.id);
-        })();
+        sqlite
+          .transaction(() => {
+            for (const job of jobs) s.release.run(job.lane, dueAt, now, job.id);
+          })
+          .immediate();
       });
     },
 
@@ -85,9 +87,11 @@ export function createSqliteDeliveryStore(db: Db, sqlite: SQLite.Database): Deli
     assignLane(jobs: readonly { id: string; lane: string }[]): Promise<void> {
       if (jobs.length === 0) return Promise.resolve();
       return locked((s) => {
-        sqlite.transaction(() => {
-          for (const job of jobs) s.assign.run(job.lane, job.id);
-        })();
+        sqlite
+          .transaction(() => {
+            for (const job of jobs) s.assign.run(job.lane, job.id);
+          })
+          .immediate();
       });
     },
 
@@ -111,9 +115,11 @@ export function createSqliteDeliveryStore(db: Db, sqlite: SQLite.Database): Deli
     renew(jobs: readonly JobLease[], until: number): Promise<void> {
       if (jobs.length === 0) return Promise.resolve();
       return locked((s) => {
-        sqlite.transaction(() => {
-          for (const job of jobs) s.renew.run(until, until, job.id);
-        })();
+        sqlite
+          .transaction(() => {
+            for (const job of jobs) s.renew.run(until, until, job.id);
+          })
+          .immediate();
       });
     },
 

@@ -13,7 +13,7 @@
  * Never for work that awaits: only `exclusive`'s synchronous callback runs without the lock.
  */
 import type SQLite from 'better-sqlite3';
-import type { DatabaseConnection, Dialect, Driver } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver } from 'kysely';
 import type { Db } from './database.js';
 
 /** Connections lent out by each handle's Kysely driver and not given back yet. */
@@ -67,7 +67,15 @@ function countingDriver(driver: Driver, holders: { count: number }): Driver {
       holders.count -= 1;
       await driver.releaseConnection(connection, options);
     },
-    beginTransaction: (connection, settings) => driver.beginTransaction(connection, settings),
+    // IMMEDIATE, not SQLite's default DEFERRED: a deferred transaction that reads first and then
+    // writes asks for the write lock while holding a read snapshot, and SQLite then answers
+    // SQLITE_BUSY at once, without the busy timeout, whenever another connection holds that lock
+    // (the WAL checkpointer's restart, a CLI command writing beside `serve`). Taken at BEGIN, the
+    // lock is waited for like any other. This connection is the process's only writer, so taking
+    // it early costs nothing.
+    beginTransaction: async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    },
     commitTransaction: (connection) => driver.commitTransaction(connection),
     rollbackTransaction: (connection) => driver.rollbackTransaction(connection),
     destroy: (options) => driver.destroy(options),
