@@ -153,6 +153,7 @@ export class HitRecorder {
   async #write(ready: readonly PendingHit[], held: readonly PendingHit[], now: number): Promise<void> {
     const { db, sqlite, store, events, scannerWindowMs } = this.#deps;
     const facts = await this.#factsOf(ready, now);
+    const clicks = clicksByMessage(ready, held);
     const judged = ready.flatMap((hit) => {
       const message = facts.get(hit.messageId);
       if (!message) return [];
@@ -164,7 +165,7 @@ export class HitRecorder {
           ip: hit.ip,
           at: hit.at,
           deliveredAt: deliveredAt(message),
-          allLinksAtOnce: hit.kind === 'click' && this.#allLinksAtOnce(hit, ready, held),
+          allLinksAtOnce: hit.kind === 'click' && this.#allLinksAtOnce(hit, clicks),
         },
         scannerWindowMs,
       );
@@ -235,17 +236,12 @@ export class HitRecorder {
    * `holdMs` before it is judged. HEAD requests are left out: they are machines already, and a
    * link checker's HEAD beside a person's click must not make the person a scanner.
    */
-  #allLinksAtOnce(hit: PendingHit, ready: readonly PendingHit[], held: readonly PendingHit[]): boolean {
+  #allLinksAtOnce(hit: PendingHit, clicks: ReadonlyMap<string, readonly ClickMark[]>): boolean {
     const count = hit.count ?? 0;
     if (count < 2) return false;
-    const near = [
-      ...(this.#recent.get(hit.messageId) ?? []),
-      ...[...ready, ...held]
-        .filter(
-          (other) => other.kind === 'click' && other.method !== 'HEAD' && other.messageId === hit.messageId,
-        )
-        .map((other) => ({ index: other.index ?? -1, at: other.at })),
-    ].filter((other) => Math.abs(other.at - hit.at) <= SAME_SECOND_MS);
+    const near = [...(this.#recent.get(hit.messageId) ?? []), ...(clicks.get(hit.messageId) ?? [])].filter(
+      (other) => Math.abs(other.at - hit.at) <= SAME_SECOND_MS,
+    );
     for (const start of near) {
       if (start.at > hit.at) continue;
       const inSpan = new Set(
@@ -279,6 +275,33 @@ export class HitRecorder {
 }
 
 /** When the counted recipient's MX accepted the message, else the first recipient's that did. */
+interface ClickMark {
+  readonly index: number;
+  readonly at: number;
+}
+
+/**
+ * The clicks of this slice and of those still held (HEAD requests left out), per message: built
+ * once a slice, since the held clicks are a second's worth (thousands under load) and looking
+ * through all of them for each click of the slice cost milliseconds of the event loop.
+ */
+function clicksByMessage(
+  ready: readonly PendingHit[],
+  held: readonly PendingHit[],
+): ReadonlyMap<string, readonly ClickMark[]> {
+  const byMessage = new Map<string, ClickMark[]>();
+  if (!ready.some((hit) => hit.kind === 'click' && (hit.count ?? 0) >= 2)) return byMessage;
+  for (const list of [ready, held])
+    for (const other of list) {
+      if (other.kind !== 'click' || other.method === 'HEAD') continue;
+      const marks = byMessage.get(other.messageId);
+      const mark = { index: other.index ?? -1, at: other.at };
+      if (marks) marks.push(mark);
+      else byMessage.set(other.messageId, [mark]);
+    }
+  return byMessage;
+}
+
 function deliveredAt(message: MessageFacts): number | null {
   const counted = countedRecipient(message);
   const own = message.recipients.find((r) => r.email === counted)?.deliveredAt ?? null;
