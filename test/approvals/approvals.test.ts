@@ -11,14 +11,14 @@ import {
   startDeliveryEnv,
 } from '../delivery/env.js';
 import type { ConfigOverrides } from '../helpers/server.js';
-import { connect, discover, issuerConfig, register, signIn } from '../oauth/env.js';
+import { connect, discover, onFreePort, register, signIn } from '../oauth/env.js';
 
 /**
  * A real Posthorn delivering to a real SMTP server on loopback (the MX of example.net), a verified
  * sending domain, a signed-in owner, and an agent connected through oauth4webapi with emails:send.
  */
 async function startAgentEnv(t: ExecutionContext, config: ConfigOverrides = {}) {
-  const env = await startDeliveryEnv(t, { config: await issuerConfig(config) });
+  const env = await onFreePort(config, (issuer) => startDeliveryEnv(t, { config: issuer }));
   mx(env.dns, 'example.net', [{ host: 'mx.example.net', ip: '127.0.0.1' }]);
   const { as } = await discover(env.ph);
   const session = await signIn(env.ph);

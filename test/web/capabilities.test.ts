@@ -18,7 +18,7 @@ import type { Page } from 'playwright-core';
 import { audienceWith, headersOf } from '../broadcasts/env.js';
 import { eventually, mx, send, settled, startDeliveryEnv } from '../delivery/env.js';
 import { openPage, sharedBrowser, signInByPassword } from '../helpers/dashboard-page.js';
-import { connect, discover, issuerConfig, register, signIn } from '../oauth/env.js';
+import { connect, discover, onFreePort, register, signIn } from '../oauth/env.js';
 import { APPLE_PROXY, CHROME } from '../tracking/env.js';
 import { checkPage, DESKTOP, open } from './pages.js';
 
@@ -35,9 +35,9 @@ async function stat(page: Page, label: string): Promise<string> {
 
 test('a person imports contacts from a file, sends a broadcast and watches it delivered, reads a contact’s history, reads opens by people apart from machines, schedules and cancels another, reads the system status, asks for a dedicated IP, rejects an agent’s send with a note, trusts a connected application, gets around by keyboard alone, deletes and cancels from the pages, and pages and sorts the message history', async (t) => {
   t.timeout(180_000);
-  const env = await startDeliveryEnv(t, {
-    config: await issuerConfig({ tracking: { scanner_window: '1s' } }),
-  });
+  const env = await onFreePort({ tracking: { scanner_window: '1s' } }, (config) =>
+    startDeliveryEnv(t, { config }),
+  );
   mx(env.dns, 'example.net', [{ host: 'mx1.example.net', ip: '127.0.0.1' }]);
   const session = await signIn(env.ph); // sets the owner's password
   const audienceId = await audienceWith(env, [

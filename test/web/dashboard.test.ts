@@ -10,7 +10,7 @@ import * as oauth from 'oauth4webapi';
 import { newId } from '../../src/platform/ids.js';
 import { codeIn, pyotpCode, receivedMail, startAccountsEnv } from '../accounts/env.js';
 import { openPage, sharedBrowser, signInByCode } from '../helpers/dashboard-page.js';
-import { authorizationUrl, discover, insecure, issuerConfig, REDIRECT, register } from '../oauth/env.js';
+import { authorizationUrl, discover, insecure, onFreePort, REDIRECT, register } from '../oauth/env.js';
 import { startReceiver } from '../webhooks/receiver.js';
 import { checkPage, DESKTOP, open } from './pages.js';
 
@@ -21,9 +21,8 @@ const browser = sharedBrowser();
 
 test('a person signs in by code, finds a message sent through the API and reads its timeline, verifies a domain, switches projects, replays a webhook delivery, manages every page, consents to an agent and approves its send, turns on TOTP, signs out and back in with password and TOTP, then with a recovery code once', async (t) => {
   t.timeout(180_000);
-  const env = await startAccountsEnv(
-    t,
-    await issuerConfig({ webhooks: { allow_http: true, allow_private_targets: true } }),
+  const env = await onFreePort({ webhooks: { allow_http: true, allow_private_targets: true } }, (config) =>
+    startAccountsEnv(t, config),
   );
   const receiver = await startReceiver(t);
   const read = async (n: number) => codeIn(await receivedMail(env, n));
