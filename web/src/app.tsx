@@ -1,6 +1,6 @@
 /** The frame: sign-in when signed out; otherwise the navigation, the project switcher and the page. */
 import type { ComponentType } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError } from './api';
 import { get, post, whenSignedOut } from './api';
 import { Account } from './pages/account';
@@ -203,8 +203,9 @@ function Shell({
   }, [path]);
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
-  useEffect(() => {
-    // Move focus to the new page's heading, as a screen reader expects after navigation.
+  useLayoutEffect(() => {
+    // Move focus to the new page's heading, as a screen reader expects after navigation: in the
+    // same commit as the page (a layout effect), so the heading is never shown unfocused.
     if (first.current) {
       first.current = false;
       return;
