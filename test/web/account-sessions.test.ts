@@ -142,6 +142,10 @@ test('a session that ends while the dashboard is open brings the sign-in page wi
   const { page } = await openPage(t, browser(), { viewport: DESKTOP });
   await page.goto(`${env.ph.url}/account`);
   await signInByCode(page, OWNER, async () => codeIn(await receivedMail(env, 1)), 'Account');
+  // The page has read what it shows (a read still in flight at the expiry would bring the
+  // sign-in page before the click below, and the sign-in would return to Account).
+  await page.getByText('This session', { exact: true }).waitFor();
+  await page.waitForLoadState('networkidle');
 
   // Its twelve hours are up while the page is open.
   await env.ph.server.kernel.db
