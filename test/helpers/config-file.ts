@@ -2,6 +2,7 @@
  * Config files for the CLI tests of boot checks: write one, expect `config check` and `serve` to
  * refuse it, or run `serve` on it once.
  */
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
@@ -42,23 +43,9 @@ export async function serveOnce(
   file: string,
 ): Promise<{ health: any; code: number | null; log: string }> {
   const child = w.spawn(['serve', '--config', file], { POSTHORN_LOG_LEVEL: 'info' });
-  let log = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    // Generous: on a loaded host a cold start of Node and the server has taken over 20 s.
-    const timer = setTimeout(() => reject(new Error(`serve did not start within 60 s: ${log}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      log += chunk;
-      const match = /posthorn listening on (http:\/\/[^"\s]+)/.exec(log);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    void exited.then((code) => reject(new Error(`serve exited ${code}: ${log}`)));
-  }).catch((error: unknown) => {
+  const started = listening(child);
+  const url = await started.url.catch((error: unknown) => {
     // A serve that did not start in time must not outlive the test (it kept its ports and files).
     child.kill('SIGKILL');
     throw error;
@@ -70,5 +57,31 @@ export async function serveOnce(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   child.kill('SIGTERM');
-  return { health, code: await exited, log };
+  return { health, code: await exited, log: started.output() };
+}
+
+/**
+ * The URL a spawned `serve` says it listens on, from its output, and all it has written so far.
+ * Generous: on a loaded host a cold start of Node and the server has taken over 20 s.
+ */
+export function listening(child: ChildProcess): { readonly url: Promise<string>; output(): string } {
+  let log = '';
+  const url = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start within 60 s: ${log}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      log += chunk;
+      const match = /posthorn listening on (http:\/\/[^"\s]+)/.exec(log);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited ${code}: ${log}`));
+    });
+  });
+  return { url, output: () => log };
 }

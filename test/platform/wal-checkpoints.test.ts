@@ -14,6 +14,7 @@ import { databaseFile, openConfiguredStore } from '../../src/platform/db/databas
 import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
 import { testConfig } from '../helpers/server.js';
+import { listening } from '../helpers/config-file.js';
 
 const MB = 1024 * 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -70,7 +71,7 @@ test.serial(
     );
     // It starts over from 16 MB; the 64 MB bound is never needed by this writer, which pauses.
     t.true(maxWal < 40 * MB, `the WAL peaked at ${maxWal} B for ${written} B written`);
-  t.log(`WAL peak ${(maxWal / MB).toFixed(1)} MB for ${(written / MB).toFixed(0)} MB of rows`);
+    t.log(`WAL peak ${(maxWal / MB).toFixed(1)} MB for ${(written / MB).toFixed(0)} MB of rows`);
     const rows = (store.sqlite.prepare('select count(*) as n from load').get() as { n: number }).n;
     await store.close();
     t.false(existsSync(`${file}-wal`), 'the last connection to close removes the WAL');
@@ -152,21 +153,7 @@ async function serve(t: ExecutionContext, dataDir: string): Promise<{ child: Chi
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  let log = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start within 60 s: ${log}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      log += chunk;
-      const match = /posthorn listening on (http:\/\/[^"\s]+)/.exec(log);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${log}`)));
-  });
+  const url = await listening(child).url;
   return { child, url };
 }
 
