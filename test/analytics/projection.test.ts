@@ -7,11 +7,10 @@ test('the projection never runs after stop, even when the poll ran while a coale
   let stopped = false;
   let runsAfterStop = 0;
   let listener: () => void = () => undefined;
-  const analytics = {
-    catchUp: async () => {
-      if (stopped) runsAfterStop += 1;
-    },
+  const run = async () => {
+    if (stopped) runsAfterStop += 1;
   };
+  const analytics = { catchUp: run, follow: run };
   const events = {
     onAppended: (wake: () => void) => {
       listener = wake;
