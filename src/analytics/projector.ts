@@ -13,8 +13,8 @@
 import type SQLite from 'better-sqlite3';
 import type { MessageMode } from '../emails/model.js';
 import { withRelaxedSync } from '../platform/db/durability.js';
-import { writable } from '../platform/db/write-gate.js';
 import type { KeyMode } from '../platform/db/tables.js';
+import { writable } from '../platform/db/write-gate.js';
 import type { Logger } from '../platform/log.js';
 import { type DailyChange, DailyChanges } from './daily-changes.js';
 import { LatencyHistogram } from './latency-histogram.js';
