@@ -14,6 +14,7 @@ import type SQLite from 'better-sqlite3';
 import type { MessageMode } from '../emails/model.js';
 import { withRelaxedSync } from '../platform/db/durability.js';
 import type { KeyMode } from '../platform/db/tables.js';
+import { writable } from '../platform/db/write-gate.js';
 import type { Logger } from '../platform/log.js';
 import { type DailyChange, DailyChanges } from './daily-changes.js';
 import { LatencyHistogram } from './latency-histogram.js';
@@ -128,7 +129,8 @@ export function createAnalyticsProjector(sqlite: SQLite.Database, messageMode: M
    * fsync here would stall the event loop, and every request behind it, a few times a second.
    */
   function runBatch(limit: number): BatchOutcome | null {
-    if (sqlite.inTransaction) return null;
+    // Busy also while the WAL checkpointer's thread is after the write lock (write-gate.ts).
+    if (sqlite.inTransaction || !writable(sqlite)) return null;
     const s = stmt();
     const started = performance.now();
     return withRelaxedSync(sqlite, () =>

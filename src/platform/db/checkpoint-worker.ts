@@ -14,6 +14,7 @@
 import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
+import { holdingGate } from './write-gate.js';
 
 export interface CheckpointWorkerData {
   readonly file: string;
@@ -23,6 +24,8 @@ export interface CheckpointWorkerData {
   readonly catchUp: number;
   readonly synchronous: 'full' | 'normal';
   readonly busyTimeoutMs: number;
+  /** The owner's write gate (write-gate.ts), raised while a restart attempt may hold the write lock. */
+  readonly gate: Int32Array;
 }
 
 /** What the thread tells its owner after a tick that did something (tests and probes read it). */
@@ -120,7 +123,10 @@ function tick(): void {
   const over = Math.max(row.log * pageSize, walFileSize()) > data.limitBytes;
   // Only past `restartBytes`: an attempt that meets a commit copies it with the write lock held,
   // and the event loop's next transaction waits for that copy's fsyncs.
-  if (!over && row.log * pageSize >= data.restartBytes && row.checkpointed === row.log) letTheWalStartOver();
+  // The gate holds the owner's new transactions back (asynchronously) meanwhile, so that the attempt
+  // finds the lock free and the event loop never sleeps in SQLite's busy handler waiting for it.
+  if (!over && row.log * pageSize >= data.restartBytes && row.checkpointed === row.log)
+    holdingGate(data.gate, letTheWalStartOver);
   if (over || row.log !== lastLog || row.checkpointed !== lastCopied) {
     lastLog = row.log;
     lastCopied = row.checkpointed;

@@ -18,6 +18,7 @@
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 import type { CheckpointReport, CheckpointWorkerData } from './checkpoint-worker.js';
+import { writeGate } from './write-gate.js';
 
 // Relative to the compiled file: dist/src/platform/db/checkpointer.js loads checkpoint-worker.js.
 const WORKER_FILE = new URL('./checkpoint-worker.js', import.meta.url);
@@ -77,6 +78,7 @@ export function startCheckpointer(sqlite: SQLite.Database, options: Checkpointer
       catchUp: options.catchUp ?? 4,
       synchronous: options.synchronous,
       busyTimeoutMs: options.busyTimeoutMs,
+      gate: writeGate(sqlite),
     } satisfies CheckpointWorkerData,
   });
   // The store's close stops it; a store never closed must not keep the process alive.

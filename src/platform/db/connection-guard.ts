@@ -15,6 +15,7 @@
 import type SQLite from 'better-sqlite3';
 import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver } from 'kysely';
 import type { Db } from './database.js';
+import { whenWritable, writable } from './write-gate.js';
 
 /** Connections lent out by each handle's Kysely driver and not given back yet. */
 const lent = new WeakMap<SQLite.Database, { count: number }>();
@@ -29,7 +30,7 @@ export function guarded(sqlite: SQLite.Database, dialect: Dialect): Dialect {
   lent.set(sqlite, holders);
   return {
     createAdapter: () => dialect.createAdapter(),
-    createDriver: () => countingDriver(dialect.createDriver(), holders),
+    createDriver: () => countingDriver(sqlite, dialect.createDriver(), holders),
     createQueryCompiler: () => dialect.createQueryCompiler(),
     createIntrospector: (db) => dialect.createIntrospector(db),
   };
@@ -44,7 +45,7 @@ export function guarded(sqlite: SQLite.Database, dialect: Dialect): Dialect {
  *   const row = await exclusive(db, sqlite, () => statement.get(id));
  */
 export function exclusive<T>(db: Db, sqlite: SQLite.Database, work: () => T): Promise<T> {
-  if (lent.get(sqlite)?.count === 0 && !sqlite.inTransaction) {
+  if (lent.get(sqlite)?.count === 0 && !sqlite.inTransaction && writable(sqlite)) {
     try {
       return Promise.resolve(work());
     } catch (error) {
@@ -54,11 +55,17 @@ export function exclusive<T>(db: Db, sqlite: SQLite.Database, work: () => T): Pr
   return db.connection().execute(async () => work());
 }
 
-/** The driver, counting connections from the moment it lends one to the moment it gets it back. */
-function countingDriver(driver: Driver, holders: { count: number }): Driver {
+/**
+ * The driver, counting connections from the moment it lends one to the moment it gets it back,
+ * and lending one only while the WAL checkpointer's thread is not after the write lock
+ * (write-gate.ts): waiting for it here lets the event loop answer requests meanwhile.
+ */
+function countingDriver(sqlite: SQLite.Database, driver: Driver, holders: { count: number }): Driver {
   const counting: Driver = {
     init: (options) => driver.init(options),
     async acquireConnection(options): Promise<DatabaseConnection> {
+      const gate = whenWritable(sqlite);
+      if (gate !== undefined) await gate;
       const connection = await driver.acquireConnection(options);
       holders.count += 1;
       return connection;
