@@ -257,7 +257,11 @@ export function setRenderWorkers(workers: number): void {
 
 /** `bin/posthorn serve`, as an operator runs it (it execs Node, so the PID is the server's). */
 export function spawnPosthorn(prepared: Prepared): ChildProcess {
-  const env = nodeFlags === undefined ? process.env : { ...process.env, POSTHORN_NODE_FLAGS: nodeFlags };
+  // The benchmark's own variables (POSTHORN_TEST_PG_URL) are not the server's configuration keys.
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('POSTHORN_TEST_')),
+  );
+  if (nodeFlags !== undefined) env.POSTHORN_NODE_FLAGS = nodeFlags;
   // BENCH_SERVER_STDOUT=<file> keeps the server's stdout (e.g. --trace-gc output via --node-flags).
   const stdout = process.env.BENCH_SERVER_STDOUT ? openSync(process.env.BENCH_SERVER_STDOUT, 'w') : 'ignore';
   return spawn(BIN, ['serve', '--config', prepared.configFile], {

@@ -11,7 +11,7 @@ const COALESCE_MS = 200;
 const POLL_MS = 5000;
 
 export function startAnalyticsProjection(
-  analytics: Pick<AnalyticsService, 'catchUp'>,
+  analytics: Pick<AnalyticsService, 'catchUp' | 'follow'>,
   events: Pick<EventService, 'onAppended'>,
   log: Logger,
   timing: { readonly coalesceMs: number; readonly pollMs: number } = {
@@ -25,7 +25,7 @@ export function startAnalyticsProjection(
     // could fire after stop() (and after the store is closed).
     clearTimeout(soon);
     soon = undefined;
-    analytics.catchUp().catch((error: unknown) => log.error({ err: error }, 'analytics projection failed'));
+    analytics.follow().catch((error: unknown) => log.error({ err: error }, 'analytics projection failed'));
   };
   const off = events.onAppended(() => {
     soon ??= setTimeout(run, timing.coalesceMs);

@@ -10,6 +10,7 @@
  * move the live numbers.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { projectionRuns } from '../events/projection-runs.js';
 import type { KeyMode } from '../platform/db/tables.js';
 import { dayNumber, dayString } from './days.js';
 import { LatencyHistogram } from './latency-histogram.js';
@@ -57,8 +58,6 @@ export function createAnalyticsService(deps: {
 }) {
   const { store, projector } = deps;
   const reportWaitMs = deps.reportWaitMs ?? REPORT_WAIT_MS;
-  let catching: Promise<void> | undefined;
-  let queued: Promise<void> | undefined;
 
   // Rows of past days rarely change, so their parsed histograms are kept (merging never alters
   // them); a row whose text changed is parsed again.
@@ -77,7 +76,7 @@ export function createAnalyticsService(deps: {
     return histogram;
   }
 
-  async function drain(): Promise<void> {
+  async function drain(waitHeldBack: boolean): Promise<void> {
     const waitUntil = Date.now() + HELD_BACK_WAIT_MS;
     for (let read = 0; read < MAX_CATCH_UP_EVENTS; ) {
       const ran = projector.runBatch(BATCH);
@@ -90,7 +89,13 @@ export function createAnalyticsService(deps: {
       }
       read += outcome.read;
       if (!outcome.more) {
-        if (projector.waiting === undefined || Date.now() > waitUntil || !(await projector.waiting())) return;
+        if (
+          !waitHeldBack ||
+          projector.waiting === undefined ||
+          Date.now() > waitUntil ||
+          !(await projector.waiting())
+        )
+          return;
         await sleep(20);
         continue;
       }
@@ -100,27 +105,8 @@ export function createAnalyticsService(deps: {
     }
   }
 
-  /**
-   * Projects every event committed before the call. A caller arriving during a run waits for the
-   * next one (shared by every caller that arrives meanwhile): the running one may have read the
-   * log before the caller's events were committed (PostgreSQL's batches are asynchronous).
-   */
-  function catchUp(): Promise<void> {
-    if (!catching) {
-      const run = drain().finally(() => {
-        if (catching === run) catching = undefined;
-      });
-      catching = run;
-      return run;
-    }
-    queued ??= catching
-      .catch(() => undefined)
-      .then(() => {
-        queued = undefined;
-        return catchUp();
-      });
-    return queued;
-  }
+  const runs = projectionRuns(drain);
+  const { catchUp } = runs;
 
   /** The report of a project's live or test traffic (the mode of the key that asks). */
   async function report(
@@ -212,6 +198,8 @@ export function createAnalyticsService(deps: {
 
   return {
     catchUp,
+    /** The background run (engine.ts): what is readable now, without waiting for held-back events. */
+    follow: runs.follow,
     report,
     /**
      * The provider lane that carried a message to a recipient, as the projection recorded it;

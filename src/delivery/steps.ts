@@ -22,7 +22,8 @@ import {
 } from './replies/outcome.js';
 import type { Prerender } from './compose/prerender.js';
 import type { PrioritizedRenderer } from './compose/render-priority.js';
-import type { RenderedMessage } from './compose/renderer.js';
+import { type RenderedMessage, storedMessage } from './compose/renderer.js';
+import type { RawMessage } from './compose/worker-queries.js';
 import { resolveMx, type Route } from './routing/route.js';
 import type { SourcePort } from './routing/source-addresses.js';
 import { SANDBOX_HOST, sinkOutcomes } from './smtp/sandbox-sink.js';
@@ -72,6 +73,8 @@ export interface JobContext {
   headerCc: readonly string[];
   route: Route | null;
   envelopeFrom: string;
+  /** The message as rendered at admission, when the store read it with the message (loadMessage). */
+  stored: RawMessage | null;
   /** The rendered message, released when the job's steps are over (deliverJob). */
   rendered: RenderedMessage | null;
   via: { readonly mxHost: string | null; readonly secure: boolean } | null;
@@ -92,9 +95,10 @@ const nothingToDo: StepResult = { kind: 'per_recipient', outcomes: new Map() };
 
 /** Reads the message and this job's recipients still to deliver. */
 const loadMessage: Step = async (ctx, deps) => {
-  const { message, recipients } = await deps.store.load(ctx.job.messageId);
+  const { message, recipients, rendering } = await deps.store.load(ctx.job.messageId);
   if (message === undefined) return nothingToDo;
   ctx.message = message;
+  ctx.stored = rendering ?? null;
   ctx.recipients = recipients.filter((r) => r.domain === ctx.job.domain && PENDING.has(r.status));
   const onlyThisDomain = recipients.every((r) => r.domain === ctx.job.domain);
   ctx.settledElsewhere = onlyThisDomain
@@ -165,6 +169,16 @@ const renderMessage: Step = async (ctx, deps) => {
     }
     // A rendering the admission stage is making now is waited for rather than made twice.
     await deps.prerender?.settle(message.id);
+    const identity = signing.kind === 'sign' ? signingIdentity(signing.dkim) : UNSIGNED;
+    // Only live transactional mail is rendered at admission: a test send or a broadcast's
+    // message has nothing stored to look up.
+    const reuse = ctx.job.mode === 'live' && ctx.job.traffic === 'transactional';
+    const stored = ctx.stored;
+    ctx.stored = null;
+    if (reuse && stored?.signing === identity) {
+      ctx.rendered = storedMessage(stored);
+      return CONTINUE;
+    }
     const fields = composeFields(message, { to: ctx.headerTo, cc: ctx.headerCc });
     ctx.rendered = await deps.renderer.render(
       {
@@ -173,10 +187,8 @@ const renderMessage: Step = async (ctx, deps) => {
         tracking: await trackingInput(deps.tracking, message, fields.headers),
         dkim: signing.kind === 'sign' ? signing.dkim : null,
         signTime: Date.now(),
-        signing: signing.kind === 'sign' ? signingIdentity(signing.dkim) : UNSIGNED,
-        // Only live transactional mail is rendered at admission: a test send or a broadcast's
-        // message has nothing stored to look up.
-        reuse: ctx.job.mode === 'live' && ctx.job.traffic === 'transactional',
+        signing: identity,
+        reuse,
         marketing: ctx.job.traffic === 'marketing',
       },
       ctx.job.traffic,
@@ -279,6 +291,7 @@ export function newContext(job: ClaimedJob, lane: Lane | null): JobContext {
     headerCc: [],
     route: null,
     envelopeFrom: '',
+    stored: null,
     rendered: null,
     via: null,
     answered: new Map(),

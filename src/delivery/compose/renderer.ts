@@ -14,6 +14,7 @@ import { workerCount } from '../../dkim/signer.js';
 import { markStuffed } from './dot-stuffing.js';
 import { MessageSlab, slotView } from './message-slab.js';
 import type { RenderOutput, RenderTask } from './render-task.js';
+import type { RawMessage } from './worker-queries.js';
 
 /** A rendered message and the memory it lives in. */
 export interface RenderedMessage {
@@ -26,6 +27,29 @@ export interface RenderedMessage {
   readonly size: number;
   /** Gives the memory back; the bytes must not be used afterwards. Safe to call twice. */
   release(): void;
+}
+
+/**
+ * The rendering made at admission as the store read it with its message (already dot-stuffed for
+ * DATA, worker-queries.ts), sent without a render thread. `release()` frees its memory at once
+ * when the buffer is the whole of its own allocation (as the driver's decoding makes it), as the
+ * render threads do with what they read: V8 would otherwise keep tens of MB of them until its next
+ * full collection.
+ */
+export function storedMessage(raw: RawMessage): RenderedMessage {
+  let released = false;
+  return {
+    bytes: markStuffed(raw.bytes),
+    size: raw.size,
+    release() {
+      if (released) return;
+      released = true;
+      const { buffer, byteOffset, byteLength } = raw.bytes;
+      // ES2024's ArrayBuffer.prototype.transfer (Node 22+); the project's lib is es2023.
+      if (byteOffset === 0 && buffer.byteLength === byteLength && !(buffer instanceof SharedArrayBuffer))
+        (buffer as ArrayBuffer & { transfer(length: number): ArrayBuffer }).transfer(0);
+    },
+  };
 }
 
 export interface Renderer {

@@ -50,36 +50,55 @@ const toJob = (row: JobRow): ClaimedJob => ({
 const laneIs = (lane: string | null) => (lane === null ? sql`lane is null` : sql`lane = ${lane}`);
 
 type Loaded = Awaited<ReturnType<DeliveryStore['load']>>;
+type LoadedRow = Record<string, unknown> & {
+  id: string;
+  recipients: RecipientRow[];
+  raw_signing: string | null;
+  raw_size: number | null;
+  raw_bytes: Buffer | null;
+};
 type Waiting = Map<string, { resolve: (loaded: Loaded) => void; reject: (error: unknown) => void }[]>;
 
 /**
  * `load`, with the loads asked for in one turn of the event loop read in one query: a claim
  * starts its jobs together, and each job's first step loads its message, so a batch of jobs costs
- * one round trip instead of one each.
+ * one round trip instead of one each. The message's rendering made at admission comes with it:
+ * read by a render thread on its own connection it cost the thread a round trip per message and
+ * the database a statement each (`scripts/bench delivery --engine postgresql`: the threads' CPU
+ * per 4,000 messages fell from 0.77 s to 0.21 s; docs/decisions/storage.md).
  */
 function loadBatched(db: Db): DeliveryStore['load'] {
   let waiting: Waiting | null = null;
   const run = async (batch: Waiting) => {
     try {
-      const { rows } = await sql<Record<string, unknown> & { id: string; recipients: RecipientRow[] }>`
+      const { rows } = await sql<LoadedRow>`
         select ${sql.join(MESSAGE_COLUMNS.map((c) => sql.ref(`m.${c}`)))},
                coalesce((select json_agg(json_build_object(${sql.join(
                  RECIPIENT_COLUMNS.flatMap((c) => [sql.lit(c), sql.ref(`r.${c}`)]),
-               )})) from message_recipients r where r.message_id = m.id), '[]') as recipients
-          from messages m where m.id = any(${[...batch.keys()]}::text[])`.execute(db);
+               )})) from message_recipients r where r.message_id = m.id), '[]') as recipients,
+               x.signing as raw_signing, x.size as raw_size, x.bytes as raw_bytes
+          from messages m left join message_raw x on x.message_id = m.id
+         where m.id = any(${[...batch.keys()]}::text[])`.execute(db);
       const found = new Map(rows.map((row) => [row.id, row]));
       for (const [id, callers] of batch) {
         const row = found.get(id);
         let loaded: Loaded = { message: undefined, recipients: [] };
         if (row !== undefined) {
-          const { recipients, ...message } = row;
+          const { recipients, raw_signing: signing, raw_size: size, raw_bytes: bytes, ...message } = row;
           loaded = { message: message as never, recipients: inIdOrder([...recipients]) };
+          if (signing !== null && bytes !== null) loaded.rendering = { signing, size: Number(size), bytes };
         }
-        // Each caller gets rows of its own (the steps filter and keep them).
-        for (const caller of callers)
-          caller.resolve(
-            callers.length === 1 ? loaded : { message: loaded.message, recipients: [...loaded.recipients] },
-          );
+        // Each caller gets rows of its own (the steps filter and keep them); the rendering is
+        // given to the first only (its bytes are released once sent).
+        callers.forEach((caller, i) => {
+          if (callers.length === 1) caller.resolve(loaded);
+          else
+            caller.resolve({
+              message: loaded.message,
+              recipients: [...loaded.recipients],
+              ...(i === 0 && loaded.rendering ? { rendering: loaded.rendering } : {}),
+            });
+        });
       }
     } catch (error) {
       for (const callers of batch.values()) for (const caller of callers) caller.reject(error);

@@ -24,6 +24,7 @@ import type { EventsTable, KeyMode, Traffic } from '../../platform/db/tables.js'
 import { createPgDeliveryStore } from './store-pg.js';
 import type { deliveryReports } from './store-reports.js';
 import type { ClaimedJob, JobLease, MessageRow, RecipientRow, StoredPolicy } from './store-rows.js';
+import type { RawMessage } from '../compose/worker-queries.js';
 
 export { inIdOrder } from './store-rows.js';
 
@@ -82,8 +83,18 @@ export interface DeliveryStore extends ReturnType<typeof deliveryReports> {
   unassignLane(traffic: Traffic, lane: string, batch: number, now: number): Promise<number>;
   /** Extends the lease of jobs still being worked on (those this claim still holds). */
   renew(jobs: readonly JobLease[], until: number): Promise<void>;
-  /** The message and all its recipients, in the order they were submitted. */
-  load(messageId: string): Promise<{ message: MessageRow | undefined; recipients: RecipientRow[] }>;
+  /**
+   * The message and all its recipients, in the order they were submitted; with `rendering`, the
+   * message as rendered at admission (message_raw), when the store reads it with the message:
+   * PostgreSQL's does, one query for a batch of loads, where a render thread's own lookup is a
+   * round trip per message. Without it, the render thread looks the rendering up (SQLite: an
+   * in-process read on the thread's connection).
+   */
+  load(messageId: string): Promise<{
+    message: MessageRow | undefined;
+    recipients: RecipientRow[];
+    rendering?: RawMessage | undefined;
+  }>;
   /**
    * Whether a batch of outcomes is best written together, one statement per table for the whole
    * batch (PostgreSQL: each statement is a round trip), rather than job by job in savepoints

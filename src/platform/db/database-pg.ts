@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { parseNumbers } from './pg-numbers.js';
+import { PreparingClient } from './pg-prepared.js';
 import type { Database } from './tables.js';
 
 /** What a PostgreSQL store needs: the URL, where the password is, how many connections. */
@@ -53,7 +54,8 @@ export interface PostgresHandle {
 }
 
 export function openPostgres(settings: PostgresSettings): PostgresHandle {
-  const pool = new pg.Pool(poolConfig(settings));
+  // Statements sent again are prepared once per connection (pg-prepared.ts).
+  const pool = new pg.Pool({ ...poolConfig(settings), Client: PreparingClient });
   // An idle client losing its connection (the server restarting) must not crash the process: the
   // pool drops it and the next query connects anew.
   pool.on('error', () => {});

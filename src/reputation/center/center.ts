@@ -4,6 +4,7 @@
  * project, and retention of its hours (31 days).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { projectionRuns } from '../../events/projection-runs.js';
 import type { ReputationProjector } from './projector.js';
 import { type CenterFigures, centerFigures, firstHours } from './report.js';
 import type { Thresholds } from './states.js';
@@ -25,16 +26,14 @@ export function createReputationCenter(deps: {
   /** How long a report waits for the projection (longer on PostgreSQL: more round trips). */
   reportWaitMs?: number;
 }) {
-  let running: Promise<void> | undefined;
-  let queued: Promise<void> | undefined;
-
-  async function drain(): Promise<void> {
+  async function drain(waitHeldBack: boolean): Promise<void> {
     const waitUntil = Date.now() + HELD_BACK_WAIT_MS;
     for (;;) {
       const read = await deps.projector.runBatch(BATCH);
       if (read < BATCH) {
         // PostgreSQL: events committed but held back behind a running transaction are waited for.
-        if (deps.waiting === undefined || Date.now() > waitUntil || !(await deps.waiting())) return;
+        if (!waitHeldBack || deps.waiting === undefined || Date.now() > waitUntil || !(await deps.waiting()))
+          return;
         await sleep(20);
         continue;
       }
@@ -42,34 +41,15 @@ export function createReputationCenter(deps: {
     }
   }
 
-  /**
-   * Projects every event committed before the call. A caller arriving during a run waits for the
-   * next one, shared by all who arrive meanwhile: the running one may have read the log before
-   * the caller's events were committed.
-   */
-  function catchUp(): Promise<void> {
-    if (!running) {
-      const run = drain().finally(() => {
-        if (running === run) running = undefined;
-      });
-      running = run;
-      return run;
-    }
-    queued ??= running
-      .catch(() => undefined)
-      .then(() => {
-        queued = undefined;
-        return catchUp();
-      });
-    return queued;
-  }
+  const runs = projectionRuns(drain);
+  const { catchUp } = runs;
 
   return {
     catchUp,
+    /** The background run (engine.ts): what is readable now, without waiting for held-back events. */
+    follow: runs.follow,
     /** Resolves when no projection run is in progress (a stop waits for the one running). */
-    settled(): Promise<void> {
-      return queued ?? running ?? Promise.resolve();
-    },
+    settled: runs.settled,
     async figures(projectId: string, now = Date.now()): Promise<CenterFigures> {
       const wait = new AbortController();
       await Promise.race([

@@ -20,7 +20,7 @@ export function startReputationProjection(
   const run = () => {
     pending = undefined;
     if (stopped) return;
-    center.catchUp().catch((error: unknown) => log.error({ err: error }, 'reputation projection failed'));
+    center.follow().catch((error: unknown) => log.error({ err: error }, 'reputation projection failed'));
   };
   const wake = () => {
     if (!stopped && pending === undefined) pending = setTimeout(run, DEBOUNCE_MS);

@@ -216,6 +216,21 @@ for (const engine of ENGINES) {
   });
 }
 
+test('postgresql: a job loads with the rendering made at admission, its bytes whole, given to one of two loads', async (t) => {
+  const { store, delivery } = await queueStore(t, 'postgresql', 2);
+  const bytes = Buffer.from([0x44, 0x00, 0xff, 0x0d, 0x0a, 0x2e, 0x2e, 0x80, 0x0d, 0x0a]);
+  await store.db
+    .insertInto('message_raw')
+    .values({ message_id: 'msg_0000', signing: 'rsa:s1', size: 9, bytes, created_at: T0 })
+    .execute();
+  const [first, second] = await Promise.all([delivery.load('msg_0000'), delivery.load('msg_0000')]);
+  t.deepEqual(first.rendering, { signing: 'rsa:s1', size: 9, bytes });
+  t.is(second.rendering, undefined, 'its bytes are released once sent: one job has them');
+  t.deepEqual(second.recipients, first.recipients);
+  t.false(Object.keys(first.message ?? {}).some((key) => key.startsWith('raw_')));
+  t.is((await delivery.load('msg_0001')).rendering, undefined, 'none stored');
+});
+
 test('postgresql: a node whose lease ran out cannot renew, release or record the job another claim holds now', async (t) => {
   const { store, delivery } = await queueStore(t, 'postgresql', 1);
   const [stale] = await delivery.claim('transactional', 'default', 1, T0 + 100, LEASE);
