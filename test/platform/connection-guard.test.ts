@@ -11,6 +11,7 @@ import test from 'ava';
 import { sql } from 'kysely';
 import { exclusive } from '../../src/platform/db/connection-guard.js';
 import { openStore, type Store } from '../../src/platform/db/database.js';
+import { writeGate } from '../../src/platform/db/write-gate.js';
 
 const stores: Store[] = [];
 const dirs: string[] = [];
@@ -120,3 +121,53 @@ test('a transaction that reads and then writes waits for another connection hold
   const bodies = store.sqlite.prepare('select body from notes order by id').pluck().all();
   t.deepEqual(bodies, ['other', 'after 1']);
 });
+
+test.serial(
+  'while the WAL checkpointer holds the write gate, transactions and raw work wait without stopping the event loop',
+  async (t) => {
+    // The checkpointer's thread raises the gate before it takes the write lock to let the WAL start
+    // over; a BEGIN meeting that lock would sleep the event loop in SQLite's busy handler. Serial:
+    // the test beside it blocks the loop on purpose (a BEGIN waiting for a lock without the gate).
+    const store = freshStore();
+    await sql`select 1`.execute(store.db);
+    const worker = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+     const SQLite = require('better-sqlite3');
+     const other = new SQLite(workerData.file, { timeout: 5000 });
+     Atomics.store(workerData.gate, 0, 1);
+     other.exec('begin immediate');
+     other.prepare("insert into notes (body) values ('other')").run();
+     parentPort.postMessage('locked');
+     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+     other.exec('commit');
+     other.close();
+     Atomics.store(workerData.gate, 0, 0);
+     Atomics.notify(workerData.gate, 0);`,
+      { eval: true, workerData: { file: store.sqlite.name, gate: writeGate(store.sqlite) } },
+    );
+    await new Promise((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const started = performance.now();
+    const transaction = store.db.transaction().execute(async (trx) => {
+      const before = await sql<{ n: number }>`select count(*) as n from notes`.execute(trx);
+      await sql`insert into notes (body) values (${`after ${before.rows[0]?.n}`})`.execute(trx);
+    });
+    const raw = exclusive(store.db, store.sqlite, () => count(store));
+    await transaction;
+    const seen = await raw;
+    const waited = performance.now() - started;
+    clearInterval(timer);
+    t.true(waited >= 200, `the transaction waited for the thread (${waited.toFixed(0)} ms)`);
+    t.true(
+      ticks >= 10,
+      `the event loop turned while it waited (${ticks} ticks of 5 ms in ${waited.toFixed(0)} ms)`,
+    );
+    t.is(seen, 2, 'the raw work ran after both commits');
+    const bodies = store.sqlite.prepare('select body from notes order by id').pluck().all();
+    t.deepEqual(bodies, ['other', 'after 1']);
+  },
+);

@@ -18,7 +18,7 @@
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 import type { CheckpointReport, CheckpointWorkerData } from './checkpoint-worker.js';
-import { writeGate } from './write-gate.js';
+import { lowerGate, writeGate } from './write-gate.js';
 
 // Relative to the compiled file: dist/src/platform/db/checkpointer.js loads checkpoint-worker.js.
 const WORKER_FILE = new URL('./checkpoint-worker.js', import.meta.url);
@@ -84,7 +84,13 @@ export function startCheckpointer(sqlite: SQLite.Database, options: Checkpointer
   // The store's close stops it; a store never closed must not keep the process alive.
   worker.unref();
   let failed = false;
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  // A thread ended (or terminated) during a restart attempt must not leave the gate up.
+  const exited = new Promise<void>((resolve) =>
+    worker.once('exit', () => {
+      lowerGate(writeGate(sqlite));
+      resolve();
+    }),
+  );
   const between =
     options.between ??
     (async (work: () => void) => {
@@ -125,6 +131,7 @@ export function startCheckpointer(sqlite: SQLite.Database, options: Checkpointer
   });
   worker.on('error', (error) => {
     failed = true;
+    lowerGate(writeGate(sqlite));
     if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT}`);
     process.emitWarning(`the WAL checkpointer thread failed; SQLite checkpoints in commits again: ${error}`);
   });

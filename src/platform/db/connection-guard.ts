@@ -64,10 +64,11 @@ function countingDriver(sqlite: SQLite.Database, driver: Driver, holders: { coun
   const counting: Driver = {
     init: (options) => driver.init(options),
     async acquireConnection(options): Promise<DatabaseConnection> {
-      const gate = whenWritable(sqlite);
-      if (gate !== undefined) await gate;
       const connection = await driver.acquireConnection(options);
       holders.count += 1;
+      // Once the connection is ours: a wait for Kysely's lock may have outlasted a look before it.
+      const gate = whenWritable(sqlite);
+      if (gate !== undefined) await gate;
       return connection;
     },
     async releaseConnection(connection, options): Promise<void> {

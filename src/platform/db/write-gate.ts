@@ -16,8 +16,11 @@
  */
 import type SQLite from 'better-sqlite3';
 
-/** Longer than a restart attempt takes (a few ms); past it the writer goes on to SQLite's lock. */
-const MAX_WAIT_MS = 100;
+/**
+ * Far longer than a restart attempt takes (a few ms; its retries, tens under a loaded disk); past
+ * it the writer goes on to SQLite's lock and its busy timeout, as without the gate.
+ */
+const MAX_WAIT_MS = 1000;
 
 const gates = new WeakMap<SQLite.Database, Int32Array>();
 
@@ -62,13 +65,18 @@ export function whenWritable(sqlite: SQLite.Database): Promise<unknown> | undefi
   return waiting.async ? waiting.value : undefined;
 }
 
+/** Lowers the gate and wakes the waiters (also the owner's, should the thread end while it holds it). */
+export function lowerGate(gate: Int32Array): void {
+  Atomics.store(gate, 0, 0);
+  Atomics.notify(gate, 0);
+}
+
 /** The thread's side: raised while `work` runs, then lowered and the waiters woken. */
 export function holdingGate<T>(gate: Int32Array, work: () => T): T {
   Atomics.store(gate, 0, 1);
   try {
     return work();
   } finally {
-    Atomics.store(gate, 0, 0);
-    Atomics.notify(gate, 0);
+    lowerGate(gate);
   }
 }
