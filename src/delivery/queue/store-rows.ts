@@ -111,3 +111,16 @@ export interface LaneDepth {
 export function inIdOrder<R extends { readonly id: string }>(rows: R[]): R[] {
   return rows.length < 2 ? rows : rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
+
+/**
+ * A message as rendered at admission (message_raw), as a store may read it with the message
+ * (`DeliveryStore.load`); the render worker reads the same row (compose/worker-queries.ts).
+ */
+export interface StoredRendering {
+  /** The identity of the keys it was signed with (compose/signing-identity.ts). */
+  readonly signing: string;
+  /** Octets before dot-stuffing. */
+  readonly size: number;
+  /** Dot-stuffed, ready for DATA. */
+  readonly bytes: Buffer;
+}

@@ -23,8 +23,14 @@ import type { Db, Store } from '../../platform/db/database.js';
 import type { EventsTable, KeyMode, Traffic } from '../../platform/db/tables.js';
 import { createPgDeliveryStore } from './store-pg.js';
 import type { deliveryReports } from './store-reports.js';
-import type { ClaimedJob, JobLease, MessageRow, RecipientRow, StoredPolicy } from './store-rows.js';
-import type { RawMessage } from '../compose/worker-queries.js';
+import type {
+  ClaimedJob,
+  JobLease,
+  MessageRow,
+  RecipientRow,
+  StoredPolicy,
+  StoredRendering,
+} from './store-rows.js';
 
 export { inIdOrder } from './store-rows.js';
 
@@ -93,7 +99,7 @@ export interface DeliveryStore extends ReturnType<typeof deliveryReports> {
   load(messageId: string): Promise<{
     message: MessageRow | undefined;
     recipients: RecipientRow[];
-    rendering?: RawMessage | undefined;
+    rendering?: StoredRendering | undefined;
   }>;
   /**
    * Whether a batch of outcomes is best written together, one statement per table for the whole
