@@ -18,6 +18,7 @@ import { writeTransaction } from '../platform/db/savepoints.js';
 import type { Logger } from '../platform/log.js';
 import { truncateIp } from './classify/networks.js';
 import { classify } from './classify/rules.js';
+import { ClickBursts, clicksByMessage, SAME_SECOND_MS } from './click-bursts.js';
 import { countedRecipient, hitEvent, hitRow, type PendingHit } from './hit-events.js';
 import type { TrackingStore } from './store.js';
 
@@ -35,8 +36,6 @@ export interface RecorderDeps {
   readonly maxHeld?: number;
 }
 
-/** Clicks of one message this close together are "at once". */
-const SAME_SECOND_MS = 1000;
 /**
  * Hits written per transaction at most: the write runs on the event loop that answers hits, so
  * a burst is written in slices with requests answered in between. A hit costs 10 to 40 µs of the
@@ -64,12 +63,8 @@ export class HitRecorder {
    * worth of clicks, thousands under load, on every slice).
    */
   #clicks: PendingHit[] = [];
-  /**
-   * Clicks of messages with two or more tracked links written in the last moments, per message,
-   * for the clicks still held to be judged against (a message of one link is never "all links at once").
-   */
-  #recent = new Map<string, { index: number; at: number }[]>();
-  #prunedAt = 0;
+  /** The clicks just written, for the "every link at once" rule (click-bursts.ts). */
+  readonly #bursts: ClickBursts;
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
   #stopping = false;
@@ -80,6 +75,7 @@ export class HitRecorder {
   constructor(deps: RecorderDeps) {
     this.#deps = deps;
     this.#holdMs = deps.holdMs ?? SAME_SECOND_MS;
+    this.#bursts = new ClickBursts(this.#holdMs);
     this.#flushMs = deps.flushMs ?? 20;
     this.#maxHeld = deps.maxHeld ?? 100_000;
   }
@@ -185,13 +181,13 @@ export class HitRecorder {
           ip: hit.ip,
           at: hit.at,
           deliveredAt: deliveredAt(message),
-          allLinksAtOnce: hit.kind === 'click' && this.#allLinksAtOnce(hit, clicks),
+          allLinksAtOnce: hit.kind === 'click' && this.#bursts.allLinksAtOnce(hit, clicks),
         },
         scannerWindowMs,
       );
       return [{ hit, message, verdict }];
     });
-    this.#remember(ready, now);
+    this.#bursts.remember(ready, now);
     if (judged.length === 0) return;
     // One write transaction on either engine (relaxed on SQLite: a crash loses at most the last
     // flushes, as the header says); the event log's and the store's ports write within it.
@@ -249,86 +245,9 @@ export class HitRecorder {
     }
     return found;
   }
-
-  /**
-   * Whether every tracked link of the click's message was followed within one second, this
-   * click among them: the clicks around it are held (or were just written), since each waits
-   * `holdMs` before it is judged. HEAD requests are left out: they are machines already, and a
-   * link checker's HEAD beside a person's click must not make the person a scanner.
-   */
-  #allLinksAtOnce(hit: PendingHit, clicks: ReadonlyMap<string, readonly ClickMark[]>): boolean {
-    const count = hit.count ?? 0;
-    if (count < 2) return false;
-    const near = [...(this.#recent.get(hit.messageId) ?? []), ...(clicks.get(hit.messageId) ?? [])].filter(
-      (other) => Math.abs(other.at - hit.at) <= SAME_SECOND_MS,
-    );
-    for (const start of near) {
-      if (start.at > hit.at) continue;
-      const inSpan = new Set(
-        near
-          .filter((other) => other.at >= start.at && other.at <= start.at + SAME_SECOND_MS)
-          .map((o) => o.index),
-      );
-      if (hit.at <= start.at + SAME_SECOND_MS && inSpan.size >= count) return true;
-    }
-    return false;
-  }
-
-  /**
-   * Keeps the clicks just written of messages with two or more links for `holdMs` + one second,
-   * and forgets older ones (twice a second: an older mark is more than a second from any click
-   * still held, so it never changes a verdict).
-   */
-  #remember(ready: readonly PendingHit[], now: number): void {
-    for (const hit of ready) {
-      if (hit.kind !== 'click' || hit.method === 'HEAD' || (hit.count ?? 0) < 2) continue;
-      let list = this.#recent.get(hit.messageId);
-      if (!list) {
-        list = [];
-        this.#recent.set(hit.messageId, list);
-      }
-      list.push({ index: hit.index ?? -1, at: hit.at });
-    }
-    if (this.#recent.size === 0 || now - this.#prunedAt < SAME_SECOND_MS / 2) return;
-    this.#prunedAt = now;
-    const horizon = now - this.#holdMs - 2 * SAME_SECOND_MS;
-    for (const [id, list] of this.#recent) {
-      if (list.every((entry) => entry.at >= horizon)) continue;
-      const fresh = list.filter((entry) => entry.at >= horizon);
-      if (fresh.length === 0) this.#recent.delete(id);
-      else this.#recent.set(id, fresh);
-    }
-  }
 }
 
 /** When the counted recipient's MX accepted the message, else the first recipient's that did. */
-interface ClickMark {
-  readonly index: number;
-  readonly at: number;
-}
-
-/**
- * The clicks of this slice and of those still held (HEAD requests left out), per message: built
- * once a slice, since the held clicks are a second's worth (thousands under load) and looking
- * through all of them for each click of the slice cost milliseconds of the event loop.
- */
-function clicksByMessage(
-  ready: readonly PendingHit[],
-  held: readonly PendingHit[],
-): ReadonlyMap<string, readonly ClickMark[]> {
-  const byMessage = new Map<string, ClickMark[]>();
-  if (!ready.some((hit) => hit.kind === 'click' && (hit.count ?? 0) >= 2)) return byMessage;
-  for (const list of [ready, held])
-    for (const other of list) {
-      if (other.kind !== 'click' || other.method === 'HEAD') continue;
-      const marks = byMessage.get(other.messageId);
-      const mark = { index: other.index ?? -1, at: other.at };
-      if (marks) marks.push(mark);
-      else byMessage.set(other.messageId, [mark]);
-    }
-  return byMessage;
-}
-
 function deliveredAt(message: MessageFacts): number | null {
   const counted = countedRecipient(message);
   const own = message.recipients.find((r) => r.email === counted)?.deliveredAt ?? null;
