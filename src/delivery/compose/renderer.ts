@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { WorkerAccess } from '../../platform/db/worker-reader.js';
 import { Piscina } from 'piscina';
 import { workerCount } from '../../dkim/signer.js';
+import { discardBuffer } from './discard-buffer.js';
 import { markStuffed } from './dot-stuffing.js';
 import { MessageSlab, slotView } from './message-slab.js';
 import type { RenderOutput, RenderTask } from './render-task.js';
@@ -44,10 +45,7 @@ export function storedMessage(raw: RawMessage): RenderedMessage {
     release() {
       if (released) return;
       released = true;
-      const { buffer, byteOffset, byteLength } = raw.bytes;
-      // ES2024's ArrayBuffer.prototype.transfer (Node 22+); the project's lib is es2023.
-      if (byteOffset === 0 && buffer.byteLength === byteLength && !(buffer instanceof SharedArrayBuffer))
-        (buffer as ArrayBuffer & { transfer(length: number): ArrayBuffer }).transfer(0);
+      discardBuffer(raw.bytes);
     },
   };
 }
