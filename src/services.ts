@@ -90,7 +90,15 @@ export function buildServices(kernel: Kernel) {
     tracking,
   });
   const audiences = buildAudiences(kernel, { events });
-  const broadcasts = buildBroadcasts(kernel, { events, audiences, emails, suppressions, domains, templates });
+  const broadcasts = buildBroadcasts(kernel, {
+    events,
+    audiences,
+    emails,
+    suppressions,
+    domains,
+    templates,
+    renderAhead: (message) => delivery.renderAhead(message),
+  });
   const inbound = buildInbound(kernel, {
     events,
     suppressions,

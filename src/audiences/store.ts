@@ -16,7 +16,7 @@ export type ConsentRow = Omit<ContactConsentsTable, 'id'> & { id: number };
 export type NewConsent = Omit<ContactConsentsTable, 'id'>;
 
 /** A contact as a broadcast's expansion reads it. */
-export type Recipient = Pick<ContactRow, 'id' | 'email' | 'first_name' | 'last_name' | 'metadata'>;
+export type Recipient = Pick<ContactRow, 'id' | 'email' | 'first_name' | 'last_name' | 'metadata' | 'updated_at'>;
 
 export function createAudienceStore(db: Db) {
   return {
@@ -195,7 +195,7 @@ export function createAudienceStore(db: Db) {
     async subscribedAfter(audienceId: string, cursor: string | null, limit: number): Promise<Recipient[]> {
       let query = db
         .selectFrom('contacts')
-        .select(['id', 'email', 'first_name', 'last_name', 'metadata'])
+        .select(['id', 'email', 'first_name', 'last_name', 'metadata', 'updated_at'])
         .where('audience_id', '=', audienceId)
         .where('status', '=', 'subscribed')
         .where('consent_at', 'is not', null);

@@ -47,14 +47,17 @@ export function prepareBroadcast(row: BroadcastRow): Prepared {
   };
 }
 
-/** One contact's message, or undefined when its values make it unsendable (logged). */
+/**
+ * One contact's message, or undefined when its values make it unsendable (logged). `id` is the ID
+ * it was prepared under ahead of the send time (preparation.ts), else a new one.
+ */
 export function contactDraft(
   deps: ContactDraftDeps,
   row: BroadcastRow,
   prepared: Prepared,
   contact: Recipient,
+  id: string = newId('msg'),
 ): Draft | undefined {
-  const id = newId('msg');
   const links = deps.links.of(id, prepared.from.domain);
   const name = [contact.first_name, contact.last_name].filter(Boolean).join(' ');
   const named = name === '' ? undefined : parseMailbox(`${name} <${contact.email}>`);

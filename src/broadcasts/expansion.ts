@@ -21,6 +21,7 @@ import type { Db } from '../platform/db/database.js';
 import { AppError } from '../platform/http/errors.js';
 import type { Logger } from '../platform/log.js';
 import { contactDraft, type Prepared, prepareBroadcast } from './contact-message.js';
+import type { PreparationStore } from './preparation-store.js';
 import { type PublishedTemplates, senderOf } from './service.js';
 import type { BroadcastRow, BroadcastStore, LedgerEntry } from './store.js';
 import type { UnsubscribeLinks } from './unsubscribe-headers.js';
@@ -28,6 +29,10 @@ import type { UnsubscribeLinks } from './unsubscribe-headers.js';
 export interface ExpansionDeps {
   readonly db: Db;
   readonly store: BroadcastStore;
+  /** Messages prepared ahead of the send time (preparation.ts), queued under their prepared IDs. */
+  readonly prepared?: Pick<PreparationStore, 'staged' | 'adopt'>;
+  /** Told when a broadcast is sent: its renderings left can be swept. */
+  readonly onFinished?: () => void;
   readonly audiences: Pick<AudienceService, 'subscribedAfter' | 'subscribedCount'>;
   readonly suppressions: {
     findSuppressed(projectId: string, emails: readonly string[]): Promise<ReadonlyMap<string, unknown>>;
@@ -148,7 +153,8 @@ export class Expansion {
     if (!(await this.#d.domains.isVerified(row.project_id, sender.domain)))
       return fail(`the sender domain ${sender.domain} is no longer a verified domain of the project`);
     const content: Partial<BroadcastRow> = {};
-    if (row.template !== null) {
+    // A prepared broadcast's content was fixed when its preparation started (preparation.ts).
+    if (row.template !== null && !preparedFor(row)) {
       try {
         const template = await this.#d.templates.publishedContent(row.project_id, row.template);
         Object.assign(content, {
@@ -197,20 +203,40 @@ export class Expansion {
       row.project_id,
       contacts.map((c) => c.email),
     );
+    const staging = d.prepared !== undefined && preparedFor(row) ? d.prepared : undefined;
+    const staged = staging
+      ? await staging.staged(
+          row,
+          contacts.map((c) => c.id),
+        )
+      : new Map();
     const drafts: Draft[] = [];
     const ledger: LedgerEntry[] = [];
+    const adopted: string[] = [];
     for (const contact of contacts) {
       if (suppressed.has(contact.email)) continue;
-      const draft = contactDraft(d, row, prepared, contact);
+      // A contact changed since its message was prepared gets a message composed at delivery.
+      const ahead = staged.get(contact.id);
+      const use = ahead !== undefined && contact.updated_at < ahead.createdAt ? ahead.messageId : undefined;
+      const draft = contactDraft(d, row, prepared, contact, use);
       if (draft === undefined) continue;
+      if (use !== undefined) adopted.push(use);
       drafts.push(draft);
       ledger.push({ contact_id: contact.id, message_id: draft.id as string });
     }
     const cursor = (contacts[contacts.length - 1] as Recipient).id;
     const counts = { queued: drafts.length, suppressed: contacts.length - drafts.length };
     const record = async (trx: Db) => {
-      if (!(await d.store.recordBatch(trx, row.id, ledger, cursor, counts, Date.now())))
-        throw new Cancelled();
+      const now = Date.now();
+      if (!(await d.store.recordBatch(trx, row.id, ledger, cursor, counts, now))) throw new Cancelled();
+      if (staging && staged.size > 0)
+        await staging.adopt(
+          trx,
+          row.id,
+          contacts.map((c) => c.id),
+          adopted,
+          now,
+        );
     };
     try {
       if (drafts.length === 0) await d.db.transaction().execute(record);
@@ -260,9 +286,15 @@ export class Expansion {
     this.#prepared.delete(row.id);
     this.#pausedUntil.delete(row.id);
     if (finished) {
+      this.#d.onFinished?.();
       events.notify();
       this.#d.log.info({ broadcast_id: row.id, queued: row.queued }, 'broadcast sent');
     }
     return 'progress';
   }
+}
+
+/** Whether the broadcast's messages were prepared for its send time (preparation.ts). */
+function preparedFor(row: BroadcastRow): boolean {
+  return row.prepared_for !== null && row.prepared_for === row.send_at && Number(row.prepared) > 0;
 }

@@ -152,6 +152,11 @@ export const progress = z.object({
   failed: z.int(),
   unsubscribed: z.int().describe("Contacts who left through this broadcast's link or address."),
   suppressed: z.int().describe('Subscribed contacts left out: their address is on the suppression list.'),
+  prepared: z
+    .int()
+    .describe(
+      'Messages composed and signed ahead of the send time (a broadcast scheduled ahead is prepared before it, `broadcasts.prepare_ahead`); 0 when none were.',
+    ),
 });
 
 export const broadcastRecord = z.object({
@@ -171,6 +176,11 @@ export const broadcastRecord = z.object({
   started_at: timestamp.nullable(),
   finished_at: timestamp.nullable(),
   cancelled_at: timestamp.nullable(),
+  prepared_at: timestamp
+    .nullable()
+    .describe(
+      'When every contact of a broadcast scheduled ahead was prepared; null before, or when it was not.',
+    ),
   error: z.string().nullable().describe('Why a failed broadcast failed, or why a sending one waits.'),
   progress: progress.optional(),
   created_at: timestamp,

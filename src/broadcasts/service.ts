@@ -131,6 +131,10 @@ export function createBroadcastService(deps: BroadcastDeps) {
         queued: 0,
         suppressed: 0,
         last_error: null,
+        prepare_cursor: null,
+        prepared: 0,
+        prepared_for: null,
+        prepared_at: null,
         created_at: now,
         updated_at: now,
       };
@@ -217,10 +221,14 @@ export function createBroadcastService(deps: BroadcastDeps) {
       await checkAudience(scope.projectId, row.audience_id);
       await checkSender(scope.projectId, senderOf(row));
       await checkContent(scope.projectId, row);
+      const at = sendAt ?? now;
+      // A new send time starts the preparation over: a prepared message is dated for its time.
+      const moved = row.prepared_for !== null && row.prepared_for !== at;
       const changes = {
         status: 'scheduled' as const,
-        send_at: sendAt ?? now,
+        send_at: at,
         last_error: null,
+        ...(moved ? { prepare_cursor: null, prepared: 0, prepared_for: null, prepared_at: null } : {}),
         updated_at: now,
       };
       if (!(await store.transition(id, ['draft', 'scheduled'], changes))) {
@@ -238,7 +246,10 @@ export function createBroadcastService(deps: BroadcastDeps) {
       const row = await broadcastOf(scope, id);
       const now = Date.now();
       const changes = { status: 'cancelled' as const, cancelled_at: now, updated_at: now };
-      if (await store.transition(id, ['draft', 'scheduled', 'sending'], changes)) return;
+      if (await store.transition(id, ['draft', 'scheduled', 'sending'], changes)) {
+        deps.wake();
+        return;
+      }
       const current = (await store.get(scope, id)) ?? row;
       const why =
         current.status === 'sent'

@@ -12,6 +12,7 @@ export interface Progress {
   readonly failed: number;
   readonly unsubscribed: number;
   readonly suppressed: number;
+  readonly prepared: number;
 }
 
 /**
@@ -33,6 +34,7 @@ export function progressOf(
     failed: n('failed') + n('suppressed'),
     unsubscribed,
     suppressed: row.suppressed,
+    prepared: row.prepared_for === row.send_at ? Number(row.prepared) : 0,
   };
 }
 
@@ -54,6 +56,7 @@ export function broadcastView(row: BroadcastRow, progress?: Progress) {
     started_at: iso(row.started_at),
     finished_at: iso(row.finished_at),
     cancelled_at: iso(row.cancelled_at),
+    prepared_at: row.prepared_for === row.send_at ? iso(row.prepared_at) : null,
     error: row.last_error,
     ...(progress ? { progress } : {}),
     created_at: iso(row.created_at) as string,

@@ -30,6 +30,7 @@ import { Prerender } from './compose/prerender.js';
 import { MarketingPace } from './marketing-pace.js';
 import { createRawStore } from './compose/raw-store.js';
 import { marketingGate, type PrioritizedRenderer } from './compose/render-priority.js';
+import { type AheadMessage, renderAhead } from './compose/render-ahead.js';
 import { createRenderer, lazyRenderer } from './compose/renderer.js';
 import { retryPolicyFrom } from './outcomes/retry-policy.js';
 import { createSigningKeys, type DomainKeysSource } from './compose/signing-keys.js';
@@ -75,6 +76,7 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
   const log = kernel.log.child({ capability: 'delivery' });
   let engine: DeliveryEngine | null = null;
   let prerender: Prerender | null = null;
+  let renderers: PrioritizedRenderer | null = null;
   let lanes: Map<string, Lane> = new Map();
 
   const keys = createSigningKeys(deps.domains, kernel.config.sandbox.from);
@@ -195,6 +197,7 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
         kernel.store.workerAccess,
       );
       const renderer = marketingGate(pool, 2 * pool.threads);
+      renderers = renderer;
       const admission = new Prerender({ store, raw, renderer, keys, tracking: deps.tracking, log });
       const unsubscribe = deps.admissions.onAdmitted((ids) => admission.enqueue(ids));
       prerender = admission;
@@ -208,9 +211,22 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
         async stop() {
           unsubscribe();
           await Promise.all([admission.stop(), running?.stop()]);
+          renderers = null;
           await renderer.close();
         },
       };
+    },
+
+    /**
+     * Composes and signs a message not queued yet (a broadcast prepared ahead, render-ahead.ts) at
+     * marketing priority; undefined when its sending domain is gone. Throws before `start`.
+     */
+    renderAhead(message: AheadMessage) {
+      if (renderers === null) throw new Error('the render workers are not running');
+      return renderAhead(
+        { renderer: renderers, keys, ...(deps.tracking ? { tracking: deps.tracking } : {}) },
+        message,
+      );
     },
 
     /** Resolves once every accepted message waiting for admission rendering has it (benchmarks, tests). */

@@ -170,9 +170,9 @@ const renderMessage: Step = async (ctx, deps) => {
     // A rendering the admission stage is making now is waited for rather than made twice.
     await deps.prerender?.settle(message.id);
     const identity = signing.kind === 'sign' ? signingIdentity(signing.dkim) : UNSIGNED;
-    // Only live transactional mail is rendered at admission: a test send or a broadcast's
-    // message has nothing stored to look up.
-    const reuse = ctx.job.mode === 'live' && ctx.job.traffic === 'transactional';
+    // Live mail may have been rendered ahead: a transactional send at admission, a broadcast's
+    // message before its send time (broadcasts/preparation.ts). A test send never is.
+    const reuse = ctx.job.mode === 'live';
     const stored = ctx.stored;
     ctx.stored = null;
     if (reuse && stored?.signing === identity) {

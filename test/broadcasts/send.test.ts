@@ -131,6 +131,7 @@ test('a broadcast reaches each subscribed contact as a marketing message with si
     failed: 0,
     unsubscribed: 1,
     suppressed: 1,
+    prepared: 0,
   });
   const types = rows<{ type: string }>(
     ph,

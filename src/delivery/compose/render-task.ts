@@ -64,7 +64,7 @@ export interface RenderTask {
   readonly reuse?: boolean;
   /**
    * A marketing message: a broadcast's, whose bodies are written from its broadcast's content
-   * (no stored bodies to look for first) and which was not rendered at admission.
+   * (no stored bodies to look for first) when no rendering prepared ahead was found.
    */
   readonly marketing?: boolean;
   /**

@@ -17,7 +17,11 @@ import type {
 } from './tables/accounts.js';
 import type { AnalyticsDailyTable, AnalyticsRecipientsTable } from './tables/analytics.js';
 import type { AudiencesTable, ContactConsentsTable, ContactsTable } from './tables/audiences.js';
-import type { BroadcastMessagesTable, BroadcastsTable } from './tables/broadcasts.js';
+import type {
+  BroadcastMessagesTable,
+  BroadcastRenderingsTable,
+  BroadcastsTable,
+} from './tables/broadcasts.js';
 import type {
   DeliveryAttemptsTable,
   DeliveryJobsTable,
@@ -136,6 +140,7 @@ export interface Database {
   contact_consents: ContactConsentsTable;
   broadcasts: BroadcastsTable;
   broadcast_messages: BroadcastMessagesTable;
+  broadcast_renderings: BroadcastRenderingsTable;
   reputation_hourly: ReputationHourlyTable;
   dedicated_ip_requests: DedicatedIpRequestsTable;
   dedicated_ip_assignments: DedicatedIpAssignmentsTable;

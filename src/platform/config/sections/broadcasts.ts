@@ -23,5 +23,13 @@ export const broadcastsSection = z
       .describe(
         'Marketing messages queued and due before a broadcast waits for delivery to catch up, so a broadcast never fills the queue (and can still be cancelled).',
       ),
+    prepare_ahead: z
+      .int()
+      .min(0)
+      .max(86_400)
+      .default(3600)
+      .describe(
+        'Seconds before its send time a scheduled broadcast starts being prepared: each message composed and DKIM-signed ahead and stored (about its size per contact), so that at the send time it goes out as fast as delivery relays stored mail. 0 turns preparation off (messages are composed as they are sent).',
+      ),
   })
-  .describe('Audiences and broadcasts: contact imports and the marketing expansion.');
+  .describe('Audiences and broadcasts: contact imports, the preparation ahead and the marketing expansion.');

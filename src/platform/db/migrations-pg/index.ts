@@ -11,6 +11,7 @@ import * as eventsOrder from './0003-events-order.js';
 import * as organizationTwoFactor from './0004-organization-two-factor.js';
 import * as inboundProcessingError from './0005-inbound-processing-error.js';
 import * as historyStatusPerStatement from './0006-history-status-per-statement.js';
+import * as broadcastPreparation from './0007-broadcast-preparation.js';
 
 export const migrations: Record<string, PosthornMigration> = {
   '0001-schema': schema,
@@ -19,4 +20,5 @@ export const migrations: Record<string, PosthornMigration> = {
   '0004-organization-two-factor': organizationTwoFactor,
   '0005-inbound-processing-error': inboundProcessingError,
   '0006-history-status-per-statement': historyStatusPerStatement,
+  '0007-broadcast-preparation': broadcastPreparation,
 };

@@ -39,6 +39,7 @@ import * as reputationConnections from './0025b-reputation-connections.js';
 import * as status from './0026-status.js';
 import * as organizationTwoFactor from './0027-organization-two-factor.js';
 import * as inboundProcessingError from './0028-inbound-processing-error.js';
+import * as broadcastPreparation from './0029-broadcast-preparation.js';
 
 export const migrations: Record<string, PosthornMigration> = {
   '0001-foundation': foundation,
@@ -75,4 +76,5 @@ export const migrations: Record<string, PosthornMigration> = {
   '0026-status': status,
   '0027-organization-two-factor': organizationTwoFactor,
   '0028-inbound-processing-error': inboundProcessingError,
+  '0029-broadcast-preparation': broadcastPreparation,
 };

@@ -1,5 +1,6 @@
 /**
- * Row types of broadcasts and the ledger of the messages each one queued (migration 0024).
+ * Row types of broadcasts, the ledger of the messages each one queued (migration 0024) and the
+ * renderings prepared ahead of a broadcast's send time (migration 0029).
  */
 import type { KeyMode } from './accounts.js';
 import type { JsonText } from './columns.js';
@@ -39,6 +40,14 @@ export interface BroadcastsTable {
   /** Subscribed contacts left out because their address is on the suppression list. */
   suppressed: number;
   last_error: string | null;
+  /** The last contact ID the preparation passed (broadcasts/preparation.ts; migration 0029). */
+  prepare_cursor: string | null;
+  /** Messages prepared (composed and signed) ahead of the send time. */
+  prepared: number;
+  /** The send time the prepared renderings are dated for; null when none were made. */
+  prepared_for: number | null;
+  /** When the preparation passed the last contact. */
+  prepared_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -47,5 +56,22 @@ export interface BroadcastMessagesTable {
   broadcast_id: string;
   contact_id: string;
   message_id: string;
+  created_at: number;
+}
+
+/** One contact's message, composed and signed before its broadcast's send time. */
+export interface BroadcastRenderingsTable {
+  /** The ID the message will have when the expansion queues it. */
+  message_id: string;
+  broadcast_id: string;
+  contact_id: string;
+  /** The send time it is dated for (its Date header). */
+  send_at: number;
+  /** The keys it was signed with (delivery/compose/signing-identity.ts). */
+  signing: string;
+  /** Octets before dot-stuffing. */
+  size: number;
+  /** Dot-stuffed, ready for DATA. */
+  bytes: Buffer;
   created_at: number;
 }

@@ -1,0 +1,16 @@
+/** SQLite's 0029-broadcast-preparation: renderings of a broadcast prepared before its send time. */
+import { type Kysely, sql } from 'kysely';
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql`alter table broadcasts add column prepare_cursor text,
+            add column prepared bigint default 0 not null,
+            add column prepared_for bigint, add column prepared_at bigint`.execute(db);
+  await sql`create table broadcast_renderings (
+              message_id text primary key,
+              broadcast_id text not null references broadcasts (id) on delete cascade,
+              contact_id text not null, send_at bigint not null, signing text not null,
+              size bigint not null, bytes bytea not null, created_at bigint not null)`.execute(db);
+  await sql`create unique index broadcast_renderings_contact on broadcast_renderings (broadcast_id, contact_id)`.execute(
+    db,
+  );
+}
