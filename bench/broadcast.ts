@@ -2,8 +2,9 @@
  * Broadcast: a 100,000-contact broadcast delivered to a loopback sink while transactional sends run, against the delivery benchmark's rate in the same run; transactional API-to-MX latency during it against idle; RSS.
  *
  * Usage: scripts/bench broadcast [--contacts 100000] [--rounds 2] [--kb 10] [--reference 10000]
- *                                [--idle 30] [--probe-ms 100] [--subjects delivery,signing,broadcast]
- * Each round measures three subjects, in alternating order (first round A B C, the next C B A):
+ *                                [--idle 30] [--probe-ms 100] [--ahead <s>]
+ *                                [--subjects delivery,signing,broadcast,prepared]
+ * Each round measures four subjects, in alternating order (first round A B C D, the next D C B A):
  * - A, the delivery benchmark's Posthorn subject (the issue's reference): N queued one-recipient
  *   messages of `kb` KB, signed at admission, delivered by a real `posthorn serve` to the lean sink;
  * - B, the same queue with its stored renderings dropped, so each message is composed and signed at
@@ -13,6 +14,10 @@
  *   broadcast scheduled while a transactional send goes every `probe-ms` (API to MX, under the
  *   broadcast; its MX is a second sink on 127.0.0.2). Its window holds the expansion (admission of
  *   each contact's message), the composition and signing, and the delivery.
+ * - D, the same broadcast scheduled `ahead` seconds ahead (default: contacts / 500, at least 30), so
+ *   that it is prepared (composed and signed) before its send time, as a broadcast scheduled for
+ *   later is (src/broadcasts/preparation.ts); transactional sends are timed during the preparation
+ *   too. Its window holds the expansion and the delivery: what A's holds, and the expansion.
  * Rates are measured at the sink from the first to the last message. Each subject's server CPU
  * (all threads, and its main thread) per message delivered is read from /proc: on a shared host it
  * says what each costs better than a rate does. Targets: broadcast rate ≥ 0.8x A, transactional
@@ -44,7 +49,8 @@ const { values } = parseArgs({
     reference: { type: 'string', default: '10000' },
     idle: { type: 'string', default: '30' },
     'probe-ms': { type: 'string', default: '100' },
-    subjects: { type: 'string', default: 'delivery,signing,broadcast' },
+    ahead: { type: 'string' },
+    subjects: { type: 'string', default: 'delivery,signing,broadcast,prepared' },
   },
 });
 const contacts = Number(values.contacts);
@@ -53,6 +59,7 @@ const kb = Number(values.kb);
 const referenceMessages = Number(values.reference);
 const idleSamples = Number(values.idle);
 const probeMs = Number(values['probe-ms']);
+const aheadSeconds = Number(values.ahead ?? Math.max(30, Math.ceil(contacts / 500)));
 /** Which subjects to run (a profile of one, say); the ratios need all three. */
 const subjects = new Set(String(values.subjects).split(','));
 const BIN = path.resolve(import.meta.dirname, '../../bin/posthorn');
@@ -80,9 +87,14 @@ interface BroadcastRun extends Run {
   readonly idleApiMs: number[];
   readonly underLoadApiMs: number[];
   readonly importSeconds: number;
+  /** D only: from the schedule to every contact prepared (NaN when not all were by the send time). */
+  readonly prepareSeconds: number;
+  readonly prepared: number;
+  /** D only: transactional sends, API to MX, during the preparation. */
+  readonly preparingMs: number[];
 }
 
-type Subject = 'delivery' | 'signing' | 'broadcast';
+type Subject = 'delivery' | 'signing' | 'broadcast' | 'prepared';
 
 const base = mkdtempSync(path.join(tmpdir(), 'posthorn-bench-broadcast-'));
 const { dns, sink } = await startBenchMx('lean');
@@ -115,8 +127,8 @@ async function runReference(dir: string, signedAtAdmission: boolean): Promise<Ru
   };
 }
 
-/** C: the broadcast, with transactional sends timed idle and beside it. */
-async function runBroadcast(dir: string): Promise<BroadcastRun> {
+/** C (or D, `ahead`): the broadcast, with transactional sends timed idle and beside it. */
+async function runBroadcast(dir: string, ahead: boolean): Promise<BroadcastRun> {
   process.stderr.write(`broadcast: importing ${contacts} contacts through the API...\n`);
   const prepared: PreparedBroadcast = await prepareBroadcast(dir, dns, sink.port, contacts, kb);
   const child: ChildProcess = spawn(BIN, ['serve', '--config', prepared.configFile], {
@@ -131,15 +143,41 @@ async function runBroadcast(dir: string): Promise<BroadcastRun> {
       idle.push(await transactional(prepared, txSink, `idle${i}`));
       await pause(probeMs);
     }
-    process.stderr.write('broadcast: sending, transactional sends beside it...\n');
     const first = sink.count;
     const scheduled = performance.now();
-    const res = await fetch(
-      `http://127.0.0.1:${prepared.port}/v1/broadcasts/${prepared.broadcastId}/schedule`,
-      { method: 'POST', headers: { authorization: `Bearer ${prepared.apiKey}` } },
-    );
+    const url = `http://127.0.0.1:${prepared.port}/v1/broadcasts/${prepared.broadcastId}`;
+    const authorization = `Bearer ${prepared.apiKey}`;
+    const sendAt = Date.now() + aheadSeconds * 1000;
+    const res = await fetch(`${url}/schedule`, {
+      method: 'POST',
+      headers: { authorization, ...(ahead ? { 'content-type': 'application/json' } : {}) },
+      ...(ahead ? { body: JSON.stringify({ send_at: new Date(sendAt).toISOString() }) } : {}),
+    });
     if (res.status !== 202) throw new Error(`schedule: ${res.status} ${await res.text()}`);
-    const t0 = await sink.waitFor(first + 1, 120_000);
+    const preparing: TransactionalTimes[] = [];
+    let prepareSeconds = Number.NaN;
+    let preparedCount = 0;
+    if (ahead) {
+      process.stderr.write(
+        `broadcast: scheduled ${aheadSeconds} s ahead, preparing (transactional sends beside it)...\n`,
+      );
+      for (let i = 0; Date.now() < sendAt - 1000; i++) {
+        preparing.push(await transactional(prepared, txSink, `prep${i}`));
+        if (i % 10 === 0 && Number.isNaN(prepareSeconds)) {
+          const state = (await (await fetch(url, { headers: { authorization } })).json()) as {
+            prepared_at: string | null;
+            progress?: { prepared: number };
+          };
+          preparedCount = state.progress?.prepared ?? 0;
+          if (state.prepared_at !== null) prepareSeconds = (performance.now() - scheduled) / 1000;
+        }
+        await pause(probeMs);
+      }
+      process.stderr.write(
+        `broadcast: ${preparedCount} prepared in ${prepareSeconds.toFixed(1)} s; sending at its time...\n`,
+      );
+    } else process.stderr.write('broadcast: sending, transactional sends beside it...\n');
+    const t0 = await sink.waitFor(first + 1, 120_000 + aheadSeconds * 1000);
     const started = load();
     const cpu0 = processCpuMs(pid);
     const main0 = mainThreadCpuMs(pid);
@@ -170,26 +208,31 @@ async function runBroadcast(dir: string): Promise<BroadcastRun> {
       underLoadApiMs: underLoad.map((t) => t.apiMs),
       peakRssMb: memoryMb(pid).peak,
       importSeconds: prepared.importSeconds,
+      prepareSeconds,
+      prepared: preparedCount,
+      preparingMs: preparing.map((t) => t.mxMs),
     };
   } finally {
     await stopChild(child);
   }
 }
 
-const runs: Record<Subject, Run[]> = { delivery: [], signing: [], broadcast: [] };
-const broadcasts: BroadcastRun[] = [];
+const runs: Record<Subject, Run[]> = { delivery: [], signing: [], broadcast: [], prepared: [] };
+const broadcasts: { round: number; kind: 'now' | 'ahead'; run: BroadcastRun }[] = [];
 try {
   for (let round = 1; round <= rounds; round++) {
-    const order = (['delivery', 'signing', 'broadcast'] as Subject[]).filter((s) => subjects.has(s));
+    const order = (['delivery', 'signing', 'broadcast', 'prepared'] as Subject[]).filter((s) =>
+      subjects.has(s),
+    );
     if (round % 2 === 0) order.reverse();
     for (const subject of order) {
       const dir = path.join(base, `${subject}-${round}`);
       mkdirSync(dir, { recursive: true });
       process.stderr.write(`round ${round}/${rounds}: ${subject}...\n`);
-      if (subject === 'broadcast') {
-        const run = await runBroadcast(dir);
-        broadcasts.push(run);
-        runs.broadcast.push(run);
+      if (subject === 'broadcast' || subject === 'prepared') {
+        const run = await runBroadcast(dir, subject === 'prepared');
+        broadcasts.push({ round, kind: subject === 'prepared' ? 'ahead' : 'now', run });
+        runs[subject].push(run);
       } else {
         runs[subject].push(await runReference(dir, subject === 'delivery'));
       }
@@ -221,22 +264,29 @@ console.log(
   `\nbroadcast of ${contacts} contacts, ${kb} KB HTML, node ${process.version}; A: the delivery benchmark (${referenceMessages} messages signed at admission); B: the same, signed at delivery`,
 );
 console.log(
-  '| round | A msg/s | B msg/s | broadcast msg/s | ratio to A | ratio to B | CPU ms/msg A / B / broadcast | main thread ms/msg A / B / broadcast | tx idle p50 / p95 ms | tx under broadcast p50 / p95 ms (n) | latency ratio | tx 202 p50 idle / under broadcast ms | peak RSS MB A / B / broadcast | load avg at A / B / broadcast |',
+  `D: scheduled ${aheadSeconds} s ahead (prepared before its send time); C: sent at once (composed and signed in its window)`,
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
-broadcasts.forEach((run, i) => {
-  const a = at('delivery', i);
-  const b = at('signing', i);
+console.log(
+  '| round | broadcast | A msg/s | B msg/s | broadcast msg/s | ratio to A | ratio to B | CPU ms/msg A / B / broadcast | main thread ms/msg A / B / broadcast | tx idle p50 / p95 ms | tx under broadcast p50 / p95 ms (n) | latency ratio | tx 202 p50 idle / under broadcast ms | prepared (s) | tx during preparation p50 / p95 ms | peak RSS MB A / B / broadcast | load avg at A / B / broadcast |',
+);
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+for (const { round, kind, run } of broadcasts) {
+  const a = at('delivery', round - 1);
+  const b = at('signing', round - 1);
+  const prep = kind === 'ahead' ? `${run.prepared} (${f(run.prepareSeconds, 1)})` : '-';
+  const during = kind === 'ahead' ? `${f(median(run.preparingMs), 1)} / ${f(p95(run.preparingMs), 1)}` : '-';
   console.log(
-    `| ${i + 1} | ${f(a.rate)} | ${f(b.rate)} | ${f(run.rate)} | ${f(run.rate / a.rate, 2)}x | ${f(run.rate / b.rate, 2)}x | ${f(a.cpuMs, 2)} / ${f(b.cpuMs, 2)} / ${f(run.cpuMs, 2)} | ${f(a.mainMs, 2)} / ${f(b.mainMs, 2)} / ${f(run.mainMs, 2)} | ${f(median(run.idleMs), 1)} / ${f(p95(run.idleMs), 1)} | ${f(median(run.underLoadMs), 1)} / ${f(p95(run.underLoadMs), 1)} (${run.underLoadMs.length}) | ${f(median(run.underLoadMs) / median(run.idleMs), 2)}x | ${f(median(run.idleApiMs), 1)} / ${f(median(run.underLoadApiMs), 1)} | ${f(a.peakRssMb)} / ${f(b.peakRssMb)} / ${f(run.peakRssMb)} | ${f(a.load, 1)} / ${f(b.load, 1)} / ${f(run.load, 1)} |`,
+    `| ${round} | ${kind === 'ahead' ? 'D, ahead' : 'C, now'} | ${f(a.rate)} | ${f(b.rate)} | ${f(run.rate)} | ${f(run.rate / a.rate, 2)}x | ${f(run.rate / b.rate, 2)}x | ${f(a.cpuMs, 2)} / ${f(b.cpuMs, 2)} / ${f(run.cpuMs, 2)} | ${f(a.mainMs, 2)} / ${f(b.mainMs, 2)} / ${f(run.mainMs, 2)} | ${f(median(run.idleMs), 1)} / ${f(p95(run.idleMs), 1)} | ${f(median(run.underLoadMs), 1)} / ${f(p95(run.underLoadMs), 1)} (${run.underLoadMs.length}) | ${f(median(run.underLoadMs) / median(run.idleMs), 2)}x | ${f(median(run.idleApiMs), 1)} / ${f(median(run.underLoadApiMs), 1)} | ${prep} | ${during} | ${f(a.peakRssMb)} / ${f(b.peakRssMb)} / ${f(run.peakRssMb)} | ${f(a.load, 1)} / ${f(b.load, 1)} / ${f(run.load, 1)} |`,
   );
-});
-const ratios = (subject: Subject) => broadcasts.map((run, i) => run.rate / at(subject, i).rate);
-const cpuRatios = (subject: Subject) => broadcasts.map((run, i) => at(subject, i).cpuMs / run.cpuMs);
-const latencyRatios = broadcasts.map((run) => median(run.underLoadMs) / median(run.idleMs));
+}
+const ofKind = (kind: 'now' | 'ahead') => broadcasts.filter((b) => b.kind === kind);
+const ratios = (kind: 'now' | 'ahead', subject: Subject) =>
+  ofKind(kind).map(({ round, run }) => run.rate / at(subject, round - 1).rate);
+const latencyRatios = (kind: 'now' | 'ahead') =>
+  ofKind(kind).map(({ run }) => median(run.underLoadMs) / median(run.idleMs));
 const rates = (subject: Subject) => median(runs[subject].map((r) => r.rate));
 console.log(
-  `\nmedians: A ${f(rates('delivery'))} msg/s, B ${f(rates('signing'))} msg/s, broadcast ${f(rates('broadcast'))} msg/s; ratio to A ${f(median(ratios('delivery')), 2)}x (target >= 0.8x), to B ${f(median(ratios('signing')), 2)}x; CPU per message, A's / the broadcast's ${f(median(cpuRatios('delivery')), 2)}x, B's / the broadcast's ${f(median(cpuRatios('signing')), 2)}x; transactional latency ratio ${f(median(latencyRatios), 2)}x (target <= 2x); peak RSS ${f(Math.max(...broadcasts.map((r) => r.peakRssMb)))} MB (target <= 300); load average ${f(
+  `\nmedians: A ${f(rates('delivery'))} msg/s, B ${f(rates('signing'))} msg/s, C (now) ${f(rates('broadcast'))} msg/s, D (ahead) ${f(rates('prepared'))} msg/s; ratio to A: C ${f(median(ratios('now', 'delivery')), 2)}x, D ${f(median(ratios('ahead', 'delivery')), 2)}x (target >= 0.8x); transactional latency ratio: C ${f(median(latencyRatios('now')), 2)}x, D ${f(median(latencyRatios('ahead')), 2)}x (target <= 2x); peak RSS ${f(Math.max(...broadcasts.map((b) => b.run.peakRssMb)))} MB (target <= 300); load average ${f(
     Math.min(
       ...Object.values(runs)
         .flat()

@@ -139,6 +139,7 @@ export async function startBackground(
         {
           message_bodies: (cutoff) => services.emails.store.purgeBodiesBefore(cutoff),
           message_raw: (cutoff) => services.delivery.purgeRawBefore(cutoff),
+          broadcast_renderings: (cutoff) => services.broadcasts.purgePreparedBefore(cutoff),
           inbound_bodies: (cutoff) => services.inbound.store.purgeBodiesBefore(cutoff),
           inbound_attachments: (cutoff) => services.inbound.store.purgeAttachmentsBefore(cutoff),
         },

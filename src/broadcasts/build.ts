@@ -55,6 +55,8 @@ export function buildBroadcasts(
   return {
     ...service,
     unsubscribe,
+    /** Retention of prepared renderings whose message never ended (`retention.messages_days`). */
+    purgePreparedBefore: (cutoff: number) => prepared.purgeBefore(cutoff),
     /** Resolves once no broadcast due within `prepare_ahead` is left to prepare (tests, benchmarks). */
     prepared: (): Promise<void> => preparation?.idle() ?? Promise.resolve(),
     /** Starts the expansion of scheduled broadcasts (background.ts). */

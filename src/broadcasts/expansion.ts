@@ -8,7 +8,10 @@
  * Each message is an ordinary message of channel `marketing` (emails' `commitMarketing`), to one
  * contact, carrying its own unsubscribe link and headers (unsubscribe-headers.ts). Its subject is
  * personalised here (content.ts); its bodies are not stored: the render worker writes them from
- * the broadcast's content and the contact's values kept with the message (render-content.ts). Contacts whose address is on the suppression list are left out and
+ * the broadcast's content and the contact's values kept with the message (render-content.ts),
+ * unless the message was prepared ahead of the send time (preparation.ts): then it is queued under
+ * its prepared ID, and delivery sends the prepared rendering.
+ * Contacts whose address is on the suppression list are left out and
  * counted. The expansion keeps at most `queue_ahead` marketing messages due ahead of delivery, so
  * a broadcast never floods the queue nor holds the store for long beside transactional sends,
  * and a cancel stops it within one batch.
@@ -30,7 +33,7 @@ export interface ExpansionDeps {
   readonly db: Db;
   readonly store: BroadcastStore;
   /** Messages prepared ahead of the send time (preparation.ts), queued under their prepared IDs. */
-  readonly prepared?: Pick<PreparationStore, 'staged' | 'adopt'>;
+  readonly prepared?: Pick<PreparationStore, 'staged'>;
   /** Told when a broadcast is sent: its renderings left can be swept. */
   readonly onFinished?: () => void;
   readonly audiences: Pick<AudienceService, 'subscribedAfter' | 'subscribedCount'>;
@@ -54,6 +57,8 @@ export interface ExpansionDeps {
 }
 
 type Step = 'progress' | 'waiting' | 'idle';
+
+const PREPARED_BATCH_FACTOR = 4;
 
 /** How long the expansion waits before it counts a full backlog again, ms. */
 const WAIT_MS = 200;
@@ -192,18 +197,22 @@ export class Expansion {
   /** Queues the next batch of contacts of a sending broadcast, or finishes it. */
   async #batch(row: BroadcastRow): Promise<Step> {
     const d = this.#d;
-    if (this.#room < d.batch) {
+    const ahead = preparedFor(row);
+    // A prepared broadcast's batch writes rows only (no message is composed): a larger one commits
+    // the pages of its messages' tables once for more of them.
+    const size = ahead ? d.batch * PREPARED_BATCH_FACTOR : d.batch;
+    if (this.#room < size) {
       this.#room = d.queueAhead - (await d.backlog());
       if (this.#room <= 0) return 'waiting';
     }
-    const contacts = await d.audiences.subscribedAfter(row.audience_id, row.cursor, d.batch);
+    const contacts = await d.audiences.subscribedAfter(row.audience_id, row.cursor, size);
     if (contacts.length === 0) return this.#finish(row);
     const prepared = this.#prepare(row);
     const suppressed = await d.suppressions.findSuppressed(
       row.project_id,
       contacts.map((c) => c.email),
     );
-    const staging = d.prepared !== undefined && preparedFor(row) ? d.prepared : undefined;
+    const staging = d.prepared !== undefined && ahead ? d.prepared : undefined;
     const staged = staging
       ? await staging.staged(
           row,
@@ -212,7 +221,6 @@ export class Expansion {
       : new Map();
     const drafts: Draft[] = [];
     const ledger: LedgerEntry[] = [];
-    const adopted: string[] = [];
     for (const contact of contacts) {
       if (suppressed.has(contact.email)) continue;
       // A contact changed since its message was prepared gets a message composed at delivery.
@@ -220,23 +228,14 @@ export class Expansion {
       const use = ahead !== undefined && contact.updated_at < ahead.createdAt ? ahead.messageId : undefined;
       const draft = contactDraft(d, row, prepared, contact, use);
       if (draft === undefined) continue;
-      if (use !== undefined) adopted.push(use);
       drafts.push(draft);
       ledger.push({ contact_id: contact.id, message_id: draft.id as string });
     }
     const cursor = (contacts[contacts.length - 1] as Recipient).id;
     const counts = { queued: drafts.length, suppressed: contacts.length - drafts.length };
     const record = async (trx: Db) => {
-      const now = Date.now();
-      if (!(await d.store.recordBatch(trx, row.id, ledger, cursor, counts, now))) throw new Cancelled();
-      if (staging && staged.size > 0)
-        await staging.adopt(
-          trx,
-          row.id,
-          contacts.map((c) => c.id),
-          adopted,
-          now,
-        );
+      if (!(await d.store.recordBatch(trx, row.id, ledger, cursor, counts, Date.now())))
+        throw new Cancelled();
     };
     try {
       if (drafts.length === 0) await d.db.transaction().execute(record);

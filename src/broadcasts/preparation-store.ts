@@ -1,11 +1,11 @@
 /**
- * The only place that queries `broadcast_renderings`: the messages of a broadcast scheduled ahead,
- * composed and signed before its send time (preparation.ts), what the expansion takes from there
- * when it queues them (moved into delivery's `message_raw` in the batch's own transaction), and the
- * sweep of renderings nobody will send (a broadcast cancelled, moved or sent; a contact who left).
+ * The only place that writes `broadcast_renderings`: the messages of a broadcast scheduled ahead,
+ * composed and signed before its send time (preparation.ts), which the expansion queues under
+ * their prepared IDs and delivery's render threads read (delivery/compose/worker-queries.ts, and
+ * the PostgreSQL load); and the sweep of renderings nobody will send (a broadcast cancelled, moved
+ * or sent; a contact who left or changed).
  */
 import type SQLite from 'better-sqlite3';
-import { sql } from 'kysely';
 import type { Db } from '../platform/db/database.js';
 import { writeTransaction } from '../platform/db/savepoints.js';
 import type { BroadcastRow } from './store.js';
@@ -139,46 +139,17 @@ export function createPreparationStore(db: Db, sqlite: SQLite.Database) {
     },
 
     /**
-     * In the expansion's batch transaction, after its messages were written: the renderings of
-     * `messageIds` become delivery's (`message_raw`), and every rendering of the batch's contacts
-     * is dropped (those not used were stale).
-     */
-    async adopt(
-      trx: Db,
-      broadcastId: string,
-      contactIds: readonly string[],
-      messageIds: readonly string[],
-      now: number,
-    ): Promise<void> {
-      if (contactIds.length === 0) return;
-      if (messageIds.length > 0) {
-        await trx
-          .insertInto('message_raw')
-          .columns(['message_id', 'signing', 'size', 'bytes', 'created_at'])
-          .expression((eb) =>
-            eb
-              .selectFrom('broadcast_renderings')
-              .select(['message_id', 'signing', 'size', 'bytes', sql.lit(now).as('created_at')])
-              .where('broadcast_id', '=', broadcastId)
-              .where('message_id', 'in', messageIds),
-          )
-          .execute();
-      }
-      await trx
-        .deleteFrom('broadcast_renderings')
-        .where('broadcast_id', '=', broadcastId)
-        .where('contact_id', 'in', contactIds)
-        .execute();
-    },
-
-    /**
-     * Drops up to SWEEP_CHUNK renderings nobody will send: those of a broadcast that is no longer
-     * scheduled or sending, or dated for a send time it no longer has. Returns how many.
+     * Drops up to SWEEP_CHUNK renderings nobody will send: of a broadcast no longer scheduled nor
+     * sending, those its expansion did not queue (a contact who left or changed meanwhile, a
+     * cancel); of a scheduled one, those dated for a send time it no longer has. A queued
+     * message's rendering stays until its status is final (a trigger drops it then, migration
+     * 0029). Returns how many were dropped.
      */
     async sweep(): Promise<number> {
       const holders = await db
         .selectFrom('broadcasts as b')
         .select(['b.id', 'b.status', 'b.send_at'])
+        .where('b.status', '!=', 'sending')
         .where((eb) =>
           eb.exists(
             eb
@@ -190,16 +161,24 @@ export function createPreparationStore(db: Db, sqlite: SQLite.Database) {
         .execute();
       let removed = 0;
       for (const holder of holders) {
-        // A sending broadcast's renderings left are those of contacts who left meanwhile: kept
-        // until it is sent (the expansion drops each batch's own as it goes).
-        if (holder.status === 'sending') continue;
         let chunk = db
-          .selectFrom('broadcast_renderings')
-          .select('message_id')
-          .where('broadcast_id', '=', holder.id);
+          .selectFrom('broadcast_renderings as r')
+          .select('r.message_id')
+          .where('r.broadcast_id', '=', holder.id);
         if (holder.status === 'scheduled') {
           if (holder.send_at === null) continue;
-          chunk = chunk.where('send_at', '!=', Number(holder.send_at));
+          chunk = chunk.where('r.send_at', '!=', Number(holder.send_at));
+        } else {
+          chunk = chunk.where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('broadcast_messages as l')
+                  .select('l.message_id')
+                  .whereRef('l.message_id', '=', 'r.message_id'),
+              ),
+            ),
+          );
         }
         const result = await db
           .deleteFrom('broadcast_renderings')
@@ -209,6 +188,23 @@ export function createPreparationStore(db: Db, sqlite: SQLite.Database) {
         if (removed >= SWEEP_CHUNK) break;
       }
       return removed;
+    },
+
+    /** Retention: renderings older than `cutoff` whose message never ended (message_raw's rule). */
+    async purgeBefore(cutoff: number): Promise<number> {
+      const result = await db
+        .deleteFrom('broadcast_renderings')
+        .where('created_at', '<', cutoff)
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('broadcast_messages as l')
+              .select('l.message_id')
+              .whereRef('l.message_id', '=', 'broadcast_renderings.message_id'),
+          ),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
   };
 }

@@ -3,9 +3,9 @@
  * time, each contact's message is composed and DKIM-signed (delivery's render threads, at marketing
  * priority) and kept in `broadcast_renderings`, dated for the send time. At the send time the
  * expansion (expansion.ts) decides who receives it exactly as it would have, reading the audience
- * then, and queues each contact's prepared message under the ID it was prepared with, its
- * rendering moved to delivery's `message_raw`: delivery relays the stored bytes, as it does for a
- * transactional send signed at admission, so the broadcast goes out at the rate of the wire rather
+ * then, and queues each contact's prepared message under the ID it was prepared with; delivery
+ * sends the prepared rendering (delivery/compose/render-task.ts), as it sends a transactional
+ * message signed at admission, so the broadcast goes out at the rate of the wire rather
  * than of the CPU. What was prepared and is not sent (a contact who left or changed since, a
  * broadcast cancelled or moved) is swept; a contact changed since its preparation is composed at
  * delivery as before.

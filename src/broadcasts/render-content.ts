@@ -6,7 +6,7 @@
  * body (delivery/compose/render-task.ts), on the worker's own read-only connection.
  *
  * A broadcast's content is fixed once it is scheduled (only a draft can be changed, and a template
- * is copied in when sending starts), so each thread parses it once and keeps the parse.
+ * is copied in when sending or its preparation ahead starts), so each thread parses it once and keeps the parse.
  */
 import type { Db } from '../platform/db/database.js';
 import type { EngineQuery, WorkerReader } from '../platform/db/worker-reader.js';

@@ -6,7 +6,8 @@
  * their own, already dot-stuffed for DATA so the event loop only writes them.
  *
  * A delivery's task first looks for the message as it was rendered at admission (message_raw,
- * prerender.ts) and sends that when it was signed with the same keys.
+ * prerender.ts), or a broadcast's as it was prepared before its send time (broadcast_renderings,
+ * broadcasts/preparation.ts), and sends that when it was signed with the same keys.
  *
  * Signing: the body hash is computed natively (`relaxed-body.ts`); mailauth's DkimSigner is given
  * that hash and the parsed header section and signs the headers only. A body the fast hasher
@@ -25,7 +26,13 @@ import { discardBuffer } from './discard-buffer.js';
 import { stuffDots } from './dot-stuffing.js';
 import { type SlabLayout, slotView } from './message-slab.js';
 import { type BodyFacts, relaxedBodyHash } from './relaxed-body.js';
-import { CONTENT_QUERY, type MessageContent, RAW_QUERY, type RawMessage } from './worker-queries.js';
+import {
+  CONTENT_QUERY,
+  type MessageContent,
+  PREPARED_QUERY,
+  RAW_QUERY,
+  type RawMessage,
+} from './worker-queries.js';
 import { openWorkerReader, type WorkerAccess, type WorkerReader } from '../../platform/db/worker-reader.js';
 import type { RenderTracking } from '../../tracking/render-input.js';
 
@@ -213,11 +220,13 @@ function database(): WorkerReader {
 }
 
 /**
- * The message as rendered at admission, when that was signed with the task's keys: copied into
- * the task's slot, or moved over in a buffer of its own when it does not fit.
+ * The message as rendered at admission (a broadcast's: as prepared before its send time), when
+ * that was signed with the task's keys: copied into the task's slot, or moved over in a buffer of
+ * its own when it does not fit.
  */
 async function storedRendering(task: RenderTask): Promise<RenderOutput | undefined> {
-  const row = await database().first<RawMessage>(RAW_QUERY, [task.messageId]);
+  const query = task.marketing === true ? PREPARED_QUERY : RAW_QUERY;
+  const row = await database().first<RawMessage>(query, [task.messageId]);
   if (row === undefined || row.signing !== task.signing) return undefined;
   const slot = task.slot === undefined || task.slot === null ? null : slotOf(task.slot);
   const length = row.bytes.length;

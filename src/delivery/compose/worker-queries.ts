@@ -21,6 +21,12 @@ export const RAW_QUERY: EngineQuery = {
   postgresql: 'select signing, size, bytes from message_raw where message_id = $1',
 };
 
+/** A broadcast message's rendering prepared before its send time (broadcasts/preparation.ts). */
+export const PREPARED_QUERY: EngineQuery = {
+  sqlite: 'select signing, size, bytes from broadcast_renderings where message_id = ?',
+  postgresql: 'select signing, size, bytes from broadcast_renderings where message_id = $1',
+};
+
 /**
  * A message's bodies, which only the render workers read, as UTF-8 bytes: read as bytes, a large
  * body is never decoded into a string and encoded back.

@@ -62,7 +62,8 @@ type Waiting = Map<string, { resolve: (loaded: Loaded) => void; reject: (error: 
 /**
  * `load`, with the loads asked for in one turn of the event loop read in one query: a claim
  * starts its jobs together, and each job's first step loads its message, so a batch of jobs costs
- * one round trip instead of one each. The message's rendering made at admission comes with it:
+ * one round trip instead of one each. The message's rendering made at admission (or, for a
+ * broadcast's, before its send time: broadcasts/preparation.ts) comes with it:
  * read by a render thread on its own connection it cost the thread a round trip per message and
  * the database a statement each (`scripts/bench delivery --engine postgresql`: the threads' CPU
  * per 4,000 messages fell from 0.77 s to 0.21 s; docs/decisions/storage.md).
@@ -76,8 +77,10 @@ function loadBatched(db: Db): DeliveryStore['load'] {
                coalesce((select json_agg(json_build_object(${sql.join(
                  RECIPIENT_COLUMNS.flatMap((c) => [sql.lit(c), sql.ref(`r.${c}`)]),
                )})) from message_recipients r where r.message_id = m.id), '[]') as recipients,
-               x.signing as raw_signing, x.size as raw_size, x.bytes as raw_bytes
+               coalesce(x.signing, y.signing) as raw_signing, coalesce(x.size, y.size) as raw_size,
+               coalesce(x.bytes, y.bytes) as raw_bytes
           from messages m left join message_raw x on x.message_id = m.id
+          left join broadcast_renderings y on y.message_id = m.id and m.traffic = 'marketing'
          where m.id = any(${[...batch.keys()]}::text[])`.execute(db);
       const found = new Map(rows.map((row) => [row.id, row]));
       for (const [id, callers] of batch) {
