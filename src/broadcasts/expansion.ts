@@ -58,7 +58,7 @@ export interface ExpansionDeps {
 
 type Step = 'progress' | 'waiting' | 'idle';
 
-const PREPARED_BATCH_FACTOR = 4;
+const PREPARED_BATCH_FACTOR = 8;
 
 /** How long the expansion waits before it counts a full backlog again, ms. */
 const WAIT_MS = 200;
@@ -199,7 +199,7 @@ export class Expansion {
     const d = this.#d;
     const ahead = preparedFor(row);
     // A prepared broadcast's batch writes rows only (no message is composed): a larger one commits
-    // the pages of its messages' tables once for more of them.
+    // the pages of its messages' tables once for more of them (8x: BENCHMARKS.md, "Broadcast").
     const size = ahead ? d.batch * PREPARED_BATCH_FACTOR : d.batch;
     if (this.#room < size) {
       this.#room = d.queueAhead - (await d.backlog());
