@@ -57,8 +57,6 @@ export function buildBroadcasts(
     unsubscribe,
     /** Retention of prepared renderings whose message never ended (`retention.messages_days`). */
     purgePreparedBefore: (cutoff: number) => prepared.purgeBefore(cutoff),
-    /** Resolves once no broadcast due within `prepare_ahead` is left to prepare (tests, benchmarks). */
-    prepared: (): Promise<void> => preparation?.idle() ?? Promise.resolve(),
     /** Starts the expansion of scheduled broadcasts (background.ts). */
     start(): Engine {
       // Said when the expansion starts (serve), not whenever services are built: one-shot commands

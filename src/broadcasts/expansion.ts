@@ -10,11 +10,10 @@
  * personalised here (content.ts); its bodies are not stored: the render worker writes them from
  * the broadcast's content and the contact's values kept with the message (render-content.ts),
  * unless the message was prepared ahead of the send time (preparation.ts): then it is queued under
- * its prepared ID, and delivery sends the prepared rendering.
- * Contacts whose address is on the suppression list are left out and
- * counted. The expansion keeps at most `queue_ahead` marketing messages due ahead of delivery, so
- * a broadcast never floods the queue nor holds the store for long beside transactional sends,
- * and a cancel stops it within one batch.
+ * its prepared ID, and delivery sends the prepared rendering. Contacts whose address is on the
+ * suppression list are left out and counted. The expansion keeps at most `queue_ahead` marketing
+ * messages due ahead of delivery, so a broadcast never floods the queue nor holds the store for
+ * long beside transactional sends, and a cancel stops it within one batch.
  */
 import type { AudienceService } from '../audiences/service.js';
 import type { Recipient } from '../audiences/store.js';
@@ -58,6 +57,7 @@ export interface ExpansionDeps {
 
 type Step = 'progress' | 'waiting' | 'idle';
 
+/** A prepared broadcast's batch, in `expansion_batch`es (see #batch). */
 const PREPARED_BATCH_FACTOR = 8;
 
 /** How long the expansion waits before it counts a full backlog again, ms. */
@@ -224,8 +224,8 @@ export class Expansion {
     for (const contact of contacts) {
       if (suppressed.has(contact.email)) continue;
       // A contact changed since its message was prepared gets a message composed at delivery.
-      const ahead = staged.get(contact.id);
-      const use = ahead !== undefined && contact.updated_at < ahead.createdAt ? ahead.messageId : undefined;
+      const made = staged.get(contact.id);
+      const use = made !== undefined && contact.updated_at < made.createdAt ? made.messageId : undefined;
       const draft = contactDraft(d, row, prepared, contact, use);
       if (draft === undefined) continue;
       drafts.push(draft);

@@ -66,7 +66,6 @@ export class Preparation {
   #wakeUp: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
   #sweepDue = 0;
-  #idle: (() => void)[] = [];
 
   constructor(deps: PreparationDeps) {
     this.#d = deps;
@@ -88,14 +87,6 @@ export class Preparation {
     await this.#running;
   }
 
-  /** Resolves once a pass found nothing to prepare (tests and benchmarks wait for it). */
-  idle(): Promise<void> {
-    return new Promise((resolve) => {
-      this.#idle.push(resolve);
-      this.wake();
-    });
-  }
-
   async #loop(): Promise<void> {
     while (!this.#stopped) {
       let busy = false;
@@ -104,7 +95,6 @@ export class Preparation {
       } catch (error) {
         this.#d.log.error({ err: error }, 'broadcast preparation pass failed');
       }
-      if (!busy) for (const resolve of this.#idle.splice(0)) resolve();
       if (this.#stopped) break;
       const wait = busy ? 0 : (this.#d.pollMs ?? 1000);
       await new Promise<void>((resolve) => {
@@ -115,7 +105,6 @@ export class Preparation {
       clearTimeout(this.#timer);
       this.#wakeUp = undefined;
     }
-    for (const resolve of this.#idle.splice(0)) resolve();
   }
 
   /** One batch of the broadcast due first, and a sweep when one is due; true when work was done. */
