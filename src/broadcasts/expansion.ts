@@ -198,13 +198,14 @@ export class Expansion {
   async #batch(row: BroadcastRow): Promise<Step> {
     const d = this.#d;
     const ahead = preparedFor(row);
-    // A prepared broadcast's batch writes rows only (no message is composed): a larger one commits
-    // the pages of its messages' tables once for more of them (8x: BENCHMARKS.md, "Broadcast").
-    const size = ahead ? d.batch * PREPARED_BATCH_FACTOR : d.batch;
-    if (this.#room < size) {
+    if (this.#room < d.batch) {
       this.#room = d.queueAhead - (await d.backlog());
       if (this.#room <= 0) return 'waiting';
     }
+    // A prepared broadcast's batch writes rows only (no message is composed): a larger one commits
+    // the pages of its messages' tables once for more of them (8x: BENCHMARKS.md, "Broadcast"),
+    // never past `queue_ahead` by more than an ordinary batch.
+    const size = ahead ? Math.max(d.batch, Math.min(d.batch * PREPARED_BATCH_FACTOR, this.#room)) : d.batch;
     const contacts = await d.audiences.subscribedAfter(row.audience_id, row.cursor, size);
     if (contacts.length === 0) return this.#finish(row);
     const prepared = this.#prepare(row);

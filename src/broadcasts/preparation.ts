@@ -117,7 +117,11 @@ export class Preparation {
     }
     if (this.#d.leadMs <= 0) return false;
     const [row] = await this.#d.prepared.preparable(now, this.#d.leadMs, 1);
-    if (row === undefined) return false;
+    if (row === undefined) {
+      // Nothing left to prepare: what was kept for broadcasts cancelled or moved meanwhile goes.
+      this.#shared.clear();
+      return false;
+    }
     await this.#batch(row);
     return true;
   }

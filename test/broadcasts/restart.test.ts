@@ -1,15 +1,15 @@
 /**
  * A restart in the middle of a broadcast: the real `posthorn serve` process is killed (SIGKILL,
- * no goodbye) while it sends a 3,000-contact broadcast to a real SMTP server on loopback, then
- * started again on the same data directory. Every contact gets the broadcast, and none gets two
- * different messages of it (an SMTP transaction the kill cut after the server's 250 may be sent
- * again, the same message: at-least-once delivery, as any MTA).
+ * no goodbye) while it sends a 3,000-contact broadcast to a real SMTP server on loopback, or while
+ * it prepares one scheduled ahead, then started again on the same data directory. Every contact
+ * gets the broadcast, and none gets two different messages of it (an SMTP transaction the kill cut
+ * after the server's 250 may be sent again, the same message: at-least-once delivery, as any MTA).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createLogger } from '../../src/platform/log.js';
 import { startServer } from '../../src/server.js';
 import { BIN } from '../helpers/cli.js';
@@ -21,7 +21,15 @@ import { CONSENT, until } from './env.js';
 
 const CONTACTS = 3000;
 
-test('a broadcast killed midway resumes after the restart: every contact gets it, none two messages', async (t) => {
+type Moment = 'sending' | 'preparing';
+
+test('a broadcast killed midway resumes after the restart: every contact gets it, none two messages', (t) =>
+  killMidway(t, 'sending'));
+
+test('a broadcast killed while it is prepared ahead resumes its preparation after the restart and sends every contact the prepared message once', (t) =>
+  killMidway(t, 'preparing'));
+
+async function killMidway(t: ExecutionContext, moment: Moment): Promise<void> {
   // Seconds on a quiet host; generous bounds for a host shared by many test runs.
   t.timeout(600_000);
   const dns = await startDnsServer();
@@ -139,14 +147,28 @@ test('a broadcast killed midway resumes after the restart: every contact gets it
   });
   await waitForPort(port, Date.now() + 120_000);
   const base = `http://127.0.0.1:${port}`;
-  t.is((await api(base, 'POST', `/v1/broadcasts/${broadcast.body.id}/schedule`)).status, 202);
+  const path = `/v1/broadcasts/${broadcast.body.id}`;
+  // Ahead: time enough to prepare the 3,000 (a few seconds) after a restart on a busy host.
+  const sendAt = Math.ceil((Date.now() + 30_000) / 1000) * 1000;
+  const schedule = moment === 'preparing' ? { send_at: new Date(sendAt).toISOString() } : undefined;
+  t.is((await api(base, 'POST', `${path}/schedule`, schedule)).status, 202);
 
-  await peer.waitFor(500, 300_000);
+  let preparedAtKill = 0;
+  if (moment === 'sending') await peer.waitFor(500, 300_000);
+  else
+    preparedAtKill = await until('a part of the preparation', async () => {
+      const { body } = await api(base, 'GET', path);
+      return body.progress.prepared >= 500 ? (body.progress.prepared as number) : undefined;
+    });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
   await exited;
   const atKill = (await peer.waitFor(0)).length;
-  t.true(atKill < CONTACTS, `killed midway (${atKill} received)`);
+  if (moment === 'sending') t.true(atKill < CONTACTS, `killed midway (${atKill} received)`);
+  else {
+    t.is(atKill, 0, 'nothing was sent before the send time');
+    t.true(preparedAtKill < CONTACTS, `killed midway through the preparation (${preparedAtKill} prepared)`);
+  }
 
   child = serve();
   await waitForPort(port, Date.now() + 120_000);
@@ -160,6 +182,10 @@ test('a broadcast killed midway resumes after the restart: every contact gets it
   );
   t.is(done.progress.sent, CONTACTS);
   t.is(done.progress.recipients, CONTACTS);
+  if (moment === 'preparing') {
+    t.is(done.progress.prepared, CONTACTS, 'each contact prepared once, the preparation resumed');
+    t.true(Date.parse(done.prepared_at) < sendAt, 'prepared before the send time');
+  }
 
   const messagesOf = new Map<string, Set<string>>();
   const received = await peer.waitFor(0);
@@ -171,8 +197,16 @@ test('a broadcast killed midway resumes after the restart: every contact gets it
       messagesOf.set(rcpt, set);
     }
   }
+  if (moment === 'preparing') {
+    // Each message went out as prepared: signed (t=) before its send time.
+    const late = received.filter((m) => {
+      const signedAt = Number(/\bt=(\d+)/.exec(m.data.toString('latin1'))?.[1]);
+      return !(signedAt < sendAt / 1000);
+    });
+    t.is(late.length, 0, 'every message was the prepared one');
+  }
   t.is(messagesOf.size, CONTACTS, 'every contact received the broadcast');
   const twice = [...messagesOf].filter(([, ids]) => ids.size > 1);
   t.deepEqual(twice, [], 'no contact received two different messages');
   t.log(`${atKill} received before the kill; ${received.length - CONTACTS} transactions repeated after it`);
-});
+}
