@@ -23,6 +23,7 @@ import type { Db } from '../platform/db/database.js';
 import { AppError } from '../platform/http/errors.js';
 import type { Logger } from '../platform/log.js';
 import { contactDraft, type Prepared, prepareBroadcast } from './contact-message.js';
+import { PassLoop } from './pass-loop.js';
 import type { PreparationStore } from './preparation-store.js';
 import { type PublishedTemplates, senderOf } from './service.js';
 import type { BroadcastRow, BroadcastStore, LedgerEntry } from './store.js';
@@ -76,51 +77,35 @@ export class Expansion {
    * not once per batch.
    */
   #room = 0;
-  #stopped = false;
-  #running: Promise<void> = Promise.resolve();
-  #wakeUp: (() => void) | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #loop: PassLoop;
 
   constructor(deps: ExpansionDeps) {
     this.#d = deps;
+    // Between batches the event loop serves everything else (a yield, not a sleep). Waiting for
+    // delivery to catch up, the backlog is counted again after WAIT_MS: `queue_ahead` messages
+    // outlast that at any rate the engine reaches.
+    const idle = deps.pollMs ?? 1000;
+    this.#loop = new PassLoop(
+      async () => {
+        const step = await this.#pass();
+        return step === 'progress' ? 0 : step === 'waiting' ? WAIT_MS : idle;
+      },
+      idle,
+      (error) => deps.log.error({ err: error }, 'broadcast expansion pass failed'),
+    );
   }
 
   start(): void {
-    this.#running = this.#loop();
+    this.#loop.start();
   }
 
   /** Looks for work at once (a broadcast was scheduled). */
   wake(): void {
-    this.#wakeUp?.();
+    this.#loop.wake();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    this.wake();
-    await this.#running;
-  }
-
-  async #loop(): Promise<void> {
-    while (!this.#stopped) {
-      let step: Step = 'idle';
-      try {
-        step = await this.#pass();
-      } catch (error) {
-        this.#d.log.error({ err: error }, 'broadcast expansion pass failed');
-      }
-      if (this.#stopped) break;
-      // Between batches the event loop serves everything else (a yield, not a sleep). Waiting for
-      // delivery to catch up, the backlog is counted again after WAIT_MS: `queue_ahead` messages
-      // outlast that at any rate the engine reaches.
-      const wait = step === 'progress' ? 0 : step === 'waiting' ? WAIT_MS : (this.#d.pollMs ?? 1000);
-      await new Promise<void>((resolve) => {
-        this.#wakeUp = resolve;
-        this.#timer =
-          wait === 0 ? (setImmediate(resolve) as unknown as NodeJS.Timeout) : setTimeout(resolve, wait);
-      });
-      clearTimeout(this.#timer);
-      this.#wakeUp = undefined;
-    }
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 
   /** One batch of each broadcast that can go on now. */
@@ -128,7 +113,7 @@ export class Expansion {
     const now = Date.now();
     let result: Step = 'idle';
     for (const row of await this.#d.store.runnable(now, 20)) {
-      if (this.#stopped) break;
+      if (this.#loop.stopped) break;
       if ((this.#pausedUntil.get(row.id) ?? 0) > now) {
         result = result === 'idle' ? 'waiting' : result;
         continue;

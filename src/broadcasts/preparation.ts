@@ -25,6 +25,7 @@ import type { Draft } from '../emails/model.js';
 import type { Logger } from '../platform/log.js';
 import { contactDraft, type Prepared, prepareBroadcast } from './contact-message.js';
 import { personalizeBodies } from './content.js';
+import { PassLoop } from './pass-loop.js';
 import type { PreparationStore, Staged } from './preparation-store.js';
 import type { PublishedTemplates } from './service.js';
 import type { BroadcastRow, BroadcastStore } from './store.js';
@@ -61,50 +62,31 @@ const SWEEP_MS = 60_000;
 export class Preparation {
   readonly #d: PreparationDeps;
   readonly #shared = new Map<string, { sendAt: number; prepared: Prepared }>();
-  #stopped = false;
-  #running: Promise<void> = Promise.resolve();
-  #wakeUp: (() => void) | undefined;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #loop: PassLoop;
   #sweepDue = 0;
 
   constructor(deps: PreparationDeps) {
     this.#d = deps;
+    const idle = deps.pollMs ?? 1000;
+    this.#loop = new PassLoop(
+      async () => ((await this.#pass()) ? 0 : idle),
+      idle,
+      (error) => deps.log.error({ err: error }, 'broadcast preparation pass failed'),
+    );
   }
 
   start(): void {
-    this.#running = this.#loop();
+    this.#loop.start();
   }
 
   /** Looks for work at once (a broadcast was scheduled, moved, cancelled or sent). */
   wake(sweep = false): void {
     if (sweep) this.#sweepDue = 0;
-    this.#wakeUp?.();
+    this.#loop.wake();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    this.wake();
-    await this.#running;
-  }
-
-  async #loop(): Promise<void> {
-    while (!this.#stopped) {
-      let busy = false;
-      try {
-        busy = await this.#pass();
-      } catch (error) {
-        this.#d.log.error({ err: error }, 'broadcast preparation pass failed');
-      }
-      if (this.#stopped) break;
-      const wait = busy ? 0 : (this.#d.pollMs ?? 1000);
-      await new Promise<void>((resolve) => {
-        this.#wakeUp = resolve;
-        this.#timer =
-          wait === 0 ? (setImmediate(resolve) as unknown as NodeJS.Timeout) : setTimeout(resolve, wait);
-      });
-      clearTimeout(this.#timer);
-      this.#wakeUp = undefined;
-    }
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 
   /** One batch of the broadcast due first, and a sweep when one is due; true when work was done. */
