@@ -6,6 +6,7 @@
  * or sent; a contact who left or changed).
  */
 import type SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import type { Db } from '../platform/db/database.js';
 import { writeTransaction } from '../platform/db/savepoints.js';
 import type { BroadcastRow } from './store.js';
@@ -23,6 +24,10 @@ export interface StagedRef {
   readonly messageId: string;
   readonly createdAt: number;
 }
+
+/** Whether the expansion queued the message of the rendering at `ref` (its ledger names it). */
+const queued = (ref: string) =>
+  sql<boolean>`exists (select 1 from broadcast_messages l where l.message_id = ${sql.ref(ref)})`;
 
 /** Renderings removed per statement by the sweep: each statement holds the store briefly. */
 const SWEEP_CHUNK = 500;
@@ -169,16 +174,7 @@ export function createPreparationStore(db: Db, sqlite: SQLite.Database) {
           if (holder.send_at === null) continue;
           chunk = chunk.where('r.send_at', '!=', Number(holder.send_at));
         } else {
-          chunk = chunk.where((eb) =>
-            eb.not(
-              eb.exists(
-                eb
-                  .selectFrom('broadcast_messages as l')
-                  .select('l.message_id')
-                  .whereRef('l.message_id', '=', 'r.message_id'),
-              ),
-            ),
-          );
+          chunk = chunk.where((eb) => eb.not(queued('r.message_id')));
         }
         const result = await db
           .deleteFrom('broadcast_renderings')
@@ -195,14 +191,7 @@ export function createPreparationStore(db: Db, sqlite: SQLite.Database) {
       const result = await db
         .deleteFrom('broadcast_renderings')
         .where('created_at', '<', cutoff)
-        .where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('broadcast_messages as l')
-              .select('l.message_id')
-              .whereRef('l.message_id', '=', 'broadcast_renderings.message_id'),
-          ),
-        )
+        .where(queued('broadcast_renderings.message_id'))
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },

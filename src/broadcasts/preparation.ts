@@ -32,7 +32,7 @@ import type { BroadcastRow, BroadcastStore } from './store.js';
 import type { UnsubscribeLinks } from './unsubscribe-headers.js';
 
 export interface PreparationDeps {
-  readonly store: Pick<BroadcastStore, 'byId' | 'transition'>;
+  readonly store: Pick<BroadcastStore, 'transition'>;
   readonly prepared: PreparationStore;
   readonly audiences: Pick<AudienceService, 'subscribedAfter'>;
   readonly suppressions: {
