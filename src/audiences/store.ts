@@ -16,7 +16,10 @@ export type ConsentRow = Omit<ContactConsentsTable, 'id'> & { id: number };
 export type NewConsent = Omit<ContactConsentsTable, 'id'>;
 
 /** A contact as a broadcast's expansion reads it. */
-export type Recipient = Pick<ContactRow, 'id' | 'email' | 'first_name' | 'last_name' | 'metadata' | 'updated_at'>;
+export type Recipient = Pick<
+  ContactRow,
+  'id' | 'email' | 'first_name' | 'last_name' | 'metadata' | 'updated_at'
+>;
 
 export function createAudienceStore(db: Db) {
   return {

@@ -65,7 +65,7 @@ function recipientsOf(request: SendRequest): DraftRecipient[] {
 }
 
 export function createAdmission(deps: AdmissionDeps) {
-  const { db, store, events, limits, ports } = deps;
+  const { store, events, limits, ports } = deps;
   const admittedListeners = new Set<(messageIds: readonly string[]) => void>();
   const checkSender = createSenderCheck(deps.config.sandbox, ports);
   // Acceptance commits durably, up to 256 sends (or batches) a transaction; listeners hear of

@@ -50,7 +50,11 @@ test('findSuppressed answers 300 addresses with one query over the (project_id, 
       const plan = await client.query(`explain ${statements[0]}`, params);
       await client.query('rollback');
       const detail = plan.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('; ');
-      t.regex(detail, /(Index (Only )?Scan using|Bitmap Index Scan on) suppressions_project_mode_email/, detail);
+      t.regex(
+        detail,
+        /(Index (Only )?Scan using|Bitmap Index Scan on) suppressions_project_mode_email/,
+        detail,
+      );
       t.notRegex(detail, /Seq Scan on suppressions/);
     } finally {
       client.release();
