@@ -8,9 +8,10 @@
  * its own (outside the pool) on which it holds session advisory locks, one per engine name. A lock
  * dies with its connection, so a node that dies (or loses the database) frees its engines, and the
  * other nodes, which try the locks they want every `pollMs`, take them over within that interval.
- * The node that loses its connection stops the engines it led at once, before anyone else can take
- * them (the server ends the session when the connection goes; the stop here does not wait for the
- * server to notice). The server is told to probe an idle connection with TCP keepalives every few
+ * The node that loses its connection stops the engines it led at once, and a node that takes a lock
+ * waits a moment (TAKEOVER_MS) before it starts the engine, so the two do not overlap (the server
+ * frees the lock as it ends the lost session; the loser hears of it on its own connection, which
+ * a busy event loop may read after the taker's answer). The server is told to probe an idle connection with TCP keepalives every few
  * seconds, so a node whose host vanished without closing its connection frees its locks in about
  * half a minute rather than the kernel's two hours.
  *
@@ -18,6 +19,7 @@
  * following the event log) also takes a transaction lock of its own (`lockInTransaction`), so a
  * moment of overlap while a lost node stops can never do it twice.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 
 /** What a leader runs: stopped when the lock is lost or given up. */
@@ -43,6 +45,12 @@ export interface LeadershipObserver {
   readonly onChange?: (change: { name: string; held: boolean; reason?: string }) => void;
   readonly onError?: (error: unknown) => void;
 }
+
+/**
+ * How long a node that took a lock waits before it starts the engine (at most `pollMs`): the node
+ * that lost it (its session ended by the server) hears of it on its own connection and stops first.
+ */
+const TAKEOVER_MS = 250;
 
 /** The first key of every advisory lock Posthorn takes by name (the second is the name's hash). */
 export const LOCK_NAMESPACE = 7370;
@@ -189,9 +197,15 @@ export function postgresLeadership(options: PostgresLeadershipOptions): Leadersh
         [LOCK_NAMESPACE, free.map((entry) => entry.key)],
       );
       const got = new Set(rows.filter((row) => row.got).map((row) => Number(row.key)));
-      for (const entry of free) {
-        if (!got.has(entry.key)) continue;
-        if (closed || client !== current || !wanted.has(entry.name)) {
+      const taken = free.filter((entry) => got.has(entry.key));
+      if (taken.length === 0) return;
+      // The server frees a lock as it ends the session of the node that held it, which hears of it
+      // on its own connection: the taker waits a moment, so that one has stopped before this starts.
+      await sleep(Math.min(TAKEOVER_MS, pollMs));
+      for (const entry of taken) {
+        // A lock taken on a connection lost meanwhile went with it.
+        if (client !== current) return;
+        if (closed || !wanted.has(entry.name)) {
           await query(current, 'select pg_advisory_unlock($1::int, $2::int)', [LOCK_NAMESPACE, entry.key]);
           continue;
         }
