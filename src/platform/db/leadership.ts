@@ -11,9 +11,9 @@
  * The node that loses its connection stops the engines it led at once, and a node that takes a lock
  * waits a moment (TAKEOVER_MS) before it starts the engine, so the two do not overlap (the server
  * frees the lock as it ends the lost session; the loser hears of it on its own connection, which
- * a busy event loop may read after the taker's answer). The server is told to probe an idle connection with TCP keepalives every few
- * seconds, so a node whose host vanished without closing its connection frees its locks in about
- * half a minute rather than the kernel's two hours.
+ * a busy event loop may read after the taker's answer). The server is told to probe an idle
+ * connection with TCP keepalives every few seconds, so a node whose host vanished without closing
+ * its connection frees its locks in about half a minute rather than the kernel's two hours.
  *
  * The lock only decides who runs an engine; work that must never run twice at once (a cursor
  * following the event log) also takes a transaction lock of its own (`lockInTransaction`), so a
