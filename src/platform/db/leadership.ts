@@ -8,10 +8,10 @@
  * its own (outside the pool) on which it holds session advisory locks, one per engine name. A lock
  * dies with its connection, so a node that dies (or loses the database) frees its engines, and the
  * other nodes, which try the locks they want every `pollMs`, take them over within that interval.
- * The node that loses its connection stops the engines it led at once, and a node that takes a lock
- * waits a moment (TAKEOVER_MS) before it starts the engine, so the two do not overlap (the server
- * frees the lock as it ends the lost session; the loser hears of it on its own connection, which
- * a busy event loop may read after the taker's answer). The server is told to probe an idle
+ * The node that loses its connection stops the engines it led at once, and a node that takes over
+ * a lock waits a moment (TAKEOVER_MS) before it starts the engine, so the two do not overlap (the
+ * server frees the lock as it ends the lost session; the loser hears of it on its own connection,
+ * which a busy event loop may read after the taker's answer). The server is told to probe an idle
  * connection with TCP keepalives every few seconds, so a node whose host vanished without closing
  * its connection frees its locks in about half a minute rather than the kernel's two hours.
  *
@@ -47,8 +47,9 @@ export interface LeadershipObserver {
 }
 
 /**
- * How long a node that took a lock waits before it starts the engine (at most `pollMs`): the node
- * that lost it (its session ended by the server) hears of it on its own connection and stops first.
+ * How long a node that took over a lock (another node held it when it last tried) waits before it
+ * starts the engine, at most `pollMs`: the node that lost it (its session ended by the server)
+ * hears of it on its own connection and stops first.
  */
 const TAKEOVER_MS = 250;
 
@@ -102,6 +103,8 @@ interface Wanted {
   readonly start: () => LeaderWork;
   running: LeaderWork | undefined;
   stopping: Promise<void> | undefined;
+  /** Another node held the lock when this one last tried: getting it now is a takeover. */
+  heldElsewhere: boolean;
 }
 
 /** Session advisory locks on a connection of this node's own. */
@@ -198,10 +201,13 @@ export function postgresLeadership(options: PostgresLeadershipOptions): Leadersh
       );
       const got = new Set(rows.filter((row) => row.got).map((row) => Number(row.key)));
       const taken = free.filter((entry) => got.has(entry.key));
+      for (const entry of free) if (!got.has(entry.key)) entry.heldElsewhere = true;
       if (taken.length === 0) return;
       // The server frees a lock as it ends the session of the node that held it, which hears of it
-      // on its own connection: the taker waits a moment, so that one has stopped before this starts.
-      await sleep(Math.min(TAKEOVER_MS, pollMs));
+      // on its own connection: a takeover waits a moment, so that one has stopped before this
+      // starts. A lock nobody held when this node first tried starts at once (a node's boot).
+      if (taken.some((entry) => entry.heldElsewhere)) await sleep(Math.min(TAKEOVER_MS, pollMs));
+      for (const entry of taken) entry.heldElsewhere = false;
       for (const entry of taken) {
         // A lock taken on a connection lost meanwhile went with it.
         if (client !== current) return;
@@ -247,7 +253,14 @@ export function postgresLeadership(options: PostgresLeadershipOptions): Leadersh
   return {
     lead(name, start) {
       if (wanted.has(name)) throw new Error(`${name} is led already`);
-      const entry: Wanted = { name, key: lockKey(name), start, running: undefined, stopping: undefined };
+      const entry: Wanted = {
+        name,
+        key: lockKey(name),
+        start,
+        running: undefined,
+        stopping: undefined,
+        heldElsewhere: false,
+      };
       wanted.set(name, entry);
       // Try at once: a single node must not wait a poll interval for its own engines.
       schedule(0);
