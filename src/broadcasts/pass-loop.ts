@@ -49,9 +49,10 @@ export class PassLoop {
       if (this.#stopped) break;
       await new Promise<void>((resolve) => {
         this.#wakeUp = resolve;
-        this.#timer =
-          wait === 0 ? (setImmediate(resolve) as unknown as NodeJS.Timeout) : setTimeout(resolve, wait);
+        if (wait === 0) setImmediate(resolve);
+        else this.#timer = setTimeout(resolve, wait);
       });
+      // A wait cut short by `wake` leaves its timer behind.
       clearTimeout(this.#timer);
       this.#wakeUp = undefined;
     }
