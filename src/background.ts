@@ -16,6 +16,8 @@ import { startDomainRecheck } from './domains/recheck.js';
 import { startScheduler } from './emails/scheduler.js';
 import { startRetention } from './events/retention.js';
 import type { Kernel } from './kernel.js';
+import { ViewLag } from './platform/bulk-activity.js';
+import { parseDuration } from './platform/config/duration.js';
 import { startReputationProjection } from './reputation/center/engine.js';
 import { startProviderSync } from './reputation/connections/sync-engine.js';
 import type { Services } from './services.js';
@@ -78,8 +80,15 @@ export async function startBackground(
   };
   try {
     engines.push(lastUsedFlusher(kernel, services));
+    // While marketing mail is delivered, the derived views wait (SQLite: there they share the one
+    // store and event loop with delivery; docs/decisions/broadcasts.md).
+    const viewLag = () =>
+      new ViewLag(
+        kernel.store.engine === 'sqlite' ? services.bulk : undefined,
+        parseDuration(kernel.config.broadcasts.views_lag_max),
+      );
     single('history-indexer', () =>
-      startHistoryIndexer(services.history.indexer, kernel.log.child({ capability: 'dashboard' })),
+      startHistoryIndexer(services.history.indexer, kernel.log.child({ capability: 'dashboard' }), viewLag()),
     );
     single('scheduler', () =>
       startScheduler(
@@ -103,6 +112,8 @@ export async function startBackground(
         services.analytics,
         services.events,
         kernel.log.child({ capability: 'analytics' }),
+        undefined,
+        viewLag(),
       ),
     );
     // Before delivery starts: a project with a dedicated IP never sends its first mail from a shared one.

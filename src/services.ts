@@ -9,6 +9,7 @@ import { createApprovalService } from './approvals/service.js';
 import { createApprovalStore } from './approvals/store.js';
 import { kyselyPolicyLookup, sqlitePolicyLookup } from './approvals/store-policy.js';
 import { buildBroadcasts } from './broadcasts/build.js';
+import { BulkActivity } from './platform/bulk-activity.js';
 import { createAuditService } from './audit/service.js';
 import { createDeliveryService } from './delivery/service.js';
 import { buildDomains } from './domains/build.js';
@@ -80,7 +81,10 @@ export function buildServices(kernel: Kernel) {
   const analytics = buildAnalytics(kernel, { emails, events });
   // Before delivery: it asks reputation which source address a project's mail leaves from.
   const reputation = buildReputation(kernel, { events, emails, analytics, audit });
+  // Marketing delivery under way: the derived views' background runs wait (platform/bulk-activity.ts).
+  const bulk = new BulkActivity();
   const delivery = createDeliveryService(kernel, {
+    bulk,
     events,
     admissions: emails,
     suppressions,
@@ -140,6 +144,7 @@ export function buildServices(kernel: Kernel) {
     broadcasts,
     reputation,
     status,
+    bulk,
     web: buildWeb(kernel),
   };
 }

@@ -31,6 +31,7 @@ import { ROUTE_BATCH, routeBatch, SANDBOX_LANE } from './routing/router.js';
 import { deliverJob, type JobContext, newContext, type StepDeps } from './steps.js';
 import type { ClaimedJob, DeliveryStore } from './queue/store.js';
 import type { MarketingPace } from './marketing-pace.js';
+import type { BulkActivity } from '../platform/bulk-activity.js';
 
 export interface EngineOptions {
   readonly store: Pick<
@@ -52,6 +53,8 @@ export interface EngineOptions {
   readonly onWake?: (wake: () => void) => () => void;
   /** Bounds the marketing jobs held at once by the event loop's delay (marketing-pace.ts). */
   readonly pace?: Pick<MarketingPace, 'room' | 'stop'>;
+  /** Told at each claim pass while marketing jobs are held: background views wait (platform/bulk-activity.ts). */
+  readonly bulk?: Pick<BulkActivity, 'mark'>;
 }
 
 const TRAFFIC: readonly Traffic[] = ['transactional', 'marketing'];
@@ -154,6 +157,7 @@ export class DeliveryEngine {
 
   async #tick(): Promise<void> {
     try {
+      if (this.#o.bulk && this.#marketingHeld() > 0) this.#o.bulk.mark();
       for (const traffic of TRAFFIC) {
         for (const lane of this.#o.laneTable.lanes(traffic)) {
           const live = this.#o.lanes.get(`${traffic}/${lane.name}`);

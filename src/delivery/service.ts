@@ -28,6 +28,7 @@ import { MxConnection } from './smtp/mx-connection.js';
 import { OutcomeWriter, type SuppressionPort } from './outcomes/outcome-writer.js';
 import { Prerender } from './compose/prerender.js';
 import { MarketingPace } from './marketing-pace.js';
+import type { BulkActivity } from '../platform/bulk-activity.js';
 import { createRawStore } from './compose/raw-store.js';
 import { marketingGate, type PrioritizedRenderer } from './compose/render-priority.js';
 import { type AheadMessage, renderAhead } from './compose/render-ahead.js';
@@ -57,6 +58,8 @@ export interface DeliveryDeps {
   readonly sources?: SourcePort;
   /** Open and click tracking's input to composition (compose/tracking-step.ts). */
   readonly tracking?: TrackingPort;
+  /** Told while the engine holds marketing jobs (platform/bulk-activity.ts). */
+  readonly bulk?: Pick<BulkActivity, 'mark'>;
 }
 
 /** What a VERP return path names: the message and the recipients the bounced transaction carried. */
@@ -170,6 +173,7 @@ export function createDeliveryService(kernel: Kernel, deps: DeliveryDeps) {
       claimBatch: config.claim_batch,
       drainMs: parseDuration(config.drain_timeout),
       onWake: (wake) => deps.events.onAppended(wake),
+      ...(deps.bulk ? { bulk: deps.bulk } : {}),
       pace: new MarketingPace({
         max: laneTable
           .lanes('marketing')

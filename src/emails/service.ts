@@ -111,6 +111,15 @@ export function createEmailService(deps: EmailServiceDeps) {
       return mode;
     },
 
+    /**
+     * The lane delivery recorded on the job carrying a recipient, synchronously (SQLite only): the
+     * reputation projection's fallback when the analytics projection has not yet recorded it (it
+     * waits while a broadcast is delivered, platform/bulk-activity.ts).
+     */
+    recipientLane(messageId: string, recipient: string): string | undefined {
+      return store.laneOfSqlite(messageId, recipient);
+    },
+
     /** The modes of several messages at once (messages the store does not know are left out). */
     messageModes(messageIds: readonly string[]): Promise<Map<string, KeyMode>> {
       return store.modesOf(messageIds);

@@ -75,7 +75,12 @@ export function acceptedOnSqlite(sqlite: SQLite.Database) {
     return (s.modeOf.get(messageId) as { mode: KeyMode } | undefined)?.mode;
   }
 
-  return { findIdempotent, insertAccepted, modeOf };
+  /** The lane the delivery engine last recorded on the job that carries a recipient, if any. */
+  function laneOf(messageId: string, recipient: string): string | undefined {
+    return (s.laneOf.get(messageId, recipient) as { lane: string } | undefined)?.lane;
+  }
+
+  return { findIdempotent, insertAccepted, modeOf, laneOf };
 }
 
 export interface RefRow {
@@ -105,6 +110,11 @@ function prepare(sqlite: SQLite.Database) {
          @track_opens, @track_clicks, @now, @now)`,
     ),
     modeOf: sqlite.prepare('select mode from messages where id = ?'),
+    laneOf: sqlite.prepare(
+      `select j.lane from message_recipients r
+       join delivery_jobs j on j.message_id = r.message_id and j.domain = r.domain
+       where r.message_id = ? and r.email = ? and j.lane is not null limit 1`,
+    ),
     insertBody: sqlite.prepare('insert into message_bodies (message_id, html, text) values (?, ?, ?)'),
     insertRecipient: sqlite.prepare(
       `insert into message_recipients (id, message_id, project_id, kind, email, display, domain, status, attempts, updated_at)

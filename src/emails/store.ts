@@ -94,6 +94,12 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database, engine: Engine
       return onSqlite().modeOf(messageId);
     },
 
+    /** The lane recorded on the job that carries a recipient (SQLite only, synchronous). */
+    laneOfSqlite(messageId: string, recipient: string): string | undefined {
+      if (postgres) throw new Error('laneOfSqlite is SQLite only');
+      return onSqlite().laneOf(messageId, recipient);
+    },
+
     /** The modes of several messages in one query (either engine); unknown ones are left out. */
     async modesOf(messageIds: readonly string[]): Promise<Map<string, KeyMode>> {
       const modes = new Map<string, KeyMode>();

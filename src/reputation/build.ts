@@ -24,6 +24,8 @@ export interface ReputationPorts {
   readonly emails: {
     messageMode(messageId: string): KeyMode | undefined;
     messageModes(messageIds: readonly string[]): Promise<Map<string, KeyMode>>;
+    /** SQLite only: the lane on the job that carries a recipient. */
+    recipientLane(messageId: string, recipient: string): string | undefined;
   };
   readonly analytics: {
     laneOf(messageId: string, recipient: string): string | undefined;
@@ -62,7 +64,10 @@ export function buildReputation(kernel: Kernel, ports: ReputationPorts) {
           }
         : {
             messageMode: (messageId) => ports.emails.messageMode(messageId),
-            laneOf: (messageId, recipient) => ports.analytics.laneOf(messageId, recipient),
+            // Analytics records the lane when it projects the delivery; while it waits for a
+            // broadcast's delivery (platform/bulk-activity.ts), the job's own lane answers.
+            laneOf: (messageId, recipient) =>
+              ports.analytics.laneOf(messageId, recipient) ?? ports.emails.recipientLane(messageId, recipient),
           },
   });
   const postgres = kernel.store.engine === 'postgresql';

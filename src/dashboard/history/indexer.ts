@@ -2,10 +2,10 @@
  * Keeps the history index (migration 0021c) in step with `messages`: it reads the messages after
  * the last one indexed (by rowid, which only grows: messages are never deleted), writes their
  * history rows, their search text and the counts, in one transaction per batch. It runs on a
- * short timer and before every history query (`catchUp`), so a list is never behind the store,
- * while an accepted send writes nothing more. A backlog (a store that predates the index) is
- * worked through in bounded batches by the timer, yielding to other work between batches; a query
- * then waits for one batch at most.
+ * short timer and before every history query (`catchUpWithin`), so a list is not behind the
+ * store, while an accepted send writes nothing more. A backlog (a store that predates the index,
+ * or what a broadcast's delivery left while the timer waited) is worked through in bounded batches,
+ * yielding to other work between batches; a query waits for it for up to 2 s.
  */
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
@@ -77,8 +77,19 @@ export function createHistoryIndexer(db: Db, dialect: HistoryDialect) {
     return running;
   };
   return {
-    /** One batch now (or the batch already running); a history query calls it first. */
+    /** One batch now (or the batch already running); the timer's step (engine.ts). */
     catchUp: () => once(BATCH),
+    /**
+     * Batches until nothing is left or `ms` have passed, yielding between them: a history query
+     * calls it first, so a list is not behind the store even after the timer waited for a
+     * broadcast's delivery (engine.ts), nor held long by a huge backlog.
+     */
+    async catchUpWithin(ms: number): Promise<void> {
+      const until = Date.now() + ms;
+      while ((await once(BATCH)) === BATCH && Date.now() < until) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
     /** Batches until nothing is left (tests, benchmarks, the timer after a backlog). */
     async drain(): Promise<void> {
       while ((await once(BATCH)) > 0);

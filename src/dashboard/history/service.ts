@@ -7,6 +7,9 @@ import type { HistoryIndexer } from './indexer.js';
 import type { messageDetail } from './schemas.js';
 import type { HistoryQuery, HistoryStore } from './store.js';
 
+/** A page waits this long at most for the index to catch up (as an analytics report does). */
+const CATCH_UP_MS = 2000;
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The queue ID in an MX's 250 reply: Postfix "queued as 4Xyz", Exim "id=1abc-...", Gmail "... - gsmtp" has none. */
@@ -19,7 +22,7 @@ export function mtaQueueId(reply: string | null): string | undefined {
 export function createHistoryService(store: HistoryStore, indexer: HistoryIndexer) {
   return {
     async page(query: HistoryQuery) {
-      await indexer.catchUp();
+      await indexer.catchUpWithin(CATCH_UP_MS);
       const { rows, to, total } = await store.page(query);
       return {
         data: rows.map((row) => ({

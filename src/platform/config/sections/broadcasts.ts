@@ -1,5 +1,6 @@
 /** Config section of audiences and broadcasts: imports and how a broadcast is expanded. */
 import { z } from 'zod';
+import { duration } from './fields.js';
 
 export const broadcastsSection = z
   .strictObject({
@@ -30,6 +31,11 @@ export const broadcastsSection = z
       .default(3600)
       .describe(
         'Seconds before its send time a scheduled broadcast starts being prepared: each message composed and DKIM-signed ahead and stored (about its size per contact), so that at the send time it goes out as fast as delivery relays stored mail. 0 turns preparation off (messages are composed as they are sent).',
+      ),
+    views_lag_max: duration({ timer: true })
+      .default('60s')
+      .describe(
+        'While marketing mail is being delivered, how far behind the store the message history index and the analytics projection may fall in the background, leaving the event loop to delivery; they catch up once the marketing lanes are quiet, and a history page or an analytics report catches up before it answers. "0s": they follow as closely as ever. On PostgreSQL they always follow.',
       ),
   })
   .describe('Audiences and broadcasts: contact imports, the preparation ahead and the marketing expansion.');
