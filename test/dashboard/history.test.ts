@@ -133,6 +133,32 @@ test('the history pages, sorts, filters and searches the selected project, and s
   for (const field of ['created_at', 'updated_at']) t.false(Number.isNaN(Date.parse(detail.body[field])));
 });
 
+test('a page lists every message even when the index fell far behind while a broadcast was delivered', async (t) => {
+  const env = await startAccountsEnv(t, { broadcasts: { views_lag_max: '10m' } });
+  const { bulk } = env.ph.server.services;
+  // As delivery does while it holds marketing jobs: the indexer's timer waits (up to 10 minutes here).
+  bulk.mark();
+  const marking = setInterval(() => bulk.mark(), 50);
+  t.teardown(() => clearInterval(marking));
+  const count = 450; // more than two of the indexer's batches
+  const items = Array.from({ length: count }, (_, i) => ({
+    from: 'News <news@acme.test>',
+    to: [`reader${i}@example.test`],
+    subject: `Issue ${i}`,
+  }));
+  const ids = await seed(env, items);
+  const token = await session(env);
+  const page = await list(env, token, '?page_size=10');
+  t.is(page.status, 200, page.text);
+  t.is(page.body.total, count);
+  t.is(page.body.data[0].id, ids[count - 1]);
+  const found = await list(env, token, '?search=Issue%20449');
+  t.deepEqual(
+    found.body.data.map((m: { id: string }) => m.id),
+    [ids[449]],
+  );
+});
+
 test("another project's messages are a 404, and the project header selects a project of the organization", async (t) => {
   const env = await startAccountsEnv(t);
   const [own] = await seed(env, [{ from: 'a@acme.test', to: ['x@example.test'], subject: 'Mine' }]);

@@ -104,6 +104,43 @@ test('complaints count against the lane that carried the message, and a few of t
   t.regex(body.domains[0].reasons.join(' '), /Gmail and Yahoo require less than 0\.3 %/);
 });
 
+test('a complaint counts against its lane even before analytics recorded the delivery (it waits while a broadcast is delivered)', async (t) => {
+  const env = await startDeliveryEnv(t, { config: { reputation: { min_volume: 0 } } });
+  mx(env.dns, 'gmail.test', [{ host: GMAIL_MX, ip: '127.0.0.1' }]);
+  const to = Array.from({ length: 20 }, (_, i) => `reader${i}@gmail.test`);
+  const id = await send(env, { to });
+  await eventually('delivery', () => messageStatus(env.ph, id) === 'delivered', 30_000);
+  const { services, kernel } = env.ph.server;
+  await services.analytics.catchUp();
+  // As if the analytics projection had not yet read the delivery: it records no lane for it.
+  await kernel.db.deleteFrom('analytics_recipients').where('message_id', '=', id).execute();
+  await kernel.db.transaction().execute(async (trx) => {
+    await services.events.append(trx, {
+      projectId: env.ph.owner.projectId,
+      type: 'email.complained',
+      messageId: id,
+      recipient: 'reader7@gmail.test',
+      data: {
+        email_id: id,
+        from: 'Acme <hello@acme.test>',
+        to,
+        subject: 'Hello',
+        tags: {},
+        complaint: { recipient: 'reader7@gmail.test', feedback_type: 'abuse', source: 'arf' },
+      },
+    });
+  });
+  services.events.notify();
+
+  const body = await reputation(env);
+  const lane = body.lanes.find((l: { name: string }) => l.name === 'gmail');
+  t.is(lane.windows[0].complained, 1, JSON.stringify(body.lanes));
+  t.falsy(
+    body.lanes.find((l: { name: string }) => l.name === 'unknown'),
+    'nothing counted against an unknown lane',
+  );
+});
+
 test('a window below min_volume does not decide the state, and test sends are never counted', async (t) => {
   const env = await startDeliveryEnv(t);
   mx(env.dns, 'gmail.test', [{ host: GMAIL_MX, ip: '127.0.0.1' }]);
