@@ -120,6 +120,13 @@ export function createEmailService(deps: EmailServiceDeps) {
       return store.laneOfSqlite(messageId, recipient);
     },
 
+    /** `recipientLane` for several recipients at once, by `message_id\u0000recipient` (either engine). */
+    recipientLanes(
+      pairs: readonly { message_id: string; recipient: string }[],
+    ): Promise<Map<string, string>> {
+      return store.lanesOf(pairs);
+    },
+
     /** The modes of several messages at once (messages the store does not know are left out). */
     messageModes(messageIds: readonly string[]): Promise<Map<string, KeyMode>> {
       return store.modesOf(messageIds);

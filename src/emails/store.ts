@@ -100,6 +100,33 @@ export function createEmailStore(db: Db, sqlite: SQLite.Database, engine: Engine
       return onSqlite().laneOf(messageId, recipient);
     },
 
+    /**
+     * The lanes recorded on the jobs that carry these recipients, by `message_id\u0000recipient`
+     * (either engine; a recipient whose job has no lane yet is left out).
+     */
+    async lanesOf(pairs: readonly { message_id: string; recipient: string }[]): Promise<Map<string, string>> {
+      const lanes = new Map<string, string>();
+      const wanted = new Set(pairs.map((p) => `${p.message_id}\u0000${p.recipient}`));
+      const messages = [...new Set(pairs.map((p) => p.message_id))];
+      // Chunked: SQLite caps the number of bound parameters of one statement.
+      for (let i = 0; i < messages.length; i += 500) {
+        const rows = await db
+          .selectFrom('message_recipients as r')
+          .innerJoin('delivery_jobs as j', (join) =>
+            join.onRef('j.message_id', '=', 'r.message_id').onRef('j.domain', '=', 'r.domain'),
+          )
+          .select(['r.message_id', 'r.email', 'j.lane'])
+          .where('r.message_id', 'in', messages.slice(i, i + 500))
+          .where('j.lane', 'is not', null)
+          .execute();
+        for (const row of rows) {
+          const key = `${row.message_id}\u0000${row.email}`;
+          if (row.lane !== null && wanted.has(key)) lanes.set(key, row.lane);
+        }
+      }
+      return lanes;
+    },
+
     /** The modes of several messages in one query (either engine); unknown ones are left out. */
     async modesOf(messageIds: readonly string[]): Promise<Map<string, KeyMode>> {
       const modes = new Map<string, KeyMode>();

@@ -26,6 +26,7 @@ export interface ReputationPorts {
     messageModes(messageIds: readonly string[]): Promise<Map<string, KeyMode>>;
     /** SQLite only: the lane on the job that carries a recipient. */
     recipientLane(messageId: string, recipient: string): string | undefined;
+    recipientLanes(pairs: readonly { message_id: string; recipient: string }[]): Promise<Map<string, string>>;
   };
   readonly analytics: {
     laneOf(messageId: string, recipient: string): string | undefined;
@@ -57,6 +58,10 @@ export function buildReputation(kernel: Kernel, ports: ReputationPorts) {
               ports.emails.messageModes(messages),
               ports.analytics.lanesOf(pairs),
             ]);
+            // Those analytics has not recorded yet: the lane on the recipient's job.
+            const missing = pairs.filter((p) => !lanes.has(`${p.message_id}\u0000${p.recipient}`));
+            if (missing.length > 0)
+              for (const [key, lane] of await ports.emails.recipientLanes(missing)) lanes.set(key, lane);
             return {
               messageMode: (messageId) => modes.get(messageId),
               laneOf: (messageId, recipient) => lanes.get(`${messageId}\u0000${recipient}`),
@@ -67,7 +72,8 @@ export function buildReputation(kernel: Kernel, ports: ReputationPorts) {
             // Analytics records the lane when it projects the delivery; while it waits for a
             // broadcast's delivery (platform/bulk-activity.ts), the job's own lane answers.
             laneOf: (messageId, recipient) =>
-              ports.analytics.laneOf(messageId, recipient) ?? ports.emails.recipientLane(messageId, recipient),
+              ports.analytics.laneOf(messageId, recipient) ??
+              ports.emails.recipientLane(messageId, recipient),
           },
   });
   const postgres = kernel.store.engine === 'postgresql';
