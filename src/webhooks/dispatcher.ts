@@ -54,8 +54,9 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
     scheduleMs,
     disableAfterMs: parseDuration(config.disable_after),
     // A failure continues the endpoint's streak only within the longest retry delay of the
-    // previous one (plus a poll interval of timer slack): failing-streak.ts.
-    streakGapMs: Math.max(...scheduleMs) + POLL_MS,
+    // previous one (plus two poll intervals of slack: a retry picked up by the poll comes up to one
+    // late, and a busy host adds to it): failing-streak.ts.
+    streakGapMs: Math.max(...scheduleMs) + 2 * POLL_MS,
   };
   const perEndpoint = new Map<string, number>();
   const inFlight = new Map<string, { promise: Promise<void>; abort: AbortController }>();
@@ -66,19 +67,21 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
   const { wake } = runner;
 
   async function pump(): Promise<void> {
-    await dispatchDue();
-    await scheduleTimer();
+    const checkedAt = await dispatchDue();
+    await scheduleTimer(checkedAt);
   }
 
-  async function dispatchDue(): Promise<void> {
+  /** Starts what is due; returns the time of its last look (what was due then and not started waits for a busy endpoint). */
+  async function dispatchDue(): Promise<number> {
     const saturated = new Set<string>();
+    let now = Date.now();
     for (;;) {
-      if (runner.stopped || inFlight.size >= config.concurrency) return;
-      const now = Date.now();
+      if (runner.stopped || inFlight.size >= config.concurrency) return now;
+      now = Date.now();
       const candidates = (
         await store.endpointsWithDueAttempts(now, ENDPOINTS_PER_PASS + saturated.size)
       ).filter((id) => !saturated.has(id));
-      if (candidates.length === 0) return;
+      if (candidates.length === 0) return now;
       for (const endpointId of candidates) {
         const free = Math.min(
           config.per_endpoint_concurrency - (perEndpoint.get(endpointId) ?? 0),
@@ -86,7 +89,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
         );
         if (free <= 0) {
           saturated.add(endpointId);
-          if (inFlight.size >= config.concurrency) return;
+          if (inFlight.size >= config.concurrency) return now;
           continue;
         }
         const claimed = await store.claim(
@@ -100,7 +103,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
           // stop() ran while claiming and aborted only what was in flight then: hand these back
           // rather than start requests nobody will abort.
           await store.releaseLocks(claimed);
-          return;
+          return now;
         }
         for (const attempt of claimed) start(attempt);
         // Whatever is left due for this endpoint waits for one of its requests to finish (on
@@ -110,13 +113,16 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
     }
   }
 
-  async function scheduleTimer(): Promise<void> {
+  async function scheduleTimer(checkedAt: number): Promise<void> {
     if (runner.stopped) return;
     clearTimeout(timer);
     const next = await store.nextWakeAt();
-    const now = Date.now();
-    // Attempts already due but waiting for a busy endpoint are picked up when a request ends.
-    const delay = next !== undefined && next > now ? Math.min(next - now, POLL_MS) : POLL_MS;
+    // Attempts that were due at the last look and not started wait for a busy endpoint: a request
+    // that ends picks them up. One due since that look (a timer may fire a millisecond before
+    // Date.now() reaches its time) is looked for again at once, not after a whole poll: that
+    // late retry restarted an endpoint's failing streak (failing-streak.ts).
+    const delay =
+      next !== undefined && next > checkedAt ? Math.min(Math.max(0, next - Date.now()), POLL_MS) : POLL_MS;
     timer = setTimeout(wake, delay);
     timer.unref();
   }
