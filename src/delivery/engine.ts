@@ -68,6 +68,11 @@ export class DeliveryEngine {
   readonly #drained = new Set<string>();
   /** Traffic classes whose router is running (it never blocks the claims: DNS may be slow). */
   readonly #routing = new Set<Traffic>();
+  /** The claims of each traffic class in progress, one after another (`#serially`). */
+  readonly #claiming: Record<Traffic, Promise<void>> = {
+    transactional: Promise.resolve(),
+    marketing: Promise.resolve(),
+  };
   #stopping = false;
   #ticking = false;
   /** The claim pass running or about to run (stop() lets it finish: the jobs it claims are held). */
@@ -142,6 +147,7 @@ export class DeliveryEngine {
     this.#unsubscribe?.();
     for (const lane of this.#o.lanes.values()) lane.close();
     await this.#pass;
+    await Promise.all(TRAFFIC.map((traffic) => this.#claiming[traffic]));
     await this.#held.untilIdle(this.#o.drainMs);
     // Transactions still in flight are cut off before their jobs are released: no reply can then
     // arrive for a job that is back in the queue (the server may have kept the message: at least once).
@@ -159,22 +165,7 @@ export class DeliveryEngine {
     try {
       if (this.#o.bulk && this.#marketingHeld() > 0) this.#o.bulk.mark();
       for (const traffic of TRAFFIC) {
-        for (const lane of this.#o.laneTable.lanes(traffic)) {
-          const live = this.#o.lanes.get(`${traffic}/${lane.name}`);
-          if (!live) continue;
-          // Marketing takes what the event loop can spare beside transactional mail.
-          const room =
-            traffic === 'marketing' && this.#o.pace
-              ? Math.min(live.room, this.#o.pace.room(this.#marketingHeld()))
-              : live.room;
-          // Claim in batches: when a quarter of the lane is free, or at once when it is idle.
-          const batch =
-            live.held === 0 ? 1 : Math.max(1, Math.floor(Math.min(live.highWater, room + live.held) / 4));
-          if (room >= batch) await this.#claimFor(traffic, live.name, room, (job) => this.#run(job, live));
-        }
-        await this.#claimFor(traffic, SANDBOX_LANE, SANDBOX_HIGH_WATER - this.#sandboxHeld[traffic], (job) =>
-          this.#run(job, null),
-        );
+        await this.#serially(traffic, () => this.#claimLanes(traffic));
         this.#startRouting(traffic);
       }
       await this.#flushReleases();
@@ -190,6 +181,37 @@ export class DeliveryEngine {
         this.wake();
       }
     }
+  }
+
+  /** Claims for each lane of `traffic` and its sandbox lane what they have room for. */
+  async #claimLanes(traffic: Traffic): Promise<void> {
+    for (const lane of this.#o.laneTable.lanes(traffic)) {
+      const live = this.#o.lanes.get(`${traffic}/${lane.name}`);
+      if (!live) continue;
+      // Marketing takes what the event loop can spare beside transactional mail.
+      const room =
+        traffic === 'marketing' && this.#o.pace
+          ? Math.min(live.room, this.#o.pace.room(this.#marketingHeld()))
+          : live.room;
+      // Claim in batches: when a quarter of the lane is free, or at once when it is idle.
+      const batch =
+        live.held === 0 ? 1 : Math.max(1, Math.floor(Math.min(live.highWater, room + live.held) / 4));
+      if (room >= batch) await this.#claimFor(traffic, live.name, room, (job) => this.#run(job, live));
+    }
+    await this.#claimFor(traffic, SANDBOX_LANE, SANDBOX_HIGH_WATER - this.#sandboxHeld[traffic], (job) =>
+      this.#run(job, null),
+    );
+  }
+
+  /**
+   * Runs `claims` after any other claims of the same traffic still running: the pass's, and the
+   * claim of transactional jobs just routed (`#startRouting`), which does not wait for the pass's
+   * marketing claims. One at a time, each lane's room is read after the previous claim took its jobs.
+   */
+  #serially(traffic: Traffic, claims: () => Promise<void>): Promise<void> {
+    const next = this.#claiming[traffic].then(claims);
+    this.#claiming[traffic] = next.catch(() => undefined);
+    return next;
   }
 
   /**
@@ -227,6 +249,15 @@ export class DeliveryEngine {
       .catch((error: unknown) => {
         this.lastError = error instanceof Error ? error.message : String(error);
         this.#o.log.error({ err: error }, 'routing jobs to lanes failed');
+      })
+      .then(() => {
+        // A password reset just routed is claimed now, not after the pass in progress (its
+        // marketing claims: under a broadcast, one more turn of a busy loop).
+        if (traffic !== 'transactional' || this.#stopping) return;
+        return this.#serially(traffic, () => this.#claimLanes(traffic)).catch((error: unknown) => {
+          this.lastError = error instanceof Error ? error.message : String(error);
+          this.#o.log.error({ err: error }, 'delivery claim failed');
+        });
       })
       .finally(() => {
         this.#routing.delete(traffic);
