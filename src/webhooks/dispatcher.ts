@@ -54,9 +54,8 @@ export function startWebhookDispatcher(deps: DispatcherDeps) {
     scheduleMs,
     disableAfterMs: parseDuration(config.disable_after),
     // A failure continues the endpoint's streak only within the longest retry delay of the
-    // previous one (plus two poll intervals of slack: a retry picked up by the poll comes up to one
-    // late, and a busy host adds to it): failing-streak.ts.
-    streakGapMs: Math.max(...scheduleMs) + 2 * POLL_MS,
+    // previous one (plus a poll interval of timer slack): failing-streak.ts.
+    streakGapMs: Math.max(...scheduleMs) + POLL_MS,
   };
   const perEndpoint = new Map<string, number>();
   const inFlight = new Map<string, { promise: Promise<void>; abort: AbortController }>();
