@@ -110,6 +110,8 @@ function prepare(sqlite: SQLite.Database) {
          @track_opens, @track_clicks, @now, @now)`,
     ),
     modeOf: sqlite.prepare('select mode from messages where id = ?'),
+    // Synchronous, as the reputation projection's SQLite batch asks it (reputation/build.ts);
+    // store.ts's `lanesOf` is the Kysely query for both engines.
     laneOf: sqlite.prepare(
       `select j.lane from message_recipients r
        join delivery_jobs j on j.message_id = r.message_id and j.domain = r.domain

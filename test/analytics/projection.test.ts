@@ -4,6 +4,27 @@ import { startAnalyticsProjection } from '../../src/analytics/engine.js';
 import { BulkActivity, ViewLag } from '../../src/platform/bulk-activity.js';
 import { createLogger } from '../../src/platform/log.js';
 
+/** An analytics service that records its runs, and an event log whose appends the test fires. */
+function fakes() {
+  const calls: string[] = [];
+  const analytics = {
+    catchUp: async () => {
+      calls.push('catchUp');
+    },
+    follow: async () => {
+      calls.push('follow');
+    },
+  };
+  const events = {
+    listener: (): void => undefined,
+    onAppended(wake: () => void) {
+      events.listener = wake;
+      return () => undefined;
+    },
+  };
+  return { calls, analytics, events };
+}
+
 test('the projection never runs after stop, even when the poll ran while a coalesced run was pending', async (t) => {
   let stopped = false;
   let runsAfterStop = 0;
@@ -34,22 +55,8 @@ test('the projection never runs after stop, even when the poll ran while a coale
 });
 
 test('wakes run the background pass, which does not wait for held-back events; the stop catches up', async (t) => {
-  const calls: string[] = [];
-  const analytics = {
-    catchUp: async () => {
-      calls.push('catchUp');
-    },
-    follow: async () => {
-      calls.push('follow');
-    },
-  };
-  let listener: () => void = () => undefined;
-  const events = {
-    onAppended: (wake: () => void) => {
-      listener = wake;
-      return () => undefined;
-    },
-  };
+  const { calls, analytics, events } = fakes();
+  const listener = () => events.listener();
   const projection = startAnalyticsProjection(analytics, events, createLogger('silent'), {
     coalesceMs: 10,
     pollMs: 60_000,
@@ -62,22 +69,8 @@ test('wakes run the background pass, which does not wait for held-back events; t
 });
 
 test('while marketing mail is delivered the background pass waits, and runs once the lanes are quiet', async (t) => {
-  const calls: string[] = [];
-  const analytics = {
-    catchUp: async () => {
-      calls.push('catchUp');
-    },
-    follow: async () => {
-      calls.push('follow');
-    },
-  };
-  let listener: () => void = () => undefined;
-  const events = {
-    onAppended: (wake: () => void) => {
-      listener = wake;
-      return () => undefined;
-    },
-  };
+  const { calls, analytics, events } = fakes();
+  const listener = () => events.listener();
   const bulk = new BulkActivity({ quietMs: 150 });
   bulk.mark();
   const marking = setInterval(() => bulk.mark(), 20);
@@ -100,14 +93,7 @@ test('while marketing mail is delivered the background pass waits, and runs once
 });
 
 test('a broadcast longer than the allowance still gets a pass every max-lag', async (t) => {
-  const calls: string[] = [];
-  const analytics = {
-    catchUp: async () => undefined,
-    follow: async () => {
-      calls.push('follow');
-    },
-  };
-  const events = { onAppended: () => () => undefined };
+  const { calls, analytics, events } = fakes();
   const bulk = new BulkActivity({ quietMs: 1000 });
   bulk.mark();
   const marking = setInterval(() => bulk.mark(), 20);

@@ -18,6 +18,33 @@ async function reputation(env: Awaited<ReturnType<typeof startDeliveryEnv>>, key
   return res.body;
 }
 
+/** A complaint event as the inbound listener appends it for an ARF report: no lane in it. */
+async function appendComplaint(
+  env: Awaited<ReturnType<typeof startDeliveryEnv>>,
+  id: string,
+  to: string[],
+  recipient: string,
+) {
+  const { services, kernel } = env.ph.server;
+  await kernel.db.transaction().execute(async (trx) => {
+    await services.events.append(trx, {
+      projectId: env.ph.owner.projectId,
+      type: 'email.complained',
+      messageId: id,
+      recipient,
+      data: {
+        email_id: id,
+        from: 'Acme <hello@acme.test>',
+        to,
+        subject: 'Hello',
+        tags: {},
+        complaint: { recipient, feedback_type: 'abuse', source: 'arf' },
+      },
+    });
+  });
+  services.events.notify();
+}
+
 test('bounces, blocks and rate limits at a provider show as rates, states and a blocked lane', async (t) => {
   const env = await startDeliveryEnv(t, { config: { reputation: { min_volume: 0 } } });
   mx(env.dns, 'gmail.test', [{ host: GMAIL_MX, ip: '127.0.0.1' }]);
@@ -75,26 +102,8 @@ test('complaints count against the lane that carried the message, and a few of t
   const to = Array.from({ length: 20 }, (_, i) => `reader${i}@gmail.test`);
   const id = await send(env, { to });
   await eventually('delivery', () => messageStatus(env.ph, id) === 'delivered', 30_000);
-  // The complaint event as the inbound listener appends it for an ARF report: no lane in it.
-  const { services, kernel } = env.ph.server;
-  await services.analytics.catchUp();
-  await kernel.db.transaction().execute(async (trx) => {
-    await services.events.append(trx, {
-      projectId: env.ph.owner.projectId,
-      type: 'email.complained',
-      messageId: id,
-      recipient: 'reader3@gmail.test',
-      data: {
-        email_id: id,
-        from: 'Acme <hello@acme.test>',
-        to,
-        subject: 'Hello',
-        tags: {},
-        complaint: { recipient: 'reader3@gmail.test', feedback_type: 'abuse', source: 'arf' },
-      },
-    });
-  });
-  services.events.notify();
+  await env.ph.server.services.analytics.catchUp();
+  await appendComplaint(env, id, to, 'reader3@gmail.test');
 
   const body = await reputation(env);
   const lane = body.lanes.find((l: { name: string }) => l.name === 'gmail');
@@ -114,23 +123,7 @@ test('a complaint counts against its lane even before analytics recorded the del
   await services.analytics.catchUp();
   // As if the analytics projection had not yet read the delivery: it records no lane for it.
   await kernel.db.deleteFrom('analytics_recipients').where('message_id', '=', id).execute();
-  await kernel.db.transaction().execute(async (trx) => {
-    await services.events.append(trx, {
-      projectId: env.ph.owner.projectId,
-      type: 'email.complained',
-      messageId: id,
-      recipient: 'reader7@gmail.test',
-      data: {
-        email_id: id,
-        from: 'Acme <hello@acme.test>',
-        to,
-        subject: 'Hello',
-        tags: {},
-        complaint: { recipient: 'reader7@gmail.test', feedback_type: 'abuse', source: 'arf' },
-      },
-    });
-  });
-  services.events.notify();
+  await appendComplaint(env, id, to, 'reader7@gmail.test');
 
   const body = await reputation(env);
   const lane = body.lanes.find((l: { name: string }) => l.name === 'gmail');
